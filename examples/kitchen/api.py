@@ -81,8 +81,12 @@ def _check(value: Any, kind: type) -> Any:
     return value
 
 
+def _a(word: str) -> str:
+    return f"an {word}" if word[0] in "AEIOU" else f"a {word}"
+
+
 def _id_field(name: str) -> Any:
-    description = f"The unique identifier of this object's state, for wherever a {name}ID is expected."
+    description = f"The unique identifier of this object's state, for wherever {_a(name)}ID is expected."
     return strawberry.field(resolver=lambda root: _encode(root.state()), description=description)
 
 
@@ -307,7 +311,7 @@ def _loader(name: str, returns: Any, scalar: Any, *types: str) -> Any:
 
     # Set here: with postponed annotations, closure variables cannot be named in the signature.
     resolve.__annotations__ = {"id": Annotated[scalar, strawberry.argument(description=f"The {name}ID to load.")], "return": returns}
-    return strawberry.field(resolve, name=f"load{name}FromID", description=f"Loads {WHAT[name]} back from a {name}ID.")
+    return strawberry.field(resolve, name=f"load{name}FromID", description=f"Loads {WHAT[name]} back from {_a(name)}ID.")
 
 
 @strawberry.type(description="The kitchen: the entry point to every tool and ingredient.")
