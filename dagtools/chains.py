@@ -1,0 +1,84 @@
+"""Root-field chains a host writes, such as `repository(owner: "a", name: "b").issue(number: 3)`.
+
+Each segment is read with GraphQL's own parser, so arguments are GraphQL literals; their values then
+travel as variables like every other argument.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphql import GraphQLError, GraphQLObjectType, get_named_type, parse, value_from_ast_untyped
+from graphql.language import FieldNode, OperationDefinitionNode
+
+from .arguments import value_problems
+from .catalogue import Catalogue
+from .errors import ConfigError
+from .handles import Step
+
+__all__ = ["parse_chain", "split_chain"]
+
+
+def split_chain(text: str) -> list[str]:
+    """Split at dots that are outside parentheses, brackets, braces and strings."""
+    segments, depth, quote, start = [], 0, False, 0
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if quote:
+            if char == "\\":
+                i += 1
+            elif char == '"':
+                quote = False
+        elif char == '"':
+            quote = True
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "." and depth == 0:
+            segments.append(text[start:i].strip())
+            start = i + 1
+        i += 1
+    segments.append(text[start:].strip())
+    return segments
+
+
+def parse_chain(catalogue: Catalogue, text: str) -> tuple[tuple[Step, ...], Any]:
+    """The steps of a chain from the query root, and the GraphQL type it ends on."""
+    schema = catalogue.schema
+    current: Any = schema.query_type
+    steps: list[Step] = []
+    field_type: Any = None
+    for segment in split_chain(text):
+        if not segment:
+            raise ConfigError(f"Chain {text!r} has an empty step; write it like potato or repository(owner: \"a\").issue(number: 1).")
+        try:
+            document = parse("{ " + segment + " }", no_location=True)
+        except GraphQLError as error:
+            raise ConfigError(f"Chain step {segment!r} is not a GraphQL field: {error.message}") from None
+        operation = document.definitions[0]
+        assert isinstance(operation, OperationDefinitionNode)
+        selections = operation.selection_set.selections
+        node = selections[0]
+        if len(selections) != 1 or not isinstance(node, FieldNode) or node.selection_set is not None:
+            raise ConfigError(f"Chain step {segment!r} must be one field with optional arguments.")
+        if not isinstance(current, GraphQLObjectType):
+            raise ConfigError(f"Chain {text!r}: {current} has no fields to follow.")
+        field = current.fields.get(node.name.value)
+        if field is None:
+            raise ConfigError(f"Chain {text!r}: {current.name} has no field {node.name.value!r}.")
+        arguments: dict[str, Any] = {}
+        for arg in node.arguments or ():
+            definition = field.args.get(arg.name.value)
+            if definition is None:
+                raise ConfigError(f"Chain {text!r}: {current.name}.{node.name.value} has no argument {arg.name.value!r}.")
+            value = value_from_ast_untyped(arg.value)
+            problems = [message for _, message in value_problems(value, definition.type)]
+            if problems:
+                raise ConfigError(f"Chain {text!r}: argument {arg.name.value}: {'; '.join(problems)}")
+            arguments[arg.name.value] = value
+        steps.append(Step.of(node.name.value, arguments))
+        field_type = field.type
+        current = get_named_type(field.type)
+    return tuple(steps), field_type

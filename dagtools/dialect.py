@@ -1,0 +1,134 @@
+"""An API's conventions: how its objects are reached again, and which arguments name objects.
+
+Plain GraphQL has neither; Relay reaches `Node` types through `node(id:)`; Dagger reaches every
+object through its `id` and `loadXFromID` (typed `XID` scalars) or `node(id:)` with `@expectedType`.
+Detection reads the schema only, so it is pure and cheap; a host can force a dialect by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from graphql import (
+    GraphQLArgument,
+    GraphQLField,
+    GraphQLInterfaceType,
+    GraphQLObjectType,
+    GraphQLScalarType,
+    GraphQLSchema,
+    get_named_type,
+    is_composite_type,
+)
+from graphql.language import ArgumentNode, StringValueNode
+
+from .errors import ConfigError
+
+__all__ = ["Dialect", "DialectName", "Identity", "detect_dialect"]
+
+DialectName = Literal["plain", "relay", "dagger"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Identity:
+    """How one type is reached again from its id value: `root_field(argument: id) { ... on T }`."""
+
+    field: str
+    root_field: str
+    argument: str
+    type_condition: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Dialect:
+    """The conventions of one API, read from its schema."""
+
+    name: DialectName
+    schema: GraphQLSchema
+    relay_ids: bool = False
+
+    def identity(self, type_name: str) -> Identity | None:
+        """How objects of `type_name` are re-rooted, or None when they can only be reached by chain."""
+        if self.name == "plain":
+            return None
+        type_ = self.schema.get_type(type_name)
+        if not isinstance(type_, GraphQLObjectType):
+            return None
+        query = self.schema.query_type
+        if query is None:
+            return None
+        id_field = type_.fields.get("id")
+        if id_field is None:
+            return None
+        load = query.fields.get(f"load{type_name}FromID")
+        if load is not None and "id" in load.args:
+            return Identity(field="id", root_field=f"load{type_name}FromID", argument="id", type_condition=None)
+        node = query.fields.get("node")
+        if node is not None and "id" in node.args and any(i.name == "Node" for i in type_.interfaces):
+            return Identity(field="id", root_field="node", argument="id", type_condition=type_name)
+        return None
+
+    def object_argument(self, argument: GraphQLArgument | GraphQLField, name: str = "") -> str | None:
+        """The type an argument (or input field) names an object of, `"*"` for any object, else None.
+
+        Dagger: a scalar `XID` whose `X` is a composite type, or `@expectedType(name: "X")`.
+        Relay, when the host opted in: an `ID` argument named `id`, `fooId` or `fooIds`.
+        """
+        named = get_named_type(argument.type)
+        if not isinstance(named, GraphQLScalarType):
+            return None
+        expected = _expected_type(argument)
+        if expected and is_composite_type(self.schema.get_type(expected)):
+            return expected
+        if named.name.endswith("ID") and len(named.name) > 2:
+            target = self.schema.get_type(named.name[:-2])
+            if target is not None and is_composite_type(target) and self.name != "plain":
+                return target.name
+        if self.relay_ids and named.name == "ID" and _looks_like_id_name(name):
+            return "*"
+        return None
+
+    def hides(self, type_name: str, field_name: str) -> bool:
+        """Fields that only bloat a toolset: identity fields and loaders the session uses itself."""
+        if self.name != "dagger":
+            return False
+        if field_name == "id":
+            return self.identity(type_name) is not None
+        if type_name == (self.schema.query_type.name if self.schema.query_type else "Query"):
+            return field_name.startswith("load") and field_name.endswith("FromID")
+        return False
+
+
+def _expected_type(argument: GraphQLArgument | GraphQLField) -> str | None:
+    node = argument.ast_node
+    for directive in getattr(node, "directives", None) or ():
+        if directive.name.value == "expectedType":
+            for arg in directive.arguments:
+                if isinstance(arg, ArgumentNode) and arg.name.value == "name" and isinstance(arg.value, StringValueNode):
+                    return arg.value.value
+    return None
+
+
+def _looks_like_id_name(name: str) -> bool:
+    return name == "id" or name.endswith("Id") or name.endswith("Ids") or name.endswith("ID")
+
+
+def detect_dialect(schema: GraphQLSchema, name: DialectName | None = None, *, relay_ids: bool = False) -> Dialect:
+    """Read the dialect off the schema, or check and apply the one the host forces."""
+    if name is not None:
+        if name not in ("plain", "relay", "dagger"):
+            raise ConfigError(f"Unknown dialect {name!r}: choose plain, relay or dagger.")
+        return Dialect(name=name, schema=schema, relay_ids=relay_ids)
+    query = schema.query_type
+    fields = query.fields if query is not None else {}
+    loaders = [f for f in fields if f.startswith("load") and f.endswith("FromID")]
+    if loaders or _has_expected_type(schema):
+        return Dialect(name="dagger", schema=schema, relay_ids=relay_ids)
+    node = schema.get_type("Node")
+    if isinstance(node, GraphQLInterfaceType) and "node" in fields and "id" in node.fields:
+        return Dialect(name="relay", schema=schema, relay_ids=relay_ids)
+    return Dialect(name="plain", schema=schema, relay_ids=relay_ids)
+
+
+def _has_expected_type(schema: GraphQLSchema) -> bool:
+    return any(d.name == "expectedType" for d in schema.directives)

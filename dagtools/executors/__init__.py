@@ -1,0 +1,6 @@
+"""Executors send a GraphQL document with variables somewhere and bring back `data` and `errors`."""
+
+from .base import Executor, Response
+from .local import LocalExecutor
+
+__all__ = ["Executor", "LocalExecutor", "Response"]

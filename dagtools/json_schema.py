@@ -1,0 +1,160 @@
+"""GraphQL input types as JSON Schema (2020-12), the one source every provider rendering starts from.
+
+Input objects are inlined, except those that reach themselves, which go to `$defs` so recursion is
+finite. Custom scalars are strings described by the scalar's own description; enums carry their
+value descriptions; defaults are JSON values.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from graphql import (
+    GraphQLArgument,
+    GraphQLEnumType,
+    GraphQLInputField,
+    GraphQLInputObjectType,
+    GraphQLInputType,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLScalarType,
+    Undefined,
+    ast_from_value,
+    value_from_ast_untyped,
+)
+
+__all__ = ["ObjectArgument", "SchemaRenderer", "default_to_json", "is_required", "object_reference_description"]
+
+JsonSchema = dict[str, Any]
+# Tells the renderer which arguments name objects: (argument, its name) -> target type, "*" or None.
+ObjectArgument = Callable[[GraphQLArgument | GraphQLInputField, str], str | None]
+
+_BUILTIN: dict[str, JsonSchema] = {
+    "Int": {"type": "integer"},
+    "Float": {"type": "number"},
+    "String": {"type": "string"},
+    "Boolean": {"type": "boolean"},
+    "ID": {"type": "string"},
+}
+
+
+def object_reference_description(target: str) -> str:
+    if target == "*":
+        return 'An object ID such as "Issue#1".'
+    return f'{target} ID, such as "{target}#1".'
+
+
+class SchemaRenderer:
+    """Renders argument types for one tool; collects `$defs` for recursive input objects."""
+
+    def __init__(self, object_argument: ObjectArgument, recursive: Callable[[GraphQLInputObjectType], bool]):
+        self._object_argument = object_argument
+        self._recursive = recursive
+        self.defs: dict[str, JsonSchema] = {}
+
+    def argument(self, arg: GraphQLArgument | GraphQLInputField, name: str) -> JsonSchema:
+        target = self._object_argument(arg, name)
+        if target is not None:
+            schema = self._wrap(arg.type, lambda _named: {"type": "string"})
+            leaf = object_reference_description(target)
+        else:
+            schema = self.type(arg.type)
+            leaf = ""
+        text = " ".join(part for part in (leaf, arg.description or "") if part)
+        if text:
+            schema = _with_description(schema, text)
+        default = default_to_json(arg)
+        if default is not Undefined:
+            schema["default"] = default
+        return schema
+
+    def type(self, type_: GraphQLInputType) -> JsonSchema:
+        return self._wrap(type_, self._named)
+
+    def _wrap(self, type_: GraphQLInputType, leaf: Callable[[Any], JsonSchema]) -> JsonSchema:
+        if isinstance(type_, GraphQLNonNull):
+            return self._wrap(type_.of_type, leaf)
+        if isinstance(type_, GraphQLList):
+            return {"type": "array", "items": self._wrap(type_.of_type, leaf)}
+        return leaf(type_)
+
+    def _named(self, named: Any) -> JsonSchema:
+        if isinstance(named, GraphQLScalarType):
+            if named.name in _BUILTIN:
+                return dict(_BUILTIN[named.name])
+            text = (named.description or "").strip()
+            out: JsonSchema = {"type": "string"}
+            out["description"] = f"{named.name}: {text}" if text else f"A {named.name} value."
+            return out
+        if isinstance(named, GraphQLEnumType):
+            return _enum(named)
+        if isinstance(named, GraphQLInputObjectType):
+            if self._recursive(named):
+                if named.name not in self.defs:
+                    self.defs[named.name] = {}  # placeholder stops the recursion
+                    self.defs[named.name] = self._input_object(named)
+                return {"$ref": f"#/$defs/{named.name}"}
+            return self._input_object(named)
+        raise TypeError(f"not an input type: {named}")
+
+    def _input_object(self, named: GraphQLInputObjectType) -> JsonSchema:
+        properties: dict[str, JsonSchema] = {}
+        required: list[str] = []
+        for field_name, field in named.fields.items():
+            if field.deprecation_reason is not None and not is_required(field):
+                continue
+            properties[field_name] = self.argument(field, field_name)
+            if is_required(field):
+                required.append(field_name)
+        out: JsonSchema = {"type": "object"}
+        if named.description:
+            out["description"] = named.description.strip()
+        out["properties"] = properties
+        if required:
+            out["required"] = required
+        out["additionalProperties"] = False
+        if getattr(named, "is_one_of", False):
+            out["description"] = (out.get("description", "") + " Set exactly one field.").strip()
+            out["minProperties"] = 1
+            out["maxProperties"] = 1
+        return out
+
+
+def is_required(arg: GraphQLArgument | GraphQLInputField) -> bool:
+    return isinstance(arg.type, GraphQLNonNull) and arg.default_value is Undefined
+
+
+def _enum(named: GraphQLEnumType) -> JsonSchema:
+    values = {k: v for k, v in named.values.items() if v.deprecation_reason is None}
+    lines = [f"{named.name}: {named.description.strip()}" if named.description else ""]
+    described = [f"{k}: {v.description.strip()}" for k, v in values.items() if v.description]
+    out: JsonSchema = {"type": "string", "enum": list(values)}
+    text = "\n".join(part for part in lines + described if part)
+    if text:
+        out["description"] = text
+    return out
+
+
+def _with_description(schema: JsonSchema, text: str) -> JsonSchema:
+    """Put the argument's text first, then whatever the type itself said."""
+    if "$ref" in schema:
+        return {"$ref": schema["$ref"], "description": text}
+    out = dict(schema)
+    inner = out.get("description")
+    out["description"] = f"{text}\n{inner}" if inner else text
+    return out
+
+
+def default_to_json(arg: GraphQLArgument | GraphQLInputField) -> Any:
+    """The argument's default as a JSON value, or Undefined when it has none."""
+    if arg.default_value is Undefined:
+        return Undefined
+    node = getattr(arg, "ast_node", None)
+    literal = getattr(node, "default_value", None)
+    if literal is not None:
+        return value_from_ast_untyped(literal)
+    try:
+        ast = ast_from_value(arg.default_value, arg.type)
+    except Exception:  # an internal value the type cannot serialise: say nothing rather than lie
+        return Undefined
+    return None if ast is None else value_from_ast_untyped(ast)
