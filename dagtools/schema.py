@@ -1,0 +1,584 @@
+"""Turn any schema source into one GraphQLSchema, coping with public schemas that break the spec."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graphql import (
+    DirectiveDefinitionNode,
+    DocumentNode,
+    EnumTypeDefinitionNode,
+    EnumTypeExtensionNode,
+    GraphQLError,
+    GraphQLSchema,
+    GraphQLSyntaxError,
+    InputObjectTypeDefinitionNode,
+    InputObjectTypeExtensionNode,
+    InterfaceTypeDefinitionNode,
+    InterfaceTypeExtensionNode,
+    ObjectTypeDefinitionNode,
+    ObjectTypeExtensionNode,
+    TypeDefinitionNode,
+    build_ast_schema,
+    build_client_schema,
+    parse,
+    print_schema,
+    validate_schema,
+)
+from graphql.validation.validate import validate_sdl
+
+from .errors import SchemaLoadError
+
+__all__ = ["LoadedSchema", "load_schema", "schema_fingerprint"]
+
+#: How many individual errors a SchemaLoadError lists before summarising the rest.
+_MAX_LISTED_ERRORS = 10
+
+_URL = re.compile(r"^https?://", re.IGNORECASE)
+_PYTHON_ATTRIBUTE = re.compile(r"^(?P<file>.+\.py):(?P<attr>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)$", re.DOTALL)
+_SCHEMA_SUFFIXES = {".json", ".graphql", ".graphqls", ".gql", ".sdl", ".py"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class LoadedSchema:
+    """A built schema, where it came from, and what lenient loading had to tolerate."""
+
+    schema: GraphQLSchema
+    origin: str
+    """Human-readable source: a path, "SDL string", "strawberry Schema", "examples/kitchen/api.py:schema"."""
+    warnings: tuple[str, ...] = ()
+    """Each problem lenient loading tolerated, in words a user understands."""
+    strawberry_schema: object | None = None
+    """The strawberry.Schema when the source was one (executors run through it)."""
+
+
+def load_schema(source: object, *, lenient: bool = True) -> LoadedSchema:
+    """Load a GraphQL schema from any supported source.
+
+    `source` may be a `GraphQLSchema`, a `strawberry.Schema`, a `LoadedSchema` (returned as is), an
+    introspection result `dict` (`{"data": {"__schema": ...}}` or `{"__schema": ...}`), a path to an
+    SDL or introspection JSON file, `"path/to/file.py:attribute"`, or SDL / JSON text.
+
+    With `lenient` (the default), a schema that is invalid as published still loads: repeated
+    definitions are dropped (the first one is kept) and validation errors become `warnings`.
+    With `lenient=False` any such problem raises `SchemaLoadError`.
+    """
+    if _is_schema_object(source):
+        return _from_object(source, origin=None, lenient=lenient)
+    if isinstance(source, os.PathLike):
+        return _from_file(Path(os.fspath(source)), origin=os.fspath(source), lenient=lenient)
+    if isinstance(source, str):
+        return _from_string(source, lenient=lenient)
+    raise SchemaLoadError(
+        f"Cannot load a schema from {_kind(source)}. Pass a GraphQLSchema, a strawberry.Schema, "
+        "an introspection result dict, a path to an SDL or introspection JSON file, "
+        "'path/to/file.py:attribute', or SDL text."
+    )
+
+
+def schema_fingerprint(schema: GraphQLSchema) -> str:
+    """SHA-256 hex digest of the printed schema: equal for schemas that print the same."""
+    return hashlib.sha256(print_schema(schema).encode("utf-8")).hexdigest()
+
+
+# --- strings: URL, python attribute, path, or text -------------------------------------------
+
+
+def _from_string(source: str, *, lenient: bool) -> LoadedSchema:
+    if _URL.match(source):
+        return _from_url(source, lenient=lenient)
+    if (match := _PYTHON_ATTRIBUTE.match(source.strip())) is not None:
+        return _from_python_attribute(match["file"], match["attr"], origin=source.strip(), lenient=lenient)
+    if _looks_like_path(source):
+        path = Path(source).expanduser()
+        if path.exists():
+            return _from_file(path, origin=source, lenient=lenient)
+        raise SchemaLoadError(
+            f"Schema file {source!r} does not exist (looked in {path.resolve().parent}). "
+            "Check the path, or pass SDL text or an introspection result instead."
+        )
+    return _from_text(source, origin=_text_origin(source), lenient=lenient)
+
+
+def _from_url(source: str, *, lenient: bool) -> LoadedSchema:
+    raise SchemaLoadError(
+        f"Cannot load schema from URL {source!r}: URL sources need the HTTP loader, which this version "
+        "does not have. Save the SDL or an introspection result to a file and pass its path."
+    )
+
+
+def _looks_like_path(source: str) -> bool:
+    """Whether a string names a file rather than holding SDL or JSON text."""
+    if "\n" in source or "{" in source or not source.strip():
+        return False
+    if os.path.exists(source):
+        return True
+    return Path(source).suffix.lower() in _SCHEMA_SUFFIXES or "/" in source or os.sep in source
+
+
+def _text_origin(text: str) -> str:
+    return "introspection JSON string" if text.lstrip().startswith("{") else "SDL string"
+
+
+# --- files ------------------------------------------------------------------------------------
+
+
+def _from_file(path: Path, *, origin: str, lenient: bool) -> LoadedSchema:
+    if path.suffix.lower() == ".py":
+        raise SchemaLoadError(
+            f"{origin} is a Python file: name the schema inside it as '{origin}:attribute', "
+            f"for example '{origin}:schema'."
+        )
+    if path.is_dir():
+        raise SchemaLoadError(f"{origin} is a directory. Pass the path of an SDL or introspection JSON file.")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise SchemaLoadError(f"Schema file {origin!r} does not exist. Check the path.") from None
+    except UnicodeDecodeError as exc:
+        raise SchemaLoadError(
+            f"{origin} is not UTF-8 text ({exc.reason} at byte {exc.start}). "
+            "Pass an SDL file or an introspection JSON file."
+        ) from None
+    except OSError as exc:
+        raise SchemaLoadError(f"Cannot read schema file {origin}: {exc.strerror or exc}.") from None
+    as_json = path.suffix.lower() == ".json" or text.lstrip().startswith("{")
+    return _from_text(text, origin=origin, lenient=lenient, as_json=as_json)
+
+
+def _from_text(text: str, *, origin: str, lenient: bool, as_json: bool | None = None) -> LoadedSchema:
+    if not text.strip():
+        raise SchemaLoadError(f"{origin} is empty. Expected SDL (type definitions) or an introspection result.")
+    if as_json is None:
+        as_json = text.lstrip().startswith("{")
+    if as_json:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SchemaLoadError(
+                f"{origin} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}). "
+                "Expected an introspection result such as the body a GraphQL server returns for the "
+                "introspection query."
+            ) from None
+        return _from_introspection(data, origin=origin, lenient=lenient)
+    return _from_sdl(text, origin=origin, lenient=lenient)
+
+
+# --- introspection results --------------------------------------------------------------------
+
+
+def _from_introspection(data: object, *, origin: str, lenient: bool) -> LoadedSchema:
+    warnings: list[str] = []
+    introspection = _unwrap_introspection(data, origin=origin, warnings=warnings)
+    try:
+        schema = build_client_schema(introspection, assume_valid=lenient)  # type: ignore[arg-type]
+    except (TypeError, ValueError, KeyError, GraphQLError) as exc:
+        problem = f"it lacks the key {exc}" if isinstance(exc, KeyError) else str(exc).rstrip(".")
+        raise SchemaLoadError(
+            f"{origin} is not a usable introspection result: {problem}. Re-run the full introspection "
+            "query (graphql.get_introspection_query()) against the server and save its answer."
+        ) from None
+    schema._validation_errors = None  # validate now, even though the build assumed validity
+    return _validated(schema, origin=origin, lenient=lenient, warnings=warnings)
+
+
+def _unwrap_introspection(data: object, *, origin: str, warnings: list[str]) -> dict[str, Any]:
+    expected = 'Expected {"data": {"__schema": ...}} or {"__schema": ...}, the answer to the introspection query'
+    if not isinstance(data, dict):
+        raise SchemaLoadError(f"{origin} holds a JSON {type(data).__name__}, not an introspection result. {expected}.")
+    if "__schema" in data:
+        return data
+    errors = data.get("errors") or []
+    messages = "; ".join(str(e.get("message", e)) if isinstance(e, dict) else str(e) for e in errors)
+    inner = data.get("data")
+    if isinstance(inner, dict) and "__schema" in inner:
+        if messages:
+            warnings.append(f"the introspection response also carried errors: {messages}")
+        return inner
+    if messages:
+        raise SchemaLoadError(
+            f"{origin} is an introspection response that failed: {messages}. Fix the request "
+            "(authentication, introspection enabled on the server) and fetch it again."
+        )
+    keys = ", ".join(repr(k) for k in list(data)[:8]) or "none"
+    raise SchemaLoadError(f"{origin} is JSON but not an introspection result (top-level keys: {keys}). {expected}.")
+
+
+# --- SDL --------------------------------------------------------------------------------------
+
+
+def _from_sdl(text: str, *, origin: str, lenient: bool) -> LoadedSchema:
+    try:
+        document = parse(text)
+    except GraphQLSyntaxError as exc:
+        raise SchemaLoadError(
+            f"{origin} is not valid SDL{_at(exc)}: {exc.message.rstrip('.')}. Fix the syntax there, or pass "
+            "an introspection JSON file instead."
+        ) from None
+    return _from_document(document, origin=origin, lenient=lenient)
+
+
+def _from_document(document: DocumentNode, *, origin: str, lenient: bool) -> LoadedSchema:
+    # The strict attempt: exactly what build_ast_schema(document) checks, keeping the errors.
+    errors = validate_sdl(document)
+    warnings: list[str] = []
+    if errors:
+        if not lenient:
+            raise SchemaLoadError(
+                f"{origin} is not a valid schema:\n{_listing(origin, errors)}\n"
+                "Fix the SDL, or load it with lenient=True to drop repeated definitions and keep going."
+            )
+        repair = _Repair()
+        document = repair.document(document)
+        warnings.extend(repair.warnings())
+        errors = repair.remaining(errors)
+        if errors is None:  # no source positions to tell which errors the repair fixed: check again
+            errors = validate_sdl(document)
+        warnings.extend(_describe(error) for error in errors)
+    try:
+        schema = build_ast_schema(document, assume_valid_sdl=True)
+    except (TypeError, ValueError, KeyError, GraphQLError) as exc:
+        detail = _listing(origin, errors) if errors else f"  {exc}"
+        raise SchemaLoadError(
+            f"{origin} cannot be built into a schema:\n{detail}\nFix the SDL at these places."
+        ) from None
+    return _validated(schema, origin=origin, lenient=lenient, warnings=warnings)
+
+
+#: The members that must have unique names, by definition node type.
+_MEMBERS: dict[type, str] = {
+    ObjectTypeDefinitionNode: "fields",
+    ObjectTypeExtensionNode: "fields",
+    InterfaceTypeDefinitionNode: "fields",
+    InterfaceTypeExtensionNode: "fields",
+    InputObjectTypeDefinitionNode: "fields",
+    InputObjectTypeExtensionNode: "fields",
+    EnumTypeDefinitionNode: "values",
+    EnumTypeExtensionNode: "values",
+}
+
+
+class _Repair:
+    """Drops repeated definitions from an SDL document, keeping the first of each.
+
+    Covers types, directives, fields of objects / interfaces / input objects (across extensions too),
+    enum values, and arguments of fields and directives. Nodes are never mutated: changed ones are
+    copied, and a document with nothing repeated comes back as is.
+    """
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}  # coordinate -> times defined
+        self.repeated: dict[str, None] = {}  # coordinates defined more than once, in order of the first repeat
+        self.dropped: list[Any] = []  # the nodes left out
+        self.members: dict[str, set[str]] = {}  # type name -> member names seen so far
+
+    def document(self, document: DocumentNode) -> DocumentNode:
+        definitions = []
+        for definition in document.definitions:
+            if isinstance(definition, TypeDefinitionNode):
+                if not self._first(f"type {definition.name.value}", definition):
+                    continue
+            elif isinstance(definition, DirectiveDefinitionNode):
+                name = f"@{definition.name.value}"
+                if not self._first(name, definition):
+                    continue
+                definition = self._arguments(definition, name)
+            attribute = _MEMBERS.get(type(definition))
+            if attribute is not None:
+                definition = self._members(definition, attribute)
+            definitions.append(definition)
+        return _replace(document, definitions=tuple(definitions)) if self.dropped else document
+
+    def warnings(self) -> list[str]:
+        """One warning per repeated name, in the order the repeats appear."""
+        return [
+            f"{coordinate} is defined {_times(self.counts[coordinate])}; kept the first definition"
+            for coordinate in self.repeated
+        ]
+
+    def remaining(self, errors: list[GraphQLError]) -> list[GraphQLError] | None:
+        """The errors not located inside a dropped node, or None when locations are missing."""
+        spans = [(node.loc.start, node.loc.end) for node in self.dropped if node.loc is not None]
+        if len(spans) < len(self.dropped):
+            return None
+        left = []
+        for error in errors:
+            starts = [node.loc.start for node in error.nodes or () if node.loc is not None]
+            if not starts:
+                return None
+            if not any(lo <= start < hi for start in starts for lo, hi in spans):
+                left.append(error)
+        return left
+
+    def _first(self, coordinate: str, node: Any) -> bool:
+        n = self.counts[coordinate] = self.counts.get(coordinate, 0) + 1
+        if n > 1:
+            self.dropped.append(node)
+            self.repeated.setdefault(coordinate, None)
+        return n == 1
+
+    def _members(self, definition: Any, attribute: str) -> Any:
+        type_name = definition.name.value
+        seen = self.members.setdefault(type_name, set())
+        members = getattr(definition, attribute) or ()
+        kept = []
+        for member in members:
+            name = member.name.value
+            coordinate = f"{type_name}.{name}"
+            if name in seen:
+                self._first(coordinate, member)  # counts it and records the drop
+                continue
+            seen.add(name)
+            self._first(coordinate, member)
+            if getattr(member, "arguments", None):
+                member = self._arguments(member, coordinate)
+            kept.append(member)
+        changed = len(kept) != len(members) or any(a is not b for a, b in zip(kept, members))
+        return _replace(definition, **{attribute: tuple(kept)}) if changed else definition
+
+    def _arguments(self, node: Any, coordinate: str) -> Any:
+        arguments = node.arguments or ()
+        kept = [argument for argument in arguments if self._first(f"{coordinate}({argument.name.value}:)", argument)]
+        return node if len(kept) == len(arguments) else _replace(node, arguments=tuple(kept))
+
+
+def _times(n: int) -> str:
+    return "twice" if n == 2 else f"{n} times"
+
+
+def _replace(node: Any, **changes: Any) -> Any:
+    """A copy of an AST node with some attributes changed (nodes are frozen in graphql-core 3.3)."""
+    if dataclasses.is_dataclass(node):
+        return dataclasses.replace(node, **changes)
+    clone = copy.copy(node)
+    for name, value in changes.items():
+        setattr(clone, name, value)
+    return clone
+
+
+# --- schema objects ---------------------------------------------------------------------------
+
+
+def _is_strawberry_schema(obj: object) -> bool:
+    """Whether obj is a strawberry Schema (or a subclass), without importing strawberry."""
+    if not isinstance(getattr(obj, "_schema", None), GraphQLSchema):
+        return False
+    return any(cls.__module__.split(".")[0] == "strawberry" for cls in type(obj).__mro__)
+
+
+def _is_schema_object(value: object) -> bool:
+    return isinstance(value, (LoadedSchema, GraphQLSchema, dict)) or _is_strawberry_schema(value)
+
+
+def _from_object(source: object, *, origin: str | None, lenient: bool) -> LoadedSchema:
+    """Load one of the in-memory kinds; `origin` None names it after its kind."""
+    if isinstance(source, LoadedSchema):
+        return source
+    if isinstance(source, GraphQLSchema):
+        return _validated(source, origin=origin or "GraphQLSchema", lenient=lenient, warnings=[])
+    if isinstance(source, dict):
+        return _from_introspection(source, origin=origin or "introspection result", lenient=lenient)
+    graphql_schema = source._schema  # type: ignore[attr-defined]  # a strawberry Schema
+    loaded = _validated(graphql_schema, origin=origin or "strawberry Schema", lenient=lenient, warnings=[])
+    return dataclasses.replace(loaded, strawberry_schema=source)
+
+
+def _validated(schema: GraphQLSchema, *, origin: str, lenient: bool, warnings: list[str]) -> LoadedSchema:
+    """Run graphql-core's schema validation: errors raise when strict, become warnings when lenient."""
+    errors = validate_schema(schema)
+    if errors:
+        if not lenient:
+            raise SchemaLoadError(
+                f"{origin} is not a valid schema:\n{_listing(origin, errors)}\n"
+                "Fix the schema, or load it with lenient=True to use it as is."
+            )
+        warnings.extend(_describe(error) for error in errors)
+        schema._validation_errors = []  # let graphql-core execute it despite the recorded problems
+    return LoadedSchema(schema=schema, origin=origin, warnings=tuple(warnings))
+
+
+# --- python files: path/to/file.py:attribute --------------------------------------------------
+
+
+def _from_python_attribute(file: str, attribute: str, *, origin: str, lenient: bool) -> LoadedSchema:
+    path = Path(file).expanduser()
+    if not path.is_file():
+        raise SchemaLoadError(
+            f"Cannot load {origin}: Python file {file!r} does not exist (looked in {path.resolve().parent}). "
+            "Check the path."
+        )
+    module = _import_file(path, origin=origin)
+    value: Any = module
+    for part in attribute.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            candidates = _schema_names(module)
+            hint = f" Schemas it defines: {', '.join(candidates)}." if candidates else ""
+            raise SchemaLoadError(
+                f"Cannot load {origin}: {file} has no attribute {attribute!r} ({part!r} is missing).{hint} "
+                f"Name a module-level schema, e.g. '{file}:schema'."
+            ) from None
+    if callable(value) and not isinstance(value, type) and not _is_schema_object(value):
+        value = _call_factory(value, origin=origin)
+    if _is_schema_object(value):
+        return _from_object(value, origin=origin, lenient=lenient)
+    if isinstance(value, (str, os.PathLike)):
+        text = os.fspath(value)
+        if isinstance(value, os.PathLike) or _looks_like_path(text):
+            target = path.parent / text  # relative to the Python file, like its other resources
+            if not target.is_file() or target.suffix.lower() == ".py":
+                raise SchemaLoadError(
+                    f"Cannot load {origin}: it names the file {text!r}, which is not an SDL or introspection "
+                    f"JSON file next to {file}. Fix the path it holds."
+                )
+            return dataclasses.replace(_from_file(target, origin=str(target), lenient=lenient), origin=origin)
+        return _from_text(text, origin=origin, lenient=lenient)
+    raise SchemaLoadError(
+        f"Cannot load {origin}: {attribute!r} is {_kind(value)}, not a schema. It must be a "
+        "strawberry.Schema, a graphql GraphQLSchema, an introspection result dict, SDL text, or a "
+        "zero-argument function returning one of these."
+    )
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, type):
+        return f"the class {value.__name__}"
+    name = type(value).__name__
+    return f"an {name}" if name[:1].lower() in "aeiou" else f"a {name}"
+
+
+def _schema_names(module: object) -> list[str]:
+    """Public module-level names holding a GraphQLSchema or strawberry Schema."""
+    return sorted(
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_") and (isinstance(value, GraphQLSchema) or _is_strawberry_schema(value))
+    )
+
+
+def _call_factory(factory: Callable[[], object], *, origin: str) -> object:
+    try:
+        inspect.signature(factory).bind()
+    except TypeError:
+        raise SchemaLoadError(
+            f"Cannot load {origin}: it is a function that needs arguments. Point at a schema, or at a "
+            "function that takes no arguments and returns one."
+        ) from None
+    except ValueError:  # no signature available (some builtins): just try calling it
+        pass
+    if inspect.iscoroutinefunction(factory):
+        raise SchemaLoadError(
+            f"Cannot load {origin}: it is an async function. Use a plain function that returns the schema."
+        )
+    try:
+        return factory()
+    except Exception as exc:
+        raise SchemaLoadError(f"Cannot load {origin}: calling it raised {type(exc).__name__}: {exc}") from exc
+
+
+def _import_file(path: Path, *, origin: str) -> Any:
+    """Import a Python file by path, afresh, under a stable name derived from its location.
+
+    A file inside a package (a folder with `__init__.py`) is imported as a module of that package,
+    so its relative imports work; the package's root folder is on sys.path while it runs.
+    """
+    path = path.resolve()
+    digest = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:12]
+    stem = re.sub(r"\W", "_", path.stem)
+    name = f"_dagtools_source_{stem}_{digest}"
+    package, root = _package_of(path)
+    search_root = root if package else path.parent
+    added = str(search_root) not in sys.path
+    if added:
+        sys.path.insert(0, str(search_root))
+    try:
+        if package and _package_is(package, path.parent):
+            name = f"{package}.{name}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None:
+            raise SchemaLoadError(f"Cannot load {origin}: {path} cannot be imported as a Python module.")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            # Compiled from the source every time: a cached .pyc of an edited file can look current.
+            code = compile(path.read_bytes(), str(path), "exec")
+            exec(code, module.__dict__)  # noqa: S102 - running the user's own schema module is the point
+        except BaseException as exc:
+            sys.modules.pop(name, None)
+            if isinstance(exc, SchemaLoadError) or not isinstance(exc, Exception):
+                raise
+            raise SchemaLoadError(
+                f"Cannot load {origin}: importing {path.name} raised {type(exc).__name__}: {exc}"
+            ) from exc
+        return module
+    finally:
+        if added:
+            try:
+                sys.path.remove(str(search_root))
+            except ValueError:
+                pass
+
+
+def _package_of(path: Path) -> tuple[str, Path]:
+    """The dotted package a file sits in ('' when none) and the folder that package is rooted in."""
+    parts: list[str] = []
+    folder = path.parent
+    while (folder / "__init__.py").is_file() and folder.name.isidentifier():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts), folder
+
+
+def _package_is(package: str, folder: Path) -> bool:
+    """Whether `package` imports from `folder` (and not some other package of the same name)."""
+    try:
+        module = importlib.import_module(package)
+    except Exception:
+        return False
+    return any(Path(p).resolve() == folder for p in getattr(module, "__path__", ()))
+
+
+# --- messages ---------------------------------------------------------------------------------
+
+
+def _at(error: GraphQLError) -> str:
+    if error.locations:
+        location = error.locations[0]
+        return f" at line {location.line}, column {location.column}"
+    return ""
+
+
+def _where(origin: str, error: GraphQLError) -> str:
+    if error.locations:
+        location = error.locations[0]
+        return f"{origin}:{location.line}:{location.column}: "
+    return ""
+
+
+def _describe(error: GraphQLError) -> str:
+    if error.locations:
+        location = error.locations[0]
+        return f"{error.message} (line {location.line}, column {location.column})"
+    return error.message
+
+
+def _listing(origin: str, errors: Iterable[GraphQLError]) -> str:
+    errors = list(errors)
+    lines = [f"  {_where(origin, error)}{error.message}" for error in errors[:_MAX_LISTED_ERRORS]]
+    if len(errors) > _MAX_LISTED_ERRORS:
+        lines.append(f"  ... and {len(errors) - _MAX_LISTED_ERRORS} more")
+    return "\n".join(lines)
