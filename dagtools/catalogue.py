@@ -22,6 +22,7 @@ from graphql import (
     GraphQLObjectType,
     GraphQLScalarType,
     GraphQLSchema,
+    GraphQLUnionType,
     get_named_type,
     is_composite_type,
 )
@@ -61,11 +62,13 @@ class Catalogue:
     """The tools of one schema under one set of options. Build it with `compile_catalogue`."""
 
     def __init__(self, schema: GraphQLSchema, *, dialect: Dialect, mutations: MutationPolicy,
-                 include_deprecated: bool) -> None:
+                 include_deprecated: bool, previews: bool | None = None) -> None:
         self.schema = schema
         self.dialect = dialect
         self.mutations = mutations
         self.include_deprecated = include_deprecated
+        # Dagger's scalar fields run pipelines, so nothing is read unasked there unless the host says so.
+        self.previews = dialect.name != "dagger" if previews is None else previews
         self.query_type = schema.query_type.name if schema.query_type else None
         self.mutation_type = schema.mutation_type.name if schema.mutation_type else None
         self._refs: dict[str, FieldRef] = {}
@@ -182,8 +185,7 @@ class Catalogue:
         type_ = self.schema.get_type(type_name)
         if not isinstance(type_, GraphQLObjectType):
             return []
-        unions = [u.name for u in self.schema.type_map.values()
-                  if hasattr(u, "types") and not isinstance(u, GraphQLObjectType) and type_ in getattr(u, "types", ())]
+        unions = [u.name for u in self.schema.type_map.values() if isinstance(u, GraphQLUnionType) and type_ in u.types]
         return [i.name for i in type_.interfaces] + unions
 
     def is_of_type(self, concrete: str, target: str) -> bool:
@@ -209,7 +211,7 @@ class Catalogue:
             return self._preview[type_name]
         type_ = self.schema.get_type(type_name)
         chosen: list[str] = []
-        if isinstance(type_, GraphQLObjectType) and self.dialect.name != "dagger" and not self.is_root(type_name):
+        if isinstance(type_, GraphQLObjectType) and self.previews and not self.is_root(type_name):
             for name, field in type_.fields.items():
                 named = get_named_type(field.type)
                 if field.args or field.deprecation_reason is not None or _is_list(field.type):
@@ -276,7 +278,7 @@ class Catalogue:
         text = (field.description or "").strip() or f"{ref.type_name} {ref.field_name}"
         if field.deprecation_reason is not None:
             text += f"\nDeprecated: {field.deprecation_reason}"
-        description = f"{text}\nReturns {field.type}."
+        description = f"{text}\nReturns {field.type}"
         is_mutation = ref.type_name == self.mutation_type
         return Tool(
             name=name,
@@ -324,11 +326,13 @@ def compile_catalogue(
     mutations: bool | Iterable[str] = False,
     include_deprecated: bool = False,
     relay_ids: bool = False,
+    previews: bool | None = None,
 ) -> Catalogue:
     """Name every tool of `schema`. Mutations are left out unless allowed (all, or a list of names)."""
     policy: MutationPolicy = mutations if isinstance(mutations, bool) else frozenset(mutations)
     resolved = dialect if isinstance(dialect, Dialect) else detect_dialect(schema, dialect, relay_ids=relay_ids)
-    catalogue = Catalogue(schema, dialect=resolved, mutations=policy, include_deprecated=include_deprecated)
+    catalogue = Catalogue(schema, dialect=resolved, mutations=policy, include_deprecated=include_deprecated,
+                          previews=previews)
     bad = [n for n in catalogue.names() if not _VALID_NAME.match(n)]
     if bad:  # GraphQL names are always valid characters; this guards the shortening rule itself
         raise CatalogueError(f"Tool names not valid for every provider: {bad[:5]}")

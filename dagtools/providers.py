@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from .tools import Tool
 
-__all__ = ["FORMATS", "ProviderFormat", "render_tool", "render_tools", "strict_schema"]
+__all__ = ["FORMATS", "ProviderFormat", "describe_tools", "render_tool", "render_tools", "strict_schema"]
 
 ProviderFormat = Literal["openai", "openai-strict", "anthropic", "mcp", "gemini"]
 FORMATS: tuple[str, ...] = ("openai", "openai-strict", "anthropic", "mcp", "gemini")
@@ -103,3 +103,31 @@ def inline_refs(schema: dict[str, Any], depth: int = 3) -> dict[str, Any]:
         return {k: walk(v, level) for k, v in node.items() if k not in ("$defs", "additionalProperties")}
 
     return walk(schema, 0)
+
+
+def describe_tools(tools: list[Tool]) -> str:
+    """The toolset as the seed's pseudo-signatures: comments, then `name(param: type, ...)`."""
+    blocks = []
+    for tool in tools:
+        lines = [f"# {line}".rstrip() for line in tool.description.splitlines()]
+        props = tool.parameters.get("properties", {})
+        required = set(tool.parameters.get("required", ()))
+        params = []
+        for name, schema in props.items():
+            for line in (schema.get("description") or "").splitlines():
+                params.append(f"  # {line}".rstrip())
+            if "enum" in schema:
+                params.append(f"  # @enum({', '.join(repr(v) for v in schema['enum'])})".replace("'", '"'))
+            params.append(f"  {name}: {_type_text(schema)}{'' if name in required else '?'},")
+        lines.append(f"{tool.name}(" + ("\n" + "\n".join(params) + "\n" if params else "") + ")")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _type_text(schema: dict[str, Any]) -> str:
+    kind = schema.get("type")
+    if kind == "array":
+        return f"[{_type_text(schema.get('items', {}))}]"
+    if "$ref" in schema:
+        return schema["$ref"].rsplit("/", 1)[-1]
+    return kind if isinstance(kind, str) else "object"

@@ -1,0 +1,65 @@
+"""dagtools: point LLM agents at any GraphQL API.
+
+Every field of every object type is a tool `Type_field`; every object a call returns is an immutable
+`Type#N` handle; `selectTools` grows the active toolset on demand and `save` hands outputs back.
+"""
+
+from .catalogue import Catalogue, compile_catalogue
+from .connect import open_session
+from .context import Context, Message
+from .dialect import Dialect, detect_dialect
+from .errors import (
+    CatalogueError,
+    ConfigError,
+    DagtoolsError,
+    ExecutorError,
+    HttpStatusError,
+    ModelError,
+    SchemaLoadError,
+    ToolCallError,
+    TransportError,
+)
+from .executors import Executor, LocalExecutor, Response
+from .handles import Handle, Step
+from .metatools import Output
+from .providers import render_tools
+from .registry import ObjectEntry, Registry
+from .schema import LoadedSchema, load_schema
+from .session import Session
+from .tools import Tool, ToolCall, ToolResult
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Catalogue",
+    "CatalogueError",
+    "ConfigError",
+    "Context",
+    "DagtoolsError",
+    "Dialect",
+    "Executor",
+    "ExecutorError",
+    "Handle",
+    "HttpStatusError",
+    "LoadedSchema",
+    "LocalExecutor",
+    "Message",
+    "ModelError",
+    "ObjectEntry",
+    "Output",
+    "Registry",
+    "Response",
+    "SchemaLoadError",
+    "Session",
+    "Step",
+    "Tool",
+    "ToolCall",
+    "ToolCallError",
+    "ToolResult",
+    "TransportError",
+    "compile_catalogue",
+    "detect_dialect",
+    "load_schema",
+    "open_session",
+    "render_tools",
+]

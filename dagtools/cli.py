@@ -1,0 +1,177 @@
+"""The `dagtools` command: the same operations as the Python API, for shells, CI and demos."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from .connect import catalogue_for, open_session
+from .errors import DagtoolsError
+from .metatools import estimate_tokens
+from .providers import FORMATS, describe_tools, render_tools
+from .schema import load_schema
+from .script import load_script, run_script
+from .session import Session
+from .tools import ToolCall
+
+__all__ = ["main"]
+
+KITCHEN = Path(__file__).resolve().parents[1] / "examples" / "kitchen"
+
+
+def add_source_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", help="a schema: SDL or introspection file, path/to/file.py:attribute, or a URL")
+    parser.add_argument("--dialect", choices=["plain", "relay", "dagger"], help="force the API's conventions")
+    parser.add_argument("--allow-mutations", action="store_true", help="expose every mutation as a tool")
+    parser.add_argument("--mutation", action="append", default=[], metavar="NAME",
+                        help="expose one mutation (repeatable)")
+    parser.add_argument("--include-deprecated", action="store_true", help="show deprecated fields too")
+    parser.add_argument("--relay-ids", action="store_true", help="let ID arguments such as subjectId take Type#N")
+    parser.add_argument("--strict", action="store_true", help="refuse schemas that are invalid as published")
+
+
+def source_options(args: argparse.Namespace) -> dict[str, Any]:
+    mutations: bool | list[str] = True if args.allow_mutations else list(args.mutation) or False
+    return {"dialect": args.dialect, "mutations": mutations, "include_deprecated": args.include_deprecated,
+            "relay_ids": args.relay_ids, "lenient": not args.strict}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dagtools", description="Point LLM agents at any GraphQL API.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    demo = commands.add_parser("demo", help="run the french-fries task on the embedded kitchen API")
+    demo.set_defaults(handler=_demo)
+
+    call = commands.add_parser("call", help="replay a YAML/JSON script of tool calls against an API")
+    add_source_options(call)
+    call.add_argument("script", help="the script: inputs, outputs and calls")
+    call.add_argument("--json", action="store_true", help="one JSON object per call, then the outputs")
+    call.set_defaults(handler=_call)
+
+    tools = commands.add_parser("tools", help="print the toolset a model starts with (or the whole catalogue)")
+    add_source_options(tools)
+    tools.add_argument("--format", choices=FORMATS, default="openai")
+    tools.add_argument("--all", action="store_true", help="every tool in the catalogue, not the initial toolset")
+    tools.add_argument("--json", action="store_true", help="print exactly the JSON array of tools")
+    tools.set_defaults(handler=_tools)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except DagtoolsError as error:
+        print(f"dagtools: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+# -- call ----------------------------------------------------------------------------------------------
+
+def _call(args: argparse.Namespace) -> int:
+    return anyio.run(_replay, args.source, args.script, args.json, source_options(args))
+
+
+async def _replay(source: Any, script_path: str, as_json: bool, options: dict[str, Any], *,
+                  transcript: bool = False) -> int:
+    script = load_script(script_path)
+    session = await open_session(source, inputs=script.inputs, outputs=script.outputs, **options)
+    failures = 0
+    if transcript:
+        print(_section("Tools the model starts with"))
+        print(describe_tools(session.tools()))
+    active = set(session.active_tools)
+    async for record in run_script(session, script):
+        if as_json:
+            print(json.dumps(record.to_json(), ensure_ascii=False), flush=True)
+        else:
+            print(f"\n{_call_text(record.call)}\n  -> {record.result.content}", flush=True)
+            if transcript and set(session.active_tools) != active:
+                added = [t for t in session.tools() if t.name in set(session.active_tools) - active]
+                print(_section("Tools gained") + "\n" + describe_tools(added))
+                active = set(session.active_tools)
+        if record.problem:
+            failures += 1
+            print(f"dagtools: {record.problem}", file=sys.stderr)
+    if as_json:
+        print(json.dumps({"outputs": session.saved}, ensure_ascii=False))
+    else:
+        print(_section("Outputs") + "\n" + (json.dumps(session.saved, ensure_ascii=False) if session.saved else "none saved"))
+    if session.outputs and not session.done:
+        print(f"dagtools: the script never saved {', '.join(session.missing_outputs)}", file=sys.stderr)
+        failures += 1
+    await session.executor.aclose()
+    return 1 if failures else 0
+
+
+def _call_text(call: ToolCall) -> str:
+    arguments = call.arguments if isinstance(call.arguments, dict) else {"<raw>": call.arguments}
+    return f"{call.name}(" + ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items()) + ")"
+
+
+def _section(title: str) -> str:
+    return f"\n== {title} =="
+
+
+# -- demo ------------------------------------------------------------------------------------------------
+
+def _demo(args: argparse.Namespace) -> int:
+    api = KITCHEN / "api.py"
+    if not api.exists():
+        print("dagtools: the kitchen example is not here; run the demo from a checkout "
+              "(pip install -e . in the repository).", file=sys.stderr)
+        return 2
+    print("The kitchen API: bake french fries with Type_field tools over Type#N objects.")
+    return anyio.run(lambda: _replay(f"{api}:schema", str(KITCHEN / "fries.yaml"), False,
+                                     {}, transcript=True))
+
+
+# -- tools -----------------------------------------------------------------------------------------------
+
+def _tools(args: argparse.Namespace) -> int:
+    options = source_options(args)
+    loaded = load_schema(args.source, lenient=options.pop("lenient"))
+    for warning in loaded.warnings:
+        print(f"dagtools: tolerated: {warning}", file=sys.stderr)
+    catalogue = catalogue_for(loaded.schema, **options)
+    if args.all:
+        tools = catalogue.tools()
+    else:
+        session = Session(catalogue, _NoExecutor())
+        tools = session.tools()
+    rendered = render_tools(tools, args.format)
+    if args.json:
+        print(json.dumps(rendered, ensure_ascii=False, indent=1))
+        return 0
+    total = 0
+    for tool, item in zip(tools, rendered):
+        size = len(json.dumps(item, ensure_ascii=False))
+        total += size
+        print(f"{tool.name:<48} {size:>8} bytes {estimate_tokens(json.dumps(item, ensure_ascii=False)):>7} tokens")
+    text = json.dumps(rendered, ensure_ascii=False)
+    print(f"{len(tools)} tools of {len(catalogue)} in the catalogue, {args.format} format: "
+          f"{len(text.encode())} bytes, about {estimate_tokens(text)} tokens")
+    return 0
+
+
+class _NoExecutor:
+    """Listing tools runs nothing."""
+
+    async def execute(self, document: str, variables: Any = None, *, operation_name: str | None = None) -> Any:
+        raise DagtoolsError("listing tools does not execute queries")
+
+    async def aclose(self) -> None:
+        return None
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
