@@ -38,10 +38,10 @@ def value_problems(value: Any, type_: Any) -> list[tuple[list[str | int], str]]:
         from graphql import coerce_input_value
 
         coerce_input_value(value, type_, lambda path, _v, error: problems.append(
-            (list(path), getattr(error, "message", str(error)))))
+            (list(path), getattr(error, "message", str(error)).rstrip("."))))
     else:
         validate_input_value(value, type_, lambda error, path: problems.append(
-            (list(path), getattr(error, "message", str(error)))))
+            (list(path), getattr(error, "message", str(error)).rstrip("."))))
     return problems
 
 
@@ -116,9 +116,14 @@ def resolve_reference(catalogue: Catalogue, registry: Registry, value: Any, targ
                             "Use an ID that a tool returned or that selectTools lists.")
     if not catalogue.is_of_type(entry.type_name, target):
         options = _options(catalogue, registry, target)
-        raise ToolCallError(f"{entry.id} is a {entry.type_name}, but {where} takes a {target}. "
-                            + (f"Use one of: {options}." if options else f"Get a {target} first."))
+        raise ToolCallError(f"{entry.id} is {article(entry.type_name)}, but {where} takes {article(target)}. "
+                            + (f"Use one of: {options}." if options else f"Get {article(target)} first."))
     return entry
+
+
+def article(type_name: str) -> str:
+    """`a Potato`, `an Oven`: error messages read as sentences."""
+    return f"{'an' if type_name[:1].lower() in 'aeiou' else 'a'} {type_name}"
 
 
 def _example(target: str) -> str:
@@ -160,7 +165,7 @@ def bind_arguments(catalogue: Catalogue, registry: Registry, tool: Tool, argumen
                 makers = [n for n in catalogue.returning(ref.type_name) if n != tool.name][:5]
                 raise ToolCallError(
                     f"There is no {ref.type_name} object yet, so {tool.name} has nothing to operate on. "
-                    + (f"Get one first, with {', '.join(makers)}." if makers else f"Get a {ref.type_name} first."))
+                    + (f"Get one first, with {', '.join(makers)}." if makers else f"Get {article(ref.type_name)} first."))
         else:
             parent = resolve_reference(catalogue, registry, given, ref.type_name, where=f"{tool.name}'s {object_parameter}")
     missing = [n for n, a in declared.items() if is_required(a) and arguments.get(n) is None]
