@@ -19,7 +19,7 @@ from .errors import (
     ToolCallError,
     TransportError,
 )
-from .executors import Executor, LocalExecutor, Response
+from .executors import Executor, HttpExecutor, LocalExecutor, Response
 from .handles import Handle, Step
 from .metatools import Output
 from .providers import render_tools
@@ -40,6 +40,7 @@ __all__ = [
     "Executor",
     "ExecutorError",
     "Handle",
+    "HttpExecutor",
     "HttpStatusError",
     "LoadedSchema",
     "LocalExecutor",

@@ -19,7 +19,7 @@ from .arguments import Ref, bind_arguments, parse_arguments, resolve_reference, 
 from .catalogue import Catalogue
 from .chains import parse_chain
 from .context import Context
-from .errors import ConfigError, ToolCallError
+from .errors import ConfigError, ExecutorError, ToolCallError
 from .executors.base import Executor, format_error
 from .handles import Handle, Step, freeze, thaw
 from .metatools import (
@@ -274,7 +274,11 @@ class Session:
     async def _run(self, steps: tuple[Step, ...], operation: str, expression: str, field_type: Any, *,
                    description: str = "") -> dict[str, Any]:
         document = self._queries.build(steps, operation=operation)
-        response = await self.executor.execute(document.text, document.variables)
+        try:
+            response = await self.executor.execute(document.text, document.variables)
+        except ExecutorError as error:  # the API is down or answered nonsense: the model can only wait
+            raise ToolCallError(f"The API could not be reached for {expression}: {error} Nothing was created; "
+                                "try again later, or go on with the objects you have.") from error
         if response.errors:
             messages = "; ".join(format_error(e) for e in response.errors[:5])
             raise ToolCallError(f"The API returned an error for {expression}: {messages}. Nothing was created; "
