@@ -15,6 +15,7 @@ from .connect import catalogue_for, open_session
 from .errors import DagtoolsError
 from .metatools import estimate_tokens
 from .providers import FORMATS, describe_tools, render_tools
+from .run_cli import add_model_options, add_run_arguments, run_command, run_demo
 from .schema import load_schema
 from .script import load_script, run_script
 from .session import Session
@@ -47,7 +48,13 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     demo = commands.add_parser("demo", help="run the french-fries task on the embedded kitchen API")
+    add_model_options(demo)
     demo.set_defaults(handler=_demo)
+
+    run = commands.add_parser("run", help="let a model do a task on an API: dagtools run SOURCE \"prompt\" --model ...")
+    add_source_options(run)
+    add_run_arguments(run)
+    run.set_defaults(handler=lambda args: run_command(args, source_options(args)))
 
     call = commands.add_parser("call", help="replay a YAML/JSON script of tool calls against an API")
     add_source_options(call)
@@ -130,6 +137,8 @@ def _demo(args: argparse.Namespace) -> int:
         print("dagtools: the kitchen example is not here; run the demo from a checkout "
               "(pip install -e . in the repository).", file=sys.stderr)
         return 2
+    if args.model:
+        return run_demo(args)
     print("The kitchen API: bake french fries with Type_field tools over Type#N objects.")
     return anyio.run(lambda: _replay(f"{api}:schema", str(KITCHEN / "fries.yaml"), False,
                                      {}, transcript=True))
