@@ -49,6 +49,8 @@ _MAX_LISTED_ERRORS = 10
 
 _URL = re.compile(r"^https?://", re.IGNORECASE)
 _PYTHON_ATTRIBUTE = re.compile(r"^(?P<file>.+\.py):(?P<attr>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)$", re.DOTALL)
+#: Keywords of load_schema that only URL sources use (the rest of dagtools.introspect.fetch_schema's).
+_URL_OPTIONS = {"cache_dir", "refresh", "use_cache", "ttl", "timeout", "progress"}
 _SCHEMA_SUFFIXES = {".json", ".graphql", ".graphqls", ".gql", ".sdl", ".py"}
 
 
@@ -65,7 +67,8 @@ class LoadedSchema:
     """The strawberry.Schema when the source was one (executors run through it)."""
 
 
-def load_schema(source: object, *, lenient: bool = True) -> LoadedSchema:
+def load_schema(source: object, *, lenient: bool = True, headers: dict[str, str] | None = None,
+                **url_options: Any) -> LoadedSchema:
     """Load a GraphQL schema from any supported source.
 
     `source` may be a `GraphQLSchema`, a `strawberry.Schema`, a `LoadedSchema` (returned as is), an
@@ -75,7 +78,17 @@ def load_schema(source: object, *, lenient: bool = True) -> LoadedSchema:
     With `lenient` (the default), a schema that is invalid as published still loads: repeated
     definitions are dropped (the first one is kept) and validation errors become `warnings`.
     With `lenient=False` any such problem raises `SchemaLoadError`.
+
+    An `http(s)://` URL is asked for its schema with the introspection query, sent with `headers` (and
+    those of `DAGTOOLS_HEADERS` / `DAGTOOLS_AUTHORIZATION`); the answer is cached on disk. The other
+    keywords (`cache_dir`, `refresh`, `use_cache`, `ttl`, `timeout`, `progress`) are those of
+    `dagtools.introspect.fetch_schema`; other sources ignore them and `headers`.
     """
+    unknown = set(url_options) - _URL_OPTIONS
+    if unknown:
+        raise TypeError(f"load_schema() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
+    if isinstance(source, str) and _URL.match(source):
+        return _from_url(source, lenient=lenient, headers=headers, **url_options)
     if _is_schema_object(source):
         return _from_object(source, origin=None, lenient=lenient)
     if isinstance(source, os.PathLike):
@@ -113,11 +126,11 @@ def _from_string(source: str, *, lenient: bool) -> LoadedSchema:
     return _from_text(source, origin=_text_origin(source), lenient=lenient)
 
 
-def _from_url(source: str, *, lenient: bool) -> LoadedSchema:
-    raise SchemaLoadError(
-        f"Cannot load schema from URL {source!r}: URL sources need the HTTP loader, which this version "
-        "does not have. Save the SDL or an introspection result to a file and pass its path."
-    )
+def _from_url(source: str, *, lenient: bool, headers: dict[str, str] | None = None, **options: Any) -> LoadedSchema:
+    from .executors.http import env_headers, merge_headers
+    from .introspect import fetch_schema_sync
+
+    return fetch_schema_sync(source, headers=merge_headers(env_headers(), headers), lenient=lenient, **options)
 
 
 def _looks_like_path(source: str) -> bool:
