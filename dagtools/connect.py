@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from graphql import GraphQLObjectType, GraphQLSchema
 
@@ -12,8 +12,10 @@ from .catalogue import Catalogue, compile_catalogue
 from .dialect import DialectName
 from .errors import ConfigError
 from .executors.base import Executor
+from .executors.http import HttpExecutor, Progress, env_headers, merge_headers
 from .executors.local import LocalExecutor
-from .schema import LoadedSchema, load_schema
+from .introspect import fetch_schema
+from .schema import LoadedSchema, is_url, load_schema
 from .session import OutputSpec, Session
 
 __all__ = ["catalogue_for", "is_executable", "open_session"]
@@ -52,14 +54,30 @@ async def open_session(
     relay_ids: bool = False,
     previews: bool | None = None,
     lenient: bool = True,
+    headers: Mapping[str, str] | None = None,
+    timeout: float = 30.0,
+    cache: bool | Literal["refresh"] = True,
+    progress: Progress | None = None,
     **session_options: Any,
 ) -> Session:
     """A session on `source` (anything `load_schema` reads), with the host's inputs already given.
 
     `inputs` maps a name to `{"field": "potato", "description": ...}` for an object reached by a
     root-field chain, or `{"value": 3, "description": ...}` for a plain value.
+
+    A URL source is both the schema (by introspection, cached on disk unless `cache` is False;
+    `"refresh"` fetches it again) and where queries go, through an `HttpExecutor` with `timeout` and
+    the same `headers`: those given here over `DAGTOOLS_AUTHORIZATION` over `DAGTOOLS_HEADERS`.
     """
-    loaded = source if isinstance(source, LoadedSchema) else load_schema(source, lenient=lenient)
+    owned: HttpExecutor | None = None
+    if isinstance(source, str) and is_url(source):
+        merged = merge_headers(env_headers(), headers)
+        loaded = await fetch_schema(source, headers=merged, use_cache=cache is not False, refresh=cache == "refresh",
+                                    timeout=timeout, lenient=lenient, progress=progress)
+        if executor is None:
+            executor = owned = HttpExecutor(source, headers=merged, timeout=timeout)
+    else:
+        loaded = source if isinstance(source, LoadedSchema) else load_schema(source, lenient=lenient)
     catalogue = catalogue_for(loaded.schema, dialect=dialect, mutations=mutations,
                               include_deprecated=include_deprecated, relay_ids=relay_ids, previews=previews)
     if executor is None:
@@ -67,17 +85,23 @@ async def open_session(
             raise ConfigError(f"{loaded.origin} only describes the API; it cannot run queries. "
                               "Point dagtools at the API's URL, or pass an executor.")
         executor = LocalExecutor(loaded.strawberry_schema or loaded.schema)
-    session = Session(catalogue, executor, outputs=outputs, **session_options)
-    for name, spec in (inputs or {}).items():
-        if not isinstance(spec, Mapping):
-            raise ConfigError(f"Input {name!r} must be a mapping with `field` or `value`, and a `description`.")
-        unknown = set(spec) - {"field", "value", "description"}
-        if unknown:
-            raise ConfigError(f"Input {name!r} has unknown keys {sorted(unknown)}; use field or value, and description.")
-        options: dict[str, Any] = {"description": str(spec.get("description", ""))}
-        if "field" in spec:
-            options["field"] = str(spec["field"])
-        if "value" in spec:
-            options["value"] = spec["value"]
-        await session.add_input(name, **options)
+    try:
+        session = Session(catalogue, executor, outputs=outputs, **session_options)
+        for name, spec in (inputs or {}).items():
+            if not isinstance(spec, Mapping):
+                raise ConfigError(f"Input {name!r} must be a mapping with `field` or `value`, and a `description`.")
+            unknown = set(spec) - {"field", "value", "description"}
+            if unknown:
+                raise ConfigError(f"Input {name!r} has unknown keys {sorted(unknown)}; use field or value, "
+                                  "and description.")
+            options: dict[str, Any] = {"description": str(spec.get("description", ""))}
+            if "field" in spec:
+                options["field"] = str(spec["field"])
+            if "value" in spec:
+                options["value"] = spec["value"]
+            await session.add_input(name, **options)
+    except BaseException:
+        if owned is not None:  # the session never reached the caller, who could not close its client
+            await owned.aclose()
+        raise
     return session

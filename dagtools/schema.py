@@ -133,6 +133,11 @@ def _from_url(source: str, *, lenient: bool, headers: dict[str, str] | None = No
     return fetch_schema_sync(source, headers=merge_headers(env_headers(), headers), lenient=lenient, **options)
 
 
+def is_url(source: object) -> bool:
+    """Whether a source names a live API (http or https) rather than a file or text."""
+    return isinstance(source, str) and _URL.match(source) is not None
+
+
 def _looks_like_path(source: str) -> bool:
     """Whether a string names a file rather than holding SDL or JSON text."""
     if "\n" in source or "{" in source or not source.strip():
