@@ -13,6 +13,7 @@ import anyio
 
 from .connect import catalogue_for, open_session
 from .errors import DagtoolsError
+from .mcp_cli import add_mcp_command
 from .metatools import estimate_tokens
 from .providers import FORMATS, describe_tools, render_tools
 from .run_cli import add_model_options, add_run_arguments, run_command, run_demo
@@ -61,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("script", help="the script: inputs, outputs and calls")
     call.add_argument("--json", action="store_true", help="one JSON object per call, then the outputs")
     call.set_defaults(handler=_call)
+
+    add_mcp_command(commands)
 
     tools = commands.add_parser("tools", help="print the toolset a model starts with (or the whole catalogue)")
     add_source_options(tools)

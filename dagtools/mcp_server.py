@@ -81,7 +81,7 @@ class McpToolServer:
         if loaded is None:
             if not config.source:
                 raise ConfigError("Give the API to serve: a URL, a schema file, or path/to/api.py:attribute.")
-            loaded = load_schema(config.source, lenient=config.lenient)
+            loaded = load_schema(config.source, lenient=config.lenient, headers=config.headers or None)
         self.loaded = loaded
         self.catalogue = catalogue_for(loaded.schema, dialect=config.dialect, mutations=config.mutations,  # type: ignore[arg-type]
                                        include_deprecated=config.include_deprecated, relay_ids=config.relay_ids)
@@ -164,20 +164,19 @@ class McpToolServer:
         return hashlib.sha256(material.encode()).hexdigest()
 
     async def _open(self, forwarded: Mapping[str, str]) -> Session:
-        executor = self._executor({**self.config.headers, **forwarded})
+        executor = self._executor(forwarded)
         return await open_session(self.loaded, executor=executor, **self.config.session_options)
 
-    def _executor(self, headers: dict[str, str]) -> Executor | None:
+    def _executor(self, forwarded: Mapping[str, str]) -> Executor | None:
+        """The API's own headers: the environment's, then the configured ones, then the forwarded ones."""
         if is_executable(self.loaded.schema):
             return None  # open_session runs the API in this process
         source = self.config.source
         if not source.lower().startswith(("http://", "https://")):
             raise ConfigError(f"{self.loaded.origin} only describes the API; serve its URL instead.")
-        try:
-            from .executors.http import HttpExecutor  # type: ignore[import-not-found]
-        except ImportError:
-            raise ConfigError("This version of dagtools cannot call APIs over HTTP yet.") from None
-        return HttpExecutor(source, headers=headers)  # type: ignore[no-any-return]
+        from .executors.http import HttpExecutor, env_headers, merge_headers
+
+        return HttpExecutor(source, headers=merge_headers(env_headers(), self.config.headers, forwarded))
 
     def _sweep(self) -> None:
         now = time.monotonic()
@@ -218,7 +217,6 @@ class McpToolServer:
         return types.ListToolsResult(tools=[self._mcp_tool(t) for t in self.tools_of(session)])
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
-        types = self._types
         try:
             state = await self._state(ctx)
         except DagtoolsError as error:
@@ -234,7 +232,6 @@ class McpToolServer:
             changed = self._dynamic and [t.name for t in self.tools_of(state.session)] != before
         if changed:
             await self._tools_changed(ctx, state)
-        del types
         return self._result(result)
 
     async def _tools_changed(self, ctx: Any, state: _ClientState) -> None:
@@ -293,7 +290,7 @@ class McpToolServer:
         """The streamable HTTP ASGI app (both protocol eras), at `config.path`."""
         return self.server.streamable_http_app(streamable_http_path=self.config.path, host=self.config.host)
 
-    async def serve_http(self, *, ready: Any = None) -> None:
+    async def serve_http(self) -> None:
         import uvicorn
 
         config = uvicorn.Config(self.http_app(), host=self.config.host, port=self.config.port,
@@ -305,13 +302,11 @@ class McpToolServer:
             await self.aclose()
 
 
-async def serve_mcp(config: McpConfig) -> None:
-    """Serve the configured API over the configured transport until the client or a signal stops it."""
+def serve_mcp(config: McpConfig) -> None:
+    """Serve the configured API over the configured transport until the client or a signal stops it.
+    The schema is loaded first, outside the event loop that serves it."""
     server = McpToolServer(config)
-    if config.transport == "http":
-        await server.serve_http()
-    else:
-        await server.serve_stdio()
+    anyio.run(server.serve_http if config.transport == "http" else server.serve_stdio)
 
 
 def _headers(ctx: Any) -> dict[str, str]:
