@@ -130,7 +130,7 @@ def run_script(result: RunResult, inputs: dict[str, Any], outputs: dict[str, Any
     """The run as a `dagtools call` script: the same inputs and outputs, each call with what it gave."""
     calls = []
     for call, outcome in result.calls():
-        item: dict[str, Any] = {"id": call.id, "tool": call.name, "arguments": call.arguments}
+        item: dict[str, Any] = {"id": call.id, "tool": call.name, "arguments": _arguments(call)}
         if outcome is None:
             continue
         if outcome.is_error:
@@ -160,7 +160,19 @@ class _Printer:
         out.flush()
 
 
+def _arguments(call: ToolCall) -> Any:
+    """Arguments as the model meant them: parsed when they are a JSON object, else the raw text."""
+    if isinstance(call.arguments, str):
+        try:
+            parsed = json.loads(call.arguments)
+        except json.JSONDecodeError:
+            return call.arguments
+        return parsed if isinstance(parsed, dict) else call.arguments
+    return call.arguments
+
+
 def _call_text(call: ToolCall) -> str:
-    if not isinstance(call.arguments, dict):
-        return f"{call.name}({call.arguments})"
-    return f"{call.name}(" + ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in call.arguments.items()) + ")"
+    arguments = _arguments(call)
+    if not isinstance(arguments, dict):
+        return f"{call.name}({arguments})"
+    return f"{call.name}(" + ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items()) + ")"

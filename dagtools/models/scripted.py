@@ -105,7 +105,8 @@ def load_turns(source: str | Path | Mapping[str, Any] | Sequence[Any]) -> list[A
     if not isinstance(data, Sequence) or isinstance(data, str):
         raise ConfigError(f"Model script {origin} must be a list of turns.")
     for turn in data:
-        to_response(turn)  # check every turn up front, so a bad script fails before the run starts
+        if not isinstance(turn, BaseException):  # an exception is a turn where the model fails
+            to_response(turn)  # check every turn up front, so a bad script fails before the run starts
     return list(data)
 
 
@@ -121,7 +122,8 @@ class ScriptedModel:
 
     def enqueue(self, *turns: Any) -> None:
         for turn in turns:
-            to_response(turn)
+            if not isinstance(turn, BaseException):
+                to_response(turn)
         self.turns.extend(turns)
 
     async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
