@@ -124,7 +124,8 @@ class Agent:
         session = self.session
         context = session.context
         if not any(m.role == "system" for m in context):
-            context.insert(Message(role="system", content=system_prompt(session, self.system_prompt)))
+            # First, even when the host ran calls before handing the context over.
+            context.messages.insert(0, Message(role="system", content=system_prompt(session, self.system_prompt)))
         context.add_user(prompt)
         usage = Usage()
         steps = 0
