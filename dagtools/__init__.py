@@ -4,6 +4,7 @@ Every field of every object type is a tool `Type_field`; every object a call ret
 `Type#N` handle; `selectTools` grows the active toolset on demand and `save` hands outputs back.
 """
 
+from .agent import Agent, RunResult
 from .catalogue import Catalogue, compile_catalogue
 from .connect import open_session
 from .context import Context, Message
@@ -22,6 +23,7 @@ from .errors import (
 from .executors import Executor, HttpExecutor, LocalExecutor, Response
 from .handles import Handle, Step
 from .metatools import Output
+from .models import FunctionModel, Model, ModelResponse, ScriptedModel, Usage, get_model
 from .providers import render_tools
 from .registry import ObjectEntry, Registry
 from .schema import LoadedSchema, load_schema
@@ -31,6 +33,7 @@ from .tools import Tool, ToolCall, ToolResult
 __version__ = "0.1.0"
 
 __all__ = [
+    "Agent",
     "Catalogue",
     "CatalogueError",
     "ConfigError",
@@ -39,18 +42,23 @@ __all__ = [
     "Dialect",
     "Executor",
     "ExecutorError",
+    "FunctionModel",
     "Handle",
     "HttpExecutor",
     "HttpStatusError",
     "LoadedSchema",
     "LocalExecutor",
     "Message",
+    "Model",
     "ModelError",
+    "ModelResponse",
     "ObjectEntry",
     "Output",
     "Registry",
     "Response",
+    "RunResult",
     "SchemaLoadError",
+    "ScriptedModel",
     "Session",
     "Step",
     "Tool",
@@ -58,8 +66,10 @@ __all__ = [
     "ToolCallError",
     "ToolResult",
     "TransportError",
+    "Usage",
     "compile_catalogue",
     "detect_dialect",
+    "get_model",
     "load_schema",
     "open_session",
     "render_tools",
