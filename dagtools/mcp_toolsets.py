@@ -31,7 +31,8 @@ def dynamic_tools(session: Session) -> list[Tool]:
 def fixed_tools(session: Session) -> list[Tool]:
     """The constant toolset. Only the descriptions follow the session (as of when the list is read)."""
     current = _select_tools_tool(session)
-    may_mutate = any(not session.catalogue.tool(n).read_only for n in session.catalogue.names())
+    catalogue = session.catalogue
+    may_mutate = bool(catalogue.mutation_type and catalogue.tools_for_type(catalogue.mutation_type))
     tools = [
         Tool(
             name=SELECT_TOOLS,
