@@ -17,6 +17,7 @@ from .mcp_cli import add_mcp_command
 from .metatools import estimate_tokens
 from .providers import FORMATS, describe_tools, render_tools
 from .run_cli import add_model_options, add_run_arguments, run_command, run_demo
+from .introspect import stderr_progress
 from .schema import load_schema
 from .script import load_script, run_script
 from .session import Session
@@ -36,12 +37,28 @@ def add_source_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--include-deprecated", action="store_true", help="show deprecated fields too")
     parser.add_argument("--relay-ids", action="store_true", help="let ID arguments such as subjectId take Type#N")
     parser.add_argument("--strict", action="store_true", help="refuse schemas that are invalid as published")
+    http = parser.add_argument_group("real APIs (a URL source)")
+    http.add_argument("-H", "--header", action="append", default=[], type=_header, metavar="'NAME: VALUE'",
+                      help="send this header to the API (repeatable), e.g. -H 'Authorization: Bearer ...'")
+    http.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                      help="how long to wait for each answer (default 30)")
+    http.add_argument("--no-cache", action="store_true", help="neither read nor write the cached schema")
+    http.add_argument("--refresh-schema", action="store_true", help="fetch the schema again and update the cache")
+
+
+def _header(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition(":")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a header; write it as 'Name: value'")
+    return name.strip(), value.strip()
 
 
 def source_options(args: argparse.Namespace) -> dict[str, Any]:
     mutations: bool | list[str] = True if args.allow_mutations else list(args.mutation) or False
+    cache: bool | str = False if args.no_cache else "refresh" if args.refresh_schema else True
     return {"dialect": args.dialect, "mutations": mutations, "include_deprecated": args.include_deprecated,
-            "relay_ids": args.relay_ids, "lenient": not args.strict}
+            "relay_ids": args.relay_ids, "lenient": not args.strict, "headers": dict(args.header) or None,
+            "timeout": args.timeout, "cache": cache, "progress": stderr_progress()}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -151,7 +168,10 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _tools(args: argparse.Namespace) -> int:
     options = source_options(args)
-    loaded = load_schema(args.source, lenient=options.pop("lenient"))
+    cache = options.pop("cache")
+    loaded = load_schema(args.source, lenient=options.pop("lenient"), headers=options.pop("headers"),
+                         timeout=options.pop("timeout"), progress=options.pop("progress"),
+                         use_cache=cache is not False, refresh=cache == "refresh")
     for warning in loaded.warnings:
         print(f"dagtools: tolerated: {warning}", file=sys.stderr)
     catalogue = catalogue_for(loaded.schema, **options)
