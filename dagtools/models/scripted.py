@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from ..context import Message
-from ..errors import ConfigError, ModelError
+from ..errors import ConfigError
 from ..metatools import estimate_tokens
 from ..tools import ToolCall
 from .base import ModelResponse, Usage
@@ -150,12 +150,9 @@ class FunctionModel:
 
     async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
         self.history.append(ModelRequest(messages=tuple(messages), tools=list(tools)))
-        try:
-            turn = self.fn(messages, tools)
-            if inspect.isawaitable(turn):
-                turn = await turn
-        except ModelError:
-            raise
+        turn = self.fn(messages, tools)
+        if inspect.isawaitable(turn):
+            turn = await turn
         return to_response(turn, messages, tools)
 
     async def aclose(self) -> None:
