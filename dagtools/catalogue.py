@@ -273,8 +273,9 @@ class Catalogue:
         if required:
             parameters["required"] = required
         parameters["additionalProperties"] = False
-        if renderer.defs:
-            parameters["$defs"] = renderer.defs
+        defs = renderer.finish()
+        if defs:
+            parameters["$defs"] = defs
         text = (field.description or "").strip() or f"{ref.type_name} {ref.field_name}"
         if field.deprecation_reason is not None:
             text += f"\nDeprecated: {field.deprecation_reason}"

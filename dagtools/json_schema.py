@@ -1,12 +1,13 @@
 """GraphQL input types as JSON Schema (2020-12), the one source every provider rendering starts from.
 
-Input objects are inlined, except those that reach themselves, which go to `$defs` so recursion is
-finite. Custom scalars are strings described by the scalar's own description; enums carry their
+An argument whose input object holds only scalars and enums is inlined; every other input object goes
+to `$defs`, spelled out once per tool, so recursion is finite and nesting never grows exponentially. Custom scalars are strings described by the scalar's own description; enums carry their
 value descriptions; defaults are JSON values.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable
 
 from graphql import (
@@ -44,13 +45,35 @@ def object_reference_description(target: str) -> str:
     return f'{target} ID, such as "{target}#1".'
 
 
-class SchemaRenderer:
-    """Renders argument types for one tool; collects `$defs` for recursive input objects."""
+# Past this many bytes of `$defs`, further input objects are named and summarised, not spelled out:
+# some schemas (Linear's filters) reach hundreds of input types from one argument.
+DEFS_BUDGET = 12_000
 
-    def __init__(self, object_argument: ObjectArgument, recursive: Callable[[GraphQLInputObjectType], bool]):
+
+class SchemaRenderer:
+    """Renders argument types for one tool; collects `$defs`, breadth first, within a size budget."""
+
+    def __init__(self, object_argument: ObjectArgument, recursive: Callable[[GraphQLInputObjectType], bool],
+                 defs_budget: int = DEFS_BUDGET):
         self._object_argument = object_argument
         self._recursive = recursive
+        self._queue: list[GraphQLInputObjectType] = []
+        self._budget = defs_budget
+        self._depth = 0  # > 0 while spelling out an input object: nested ones are shared through $defs
         self.defs: dict[str, JsonSchema] = {}
+
+    def finish(self) -> dict[str, JsonSchema]:
+        """Spell out the queued `$defs`, nearest first; summarise the ones past the budget."""
+        used = 0
+        while self._queue:
+            named = self._queue.pop(0)
+            if used < self._budget:
+                rendered = self._input_object(named)
+                used += len(json.dumps(rendered))
+            else:
+                rendered = _summary(named)
+            self.defs[named.name] = rendered
+        return self.defs
 
     def argument(self, arg: GraphQLArgument | GraphQLInputField, name: str) -> JsonSchema:
         target = self._object_argument(arg, name)
@@ -89,10 +112,10 @@ class SchemaRenderer:
         if isinstance(named, GraphQLEnumType):
             return _enum(named)
         if isinstance(named, GraphQLInputObjectType):
-            if self._recursive(named):
+            if self._depth > 0 or self._recursive(named) or _has_nested_input(named):
                 if named.name not in self.defs:
-                    self.defs[named.name] = {}  # placeholder stops the recursion
-                    self.defs[named.name] = self._input_object(named)
+                    self.defs[named.name] = {}  # reserved; finish() fills it in
+                    self._queue.append(named)
                 return {"$ref": f"#/$defs/{named.name}"}
             return self._input_object(named)
         raise TypeError(f"not an input type: {named}")
@@ -100,12 +123,16 @@ class SchemaRenderer:
     def _input_object(self, named: GraphQLInputObjectType) -> JsonSchema:
         properties: dict[str, JsonSchema] = {}
         required: list[str] = []
-        for field_name, field in named.fields.items():
-            if field.deprecation_reason is not None and not is_required(field):
-                continue
-            properties[field_name] = self.argument(field, field_name)
-            if is_required(field):
-                required.append(field_name)
+        self._depth += 1
+        try:
+            for field_name, field in named.fields.items():
+                if field.deprecation_reason is not None and not is_required(field):
+                    continue
+                properties[field_name] = self.argument(field, field_name)
+                if is_required(field):
+                    required.append(field_name)
+        finally:
+            self._depth -= 1
         out: JsonSchema = {"type": "object"}
         if named.description:
             out["description"] = named.description.strip()
@@ -118,6 +145,23 @@ class SchemaRenderer:
             out["minProperties"] = 1
             out["maxProperties"] = 1
         return out
+
+
+def _summary(named: GraphQLInputObjectType, limit: int = 8) -> JsonSchema:
+    names = list(named.fields)
+    fields = ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    return {"type": "object", "description": f"A {named.name} input object (fields: {fields})."}
+
+
+def _has_nested_input(named: GraphQLInputObjectType) -> bool:
+    """Input objects that hold other input objects go to `$defs`: inlining them can grow exponentially."""
+    return any(isinstance(_unwrap(f.type), GraphQLInputObjectType) for f in named.fields.values())
+
+
+def _unwrap(type_: Any) -> Any:
+    while isinstance(type_, (GraphQLNonNull, GraphQLList)):
+        type_ = type_.of_type
+    return type_
 
 
 def is_required(arg: GraphQLArgument | GraphQLInputField) -> bool:

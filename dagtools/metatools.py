@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from graphql import GraphQLInputType, GraphQLList, GraphQLNonNull, get_named_type, is_composite_type, is_input_type
+from graphql import GraphQLInputObjectType, GraphQLInputType, GraphQLList, GraphQLNonNull, get_named_type, is_composite_type, is_input_type
 from graphql.language import parse_type
 from graphql.utilities import type_from_ast
 
@@ -165,11 +165,12 @@ def output_schema(catalogue: Catalogue, output: Output) -> dict[str, Any]:
     if is_composite_type(named):
         schema = _wrap_ref(type_)
         text = f'{named.name} ID, such as "{named.name}#1".'
-    elif is_input_type(type_):
-        schema = SchemaRenderer(lambda *_: None, lambda _t: True).type(type_)  # type: ignore[arg-type]
+    elif is_input_type(type_) and not isinstance(named, GraphQLInputObjectType):
+        schema = SchemaRenderer(lambda *_: None, lambda _t: False).type(type_)  # type: ignore[arg-type]
         text = ""
     else:
-        raise ConfigError(f"Output {output.name!r}: {output.type} can be neither an object nor a value.")
+        raise ConfigError(f"Output {output.name!r}: {output.type} is an input type; outputs are objects, "
+                          "scalars or enums.")
     text = " ".join(p for p in (text, output.description) if p)
     if text:
         inner = schema.get("description")

@@ -27,3 +27,33 @@ def shared_schema_names() -> list[str]:
     if not SHARED_SCHEMAS.is_dir():
         return []
     return sorted(p.name for p in SHARED_SCHEMAS.iterdir() if p.suffix in {".graphql", ".graphqls", ".json"})
+
+
+_loaded: dict[str, object] = {}
+
+
+def load_shared(name: str):
+    """A public schema, loaded once per test run (the big ones take seconds to build)."""
+    if name not in _loaded:
+        from dagtools import load_schema
+
+        _loaded[name] = load_schema(shared_schema_path(name))
+    return _loaded[name]
+
+
+@pytest.fixture
+def kitchen_server():
+    """The kitchen API served over real HTTP on loopback: `.url` and the `.requests` it received."""
+    from examples.kitchen.api import schema
+
+    from tests.servers import serve_schema
+
+    with serve_schema(schema) as (url, recorder):
+        recorder.url = url
+        yield recorder
+
+
+@pytest.fixture
+def kitchen_url(kitchen_server) -> str:
+    """URL of the kitchen API served over HTTP on loopback, e.g. http://127.0.0.1:PORT/graphql."""
+    return kitchen_server.url
