@@ -224,3 +224,22 @@ def test_parse_input_keeps_colons_inside_the_chain():
     assert parse_value('limit=3') == ("limit", {"value": 3})
     assert parse_value('name=octocat') == ("name", {"value": "octocat"})
     assert parse_output("fries:[Plate!]:All of them") == ("fries", {"type": "[Plate!]", "description": "All of them"})
+
+
+async def test_a_turn_goes_through_call_tools_when_the_session_has_it():
+    session = await kitchen_session()
+    batches: list[list[str]] = []
+    one_by_one = session.call_tool
+
+    async def call_tools(calls):
+        batches.append([c.name for c in calls])
+        return [await one_by_one(c) for c in calls]
+
+    session.call_tools = call_tools  # type: ignore[attr-defined]
+    turns = [[{"tool": "selectTools", "arguments": {"tools": ["Potato_rinse", "Potato_description"]}}],
+             [{"tool": "Potato_rinse", "arguments": {"Potato": "Potato#1", "sink": "Sink#1"}},
+              {"tool": "Potato_description", "arguments": {"Potato": "Potato#1"}}],
+             [{"tool": "save", "arguments": {"fries": "Plate#1"}}]]
+    result = await Agent(session, ScriptedModel(turns)).run(PROMPT)
+    assert result.reason == "saved"
+    assert batches[1] == ["Potato_rinse", "Potato_description"]
