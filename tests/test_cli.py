@@ -1,0 +1,90 @@
+"""The command line, run as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import ROOT, shared_schema_path
+
+KITCHEN = "examples/kitchen/api.py:schema"
+
+
+def dagtools(*args: str, check: bool = False) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "dagtools.cli", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=check)
+
+
+def test_call_reproduces_the_seed_transcript():
+    run = dagtools("call", KITCHEN, "examples/kitchen/fries.yaml", "--json")
+    assert run.returncode == 0, run.stderr
+    lines = [json.loads(line) for line in run.stdout.splitlines()]
+    calls = lines[:-1]
+    assert [c["tool"] for c in calls] == ["selectTools", "Potato_rinse", "Potato_peel", "Potato_slice",
+                                          "Oven_bake", "selectTools", "Fries_plate", "save"]
+    minted = [c["result"]["result"] for c in calls if isinstance(c["result"], dict)]
+    assert minted == ["Potato#2", "Potato#3", "Potato#4", "Fries#1", "Plate#2"]
+    assert not any(c["is_error"] for c in calls)
+    assert lines[-1] == {"outputs": {"fries": "Plate#2"}}
+
+
+def test_demo_prints_the_transcript():
+    run = dagtools("demo")
+    assert run.returncode == 0, run.stderr
+    assert "selectTools(" in run.stdout and "Fries_plate" in run.stdout
+    assert '{"fries": "Plate#2"}' in run.stdout
+
+
+def test_call_fails_on_an_unexpected_error_or_a_failed_expectation(tmp_path: Path):
+    script = tmp_path / "s.yaml"
+    script.write_text(
+        "inputs: {potato: {field: potato}}\n"
+        "calls:\n"
+        "  - {tool: selectTools, arguments: {tools: [Potato_peel]}}\n"
+        "  - {tool: Potato_peel, expect: {result: 'Potato#2'}}\n"
+        "  - {tool: Potato_peel, arguments: {Potato: 'Potato#2'}, expect_error: true}\n")
+    assert dagtools("call", KITCHEN, str(script)).returncode == 0
+    script.write_text(
+        "inputs: {potato: {field: potato}}\n"
+        "calls:\n"
+        "  - {tool: selectTools, arguments: {tools: [Potato_peel]}}\n"
+        "  - {tool: Potato_peel, expect: {result: 'Potato#9'}}\n")
+    run = dagtools("call", KITCHEN, str(script))
+    assert run.returncode == 1 and "does not match the expected" in run.stderr
+    script.write_text("calls:\n  - {tool: Potato_peal}\n")
+    run = dagtools("call", KITCHEN, str(script))
+    assert run.returncode == 1 and "Did you mean Potato_peel" in run.stderr
+
+
+def test_tools_json_is_exactly_a_json_array():
+    run = dagtools("tools", KITCHEN, "--json", "--format", "anthropic")
+    assert run.returncode == 0, run.stderr
+    tools = json.loads(run.stdout)
+    assert [t["name"] for t in tools] == ["selectTools"]
+    everything = json.loads(dagtools("tools", KITCHEN, "--json", "--all").stdout)
+    assert len(everything) > 20 and everything[0]["type"] == "function"
+
+
+def test_tools_prints_sizes_for_github():
+    run = dagtools("tools", str(shared_schema_path("github.schema.graphql")))
+    assert run.returncode == 0, run.stderr
+    assert "tolerated: EnterpriseOwnerInfo.repositoryDeployKeySetting is defined twice" in run.stderr
+    summary = run.stdout.strip().splitlines()[-1]
+    tokens = int(summary.rsplit("about ", 1)[1].split()[0])
+    assert tokens <= 2000
+
+
+def test_bad_sources_and_scripts_give_clear_errors(tmp_path: Path):
+    run = dagtools("tools", "nowhere.graphql")
+    assert run.returncode == 2 and "does not exist" in run.stderr
+    sdl = tmp_path / "api.graphql"
+    sdl.write_text("type Query { a: Int }")
+    script = tmp_path / "s.yaml"
+    script.write_text("calls: []\n")
+    run = dagtools("call", str(sdl), str(script))
+    assert run.returncode == 2 and "cannot run queries" in run.stderr
+    script.write_text("calls: [{tool: 3, bogus: 1}]\n")
+    run = dagtools("call", KITCHEN, str(script))
+    assert run.returncode == 2 and "unknown keys ['bogus']" in run.stderr
