@@ -98,7 +98,7 @@ def resolve_reference(catalogue: Catalogue, registry: Registry, value: Any, targ
         if target == "*" or catalogue.schema.get_type(target) is None or _is_abstract(catalogue, target):
             options = _options(catalogue, registry, target)
             raise ToolCallError(f'{where} needs the full object ID, with its type: "{text}" could be '
-                                f"{options or 'any type'}. Write it as Type#N.")
+                                f"{options or 'any type'}. Give the full Type#N.")
         parsed = (target, int(text.lstrip("#")))
     if parsed is None:
         raise ToolCallError(f'{where} takes an object ID such as "{_example(target)}"; '

@@ -19,6 +19,8 @@ from graphql import (
     GraphQLSchema,
     get_named_type,
     is_composite_type,
+    is_leaf_type,
+    is_required_argument,
 )
 from graphql.language import ArgumentNode, StringValueNode
 
@@ -89,14 +91,30 @@ class Dialect:
         return None
 
     def hides(self, type_name: str, field_name: str) -> bool:
-        """Fields that only bloat a toolset: identity fields and loaders the session uses itself."""
+        """Fields that only bloat a toolset: identity fields, loaders and `sync`, which the session
+        uses itself (it re-roots on ids and reads `sync` when it mints)."""
         if self.name != "dagger":
             return False
         if field_name == "id":
             return self.identity(type_name) is not None
+        if field_name == "sync":
+            return self.forces(type_name)
         if type_name == (self.schema.query_type.name if self.schema.query_type else "Query"):
+            if field_name == "node":
+                return True
             return field_name.startswith("load") and field_name.endswith("FromID")
         return False
+
+    def forces(self, type_name: str) -> bool:
+        """Whether minting an object of this type reads its `sync`, so a lazy pipeline fails at the call
+        that built it rather than at some later read (Dagger's `sync` takes no required argument)."""
+        if self.name != "dagger":
+            return False
+        type_ = self.schema.get_type(type_name)
+        sync = type_.fields.get("sync") if isinstance(type_, GraphQLObjectType) else None
+        if sync is None or any(is_required_argument(a) for a in sync.args.values()):
+            return False
+        return is_leaf_type(get_named_type(sync.type))
 
 
 def _expected_type(argument: GraphQLArgument | GraphQLField) -> str | None:

@@ -13,6 +13,7 @@ from typing import Any
 from graphql import GraphQLObjectType, get_named_type, is_abstract_type, is_leaf_type
 
 from .catalogue import Catalogue
+from .connections import connection_of
 from .handles import Step, thaw
 
 __all__ = ["Document", "QueryBuilder", "navigate"]
@@ -78,7 +79,7 @@ class QueryBuilder:
             field = current.fields[step.field]
             rendered = []
             for arg_name, _ in step.arguments:
-                variable = f"v{len(names)}"
+                variable = f"{alias}_v{len(names)}" if alias else f"v{len(names)}"
                 names.append(variable)
                 declarations.append(f"${variable}: {field.args[arg_name].type}")
                 rendered.append(f"{arg_name}: ${variable}")
@@ -103,6 +104,10 @@ class QueryBuilder:
         cached = self._selections.get(type_name)
         if cached is not None:
             return cached
+        connection = connection_of(self.catalogue, type_name)
+        if connection is not None:
+            out = self._selections[type_name] = connection.selection(self.selection(connection.node_type))
+            return out
         schema = self.catalogue.schema
         type_ = schema.get_type(type_name)
         parts = ["__typename"]
@@ -122,6 +127,8 @@ class QueryBuilder:
         if identity is not None:
             fields.append(identity.field)
         fields += [f for f in self.catalogue.preview_fields(type_name) if f not in fields]
+        if self.catalogue.dialect.forces(type_name):
+            fields.append("sync")  # Dagger evaluates lazily: reading sync makes a failing pipeline fail now
         return fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio
@@ -18,6 +18,7 @@ from graphql import GraphQLList, GraphQLNonNull, get_named_type, is_composite_ty
 from .arguments import Ref, bind_arguments, parse_arguments, resolve_reference, value_problems
 from .catalogue import Catalogue
 from .chains import parse_chain
+from .connections import Connection, connection_of
 from .context import Context
 from .errors import ConfigError, ExecutorError, ToolCallError
 from .executors.base import Executor, format_error
@@ -251,17 +252,31 @@ class Session:
         return value
 
     async def _call_field(self, tool: Tool, arguments: dict[str, Any]) -> Any:
+        prepared = self._prepare_field(tool, arguments)
+        if prepared.value is not _MISSING:
+            return prepared.value
+        return await self._run(prepared.steps, prepared.operation, prepared.expression, prepared.field_type,
+                               next_page=prepared.next_page)
+
+    def _prepare_field(self, tool: Tool, arguments: dict[str, Any]) -> _Prepared:
+        """Everything a field call needs before it is sent; raises ToolCallError before anything runs."""
         bound = bind_arguments(self.catalogue, self.registry, tool, arguments)
         ref = self.catalogue.ref(tool.name)
         field = self.catalogue.field(ref)
         parent = bound.parent
         expression = _expression(parent.id if parent else None, ref.field_name, bound.shown)
-        if parent is not None and parent.handle.is_snapshot:
-            return self._from_snapshot(parent, ref.field_name, bound.values, field.type)
         operation = "mutation" if ref.type_name == self.catalogue.mutation_type else "query"
+        if parent is not None and parent.handle.is_snapshot:
+            value = self._from_snapshot(parent, ref.field_name, bound.values, field.type)
+            return _Prepared((), operation, expression, field.type, value=value)
         step = Step.of(ref.field_name, bound.values, on=parent.type_name if parent else None)
         steps = (parent.handle.steps if parent else ()) + (step,)
-        return await self._run(steps, operation, expression, field.type)
+        next_page = None
+        if "after" in field.args:
+            shown = {**({tool.object_parameter: parent.id} if parent and tool.object_parameter else {}),
+                     **{k: (str(v) if isinstance(v, Ref) else v) for k, v in bound.shown.items()}}
+            next_page = _next_page(tool.name, shown)
+        return _Prepared(steps, operation, expression, field.type, next_page=next_page)
 
     def _from_snapshot(self, parent: ObjectEntry, field_name: str, values: dict[str, Any], field_type: Any) -> Any:
         data = thaw(parent.handle.snapshot) or {}
@@ -272,21 +287,28 @@ class Session:
         return self._long.present(data[field_name], f"{parent.id}.{field_name}")
 
     async def _run(self, steps: tuple[Step, ...], operation: str, expression: str, field_type: Any, *,
-                   description: str = "") -> dict[str, Any]:
+                   description: str = "", next_page: Callable[[str], str] | None = None) -> dict[str, Any]:
         document = self._queries.build(steps, operation=operation)
         try:
             response = await self.executor.execute(document.text, document.variables)
         except ExecutorError as error:  # the API is down or answered nonsense: the model can only wait
             raise ToolCallError(f"The API could not be reached for {expression}: {error} Nothing was created; "
                                 "try again later, or go on with the objects you have.") from error
-        if response.errors:
-            messages = "; ".join(format_error(e) for e in response.errors[:5])
+        return self._interpret(document.path, response.data, response.errors, steps, operation, expression,
+                               field_type, description=description, next_page=next_page)
+
+    def _interpret(self, path: tuple[str | int, ...], data: Any, errors: list[dict[str, Any]], steps: tuple[Step, ...],
+                   operation: str, expression: str, field_type: Any, *, description: str = "",
+                   next_page: Callable[[str], str] | None = None) -> dict[str, Any]:
+        """Turn the answer to one call's document (or its part of a batch) into the model's result."""
+        if errors:
+            messages = "; ".join(format_error(e) for e in errors[:5])
             raise ToolCallError(f"The API returned an error for {expression}: {messages}. Nothing was created; "
                                 "change the arguments or try another object or tool.")
-        value, depth = navigate(response.data, document.path)
+        value, depth = navigate(data, path)
         named = get_named_type(field_type)
         if value is None:
-            if depth < len(document.path):
+            if depth < len(path):
                 raise ToolCallError(f"{expression} could not be reached: part of the chain leading to it is null.")
             if is_composite_type(named):
                 raise ToolCallError(f"{expression} is null: there is no such object. "
@@ -294,6 +316,9 @@ class Session:
             return {"result": None}
         if not is_composite_type(named):
             return self._long.present(value, expression)
+        connection = connection_of(self.catalogue, named.name) if operation == "query" else None
+        if connection is not None and isinstance(value, dict):
+            return self._walk_connection(connection, value, steps, expression, next_page)
         if isinstance(value, list):
             return self._mint_list(value, steps, operation, expression)
         entry = self._mint(value, steps, operation, expression, description)
@@ -321,6 +346,31 @@ class Session:
         shown = {i: previews[i] for i in out["result"] if i in previews}
         if shown and len(str(shown)) <= self._long.budget:
             out["preview"] = shown
+        return out
+
+    def _walk_connection(self, connection: Connection, value: dict[str, Any], steps: tuple[Step, ...], expression: str,
+                         next_page: Callable[[str], str] | None) -> dict[str, Any]:
+        """One page of a connection as the list of its node IDs, its scalars and the call for the next page."""
+        ids: list[str | None] = []
+        previews: dict[str, Any] = {}
+        for index, item in enumerate(connection.items(value)):
+            if item is None:
+                ids.append(None)
+                continue
+            entry = self._mint(item, steps + connection.item_steps(index), "query", f"{expression}[{index}]", "")
+            ids.append(entry.id)
+            if self.previews and entry.preview:
+                previews[entry.id] = entry.preview
+        out = self._long.present(ids, expression)
+        shown = {i: previews[i] for i in out["result"] if i in previews}
+        if shown and len(str(shown)) <= self._long.budget:
+            out["preview"] = shown
+        for name in connection.scalars:
+            if value.get(name) is not None:
+                out[name] = value[name]
+        page = value.get("pageInfo") or {}
+        if page.get("hasNextPage") and page.get("endCursor") is not None:
+            out["more"] = next_page(page["endCursor"]) if next_page else "More items follow on later pages."
         return out
 
     def _mint(self, value: dict[str, Any], steps: tuple[Step, ...], operation: str, expression: str,
@@ -461,6 +511,27 @@ class Session:
 
 
 _PENDING: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """A bound field call: the chain to send, or `value` when it is answered without the API."""
+
+    steps: tuple[Step, ...]
+    operation: str
+    expression: str
+    field_type: Any
+    next_page: Callable[[str], str] | None = None
+    value: Any = _MISSING
+
+
+def _next_page(tool_name: str, shown: dict[str, Any]) -> Callable[[str], str]:
+    import json
+
+    def hint(cursor: str) -> str:
+        arguments = {k: v for k, v in shown.items() if k != "after"} | {"after": cursor}
+        return f"For the next page call {tool_name} with {json.dumps(arguments, ensure_ascii=False)}"
+    return hint
 
 
 def _only(arguments: dict[str, Any], allowed: set[str], tool: str) -> None:
