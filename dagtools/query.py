@@ -90,7 +90,12 @@ class QueryBuilder:
             if step.index is not None:
                 path.append(None)
             current = get_named_type(field.type)
-        body = "" if is_leaf_type(current) else f" {{ {self.selection(current.name)} }}"
+        if is_leaf_type(current):
+            body = ""
+        elif operation == "mutation":
+            body = f" {{ {self.snapshot_selection(current.name)} }}"
+        else:
+            body = f" {{ {self.selection(current.name)} }}"
         for condition, field_text in reversed(pieces):
             body = field_text + body
             if condition is not None:
@@ -120,6 +125,51 @@ class QueryBuilder:
                     parts.append(f"... on {concrete.name} {{ {' '.join(fields)} }}")
         out = self._selections[type_name] = " ".join(parts)
         return out
+
+    def snapshot_selection(self, type_name: str) -> str:
+        """What a mutation's result reads, since it never runs again: the minting selection, every
+        argument-free scalar, and the identity of every argument-free object field (so a payload's
+        `comment` or `issue` can still be reached)."""
+        key = "mutation:" + type_name
+        cached = self._selections.get(key)
+        if cached is not None:
+            return cached
+        schema = self.catalogue.schema
+        type_ = schema.get_type(type_name)
+        concretes = list(schema.get_possible_types(type_)) if is_abstract_type(type_) else [type_]  # type: ignore[arg-type]
+        parts = ["__typename"]
+        for concrete in concretes:
+            if not isinstance(concrete, GraphQLObjectType):
+                continue
+            fields = self._fields_read(concrete.name)
+            if self.catalogue.identity(concrete.name) is not None:  # re-rooted, so read again at will
+                parts.append(f"... on {concrete.name} {{ {' '.join(fields)} }}")
+                continue
+            for name, field in concrete.fields.items():
+                if field.args or name in fields or field.deprecation_reason is not None:
+                    continue
+                named = get_named_type(field.type)
+                if is_leaf_type(named):
+                    fields.append(name)
+                else:
+                    linked = self._identity_selection(named.name)
+                    if linked:
+                        fields.append(f"{name} {{ {linked} }}")
+            if fields:
+                parts.append(f"... on {concrete.name} {{ {' '.join(fields)} }}")
+        out = self._selections[key] = " ".join(parts)
+        return out
+
+    def _identity_selection(self, type_name: str) -> str:
+        schema = self.catalogue.schema
+        type_ = schema.get_type(type_name)
+        concretes = list(schema.get_possible_types(type_)) if is_abstract_type(type_) else [type_]  # type: ignore[arg-type]
+        parts = []
+        for concrete in concretes:
+            identity = self.catalogue.identity(concrete.name) if isinstance(concrete, GraphQLObjectType) else None
+            if identity is not None:
+                parts.append(f"... on {concrete.name} {{ {identity.field} }}")
+        return " ".join(["__typename", *parts]) if parts else ""
 
     def _fields_read(self, type_name: str) -> list[str]:
         fields: list[str] = []

@@ -280,11 +280,21 @@ class Session:
 
     def _from_snapshot(self, parent: ObjectEntry, field_name: str, values: dict[str, Any], field_type: Any) -> Any:
         data = thaw(parent.handle.snapshot) or {}
-        if values or field_name not in data or not is_leaf_type(get_named_type(field_type)):
+        if values or field_name not in data:
             readable = ", ".join(k for k in data if k != "__typename") or "none"
             raise ToolCallError(f"{parent.id} came from a mutation and has no id to reach it again, so only the "
                                 f"fields read then are available: {readable}.")
-        return self._long.present(data[field_name], f"{parent.id}.{field_name}")
+        value = data[field_name]
+        expression = f"{parent.id}.{field_name}"
+        if is_leaf_type(get_named_type(field_type)):
+            return self._long.present(value, expression)
+        if value is None:
+            return {"result": None}
+        if isinstance(value, list):  # objects a mutation linked to, reached again through their identity
+            ids = [self._mint(v, (), "mutation", f"{expression}[{i}]", "").id if v is not None else None
+                   for i, v in enumerate(value)]
+            return self._long.present(ids, expression)
+        return {"result": self._mint(value, (), "mutation", expression, "").id}
 
     async def _run(self, steps: tuple[Step, ...], operation: str, expression: str, field_type: Any, *,
                    description: str = "", next_page: Callable[[str], str] | None = None) -> dict[str, Any]:
