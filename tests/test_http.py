@@ -374,3 +374,63 @@ async def test_the_executor_alone(fault_server: FaultServer) -> None:
                                                     "operationName": "Named"}
     finally:
         await executor.aclose()
+
+
+# -- odds and ends -----------------------------------------------------------------------------------------
+
+
+class _Terminal:
+    def __init__(self, tty: bool) -> None:
+        self.tty = tty
+        self.text = ""
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, text: str) -> None:
+        self.text += text
+
+    def flush(self) -> None:
+        pass
+
+
+async def test_progress_on_a_terminal_only(kitchen_url: str) -> None:
+    from dagtools.introspect import stderr_progress
+
+    assert stderr_progress(_Terminal(False)) is None
+    terminal = _Terminal(True)
+    await fetch_schema(kitchen_url, use_cache=False, progress=stderr_progress(terminal, threshold=1))
+    assert terminal.text.startswith("\rdagtools: loading the schema: ") and terminal.text.endswith("MB\n")
+    quiet = _Terminal(True)
+    await fetch_schema(kitchen_url, use_cache=False, progress=stderr_progress(quiet))  # a small schema
+    assert quiet.text == ""
+
+
+def test_one_executor_in_several_event_loops(kitchen_url: str) -> None:
+    import anyio
+
+    executor = HttpExecutor(kitchen_url)
+    for _ in range(2):  # each anyio.run is a new loop; the client follows it
+        response = anyio.run(executor.execute, "{ potato { variety } }")
+        assert response.data == {"potato": {"variety": "Russet"}}
+    anyio.run(executor.aclose)
+
+
+def test_load_schema_from_inside_an_event_loop(kitchen_url: str) -> None:
+    import anyio
+
+    async def inside() -> object:
+        return load_schema(kitchen_url)
+
+    assert "Potato" in anyio.run(inside).schema.type_map
+
+
+def test_environment_headers() -> None:
+    from dagtools.errors import ExecutorError
+    from dagtools.executors.http import env_headers
+
+    assert env_headers({}) == {}
+    assert env_headers({"DAGTOOLS_HEADERS": '{"authorization": "a", "X-Key": "k"}',
+                        "DAGTOOLS_AUTHORIZATION": "Bearer b"}) == {"Authorization": "Bearer b", "X-Key": "k"}
+    with pytest.raises(ExecutorError, match="DAGTOOLS_HEADERS is not valid JSON"):
+        env_headers({"DAGTOOLS_HEADERS": "X-Key: k"})

@@ -109,8 +109,9 @@ class HttpExecutor:
 
     async def aclose(self) -> None:
         client, self._client = self._client, None
-        if client is not None and self._owns_client:
-            await client.aclose()
+        if client is None or not self._owns_client or self._loop is not _running_loop():
+            return  # not ours, or made in a loop that has ended and taken its connections with it
+        await client.aclose()
 
     # -- one attempt ---------------------------------------------------------------------------------
 
@@ -123,10 +124,7 @@ class HttpExecutor:
         return exponential
 
     def _http(self) -> httpx.AsyncClient:
-        try:
-            loop: object | None = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
+        loop = _running_loop()
         if self._client is None or (self._owns_client and self._loop is not loop):
             # A client is tied to the loop it first ran in; a new loop (another anyio.run) needs its own.
             self._client = httpx.AsyncClient(timeout=self.timeout, follow_redirects=True)
@@ -177,6 +175,13 @@ class HttpExecutor:
             raise ExecutorError(f"The API at {self.url} answered JSON that is not a GraphQL response (no `data` "
                                 f"or `errors`): {_excerpt(content)}. Check that the URL is the GraphQL endpoint.")
         return _response(parsed)
+
+
+def _running_loop() -> object | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 _NOT_JSON: Any = object()
