@@ -8,7 +8,7 @@ results, and a failed call leaves registry, toolset and outputs as they were.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -37,6 +37,7 @@ from .query import QueryBuilder, navigate
 from .registry import ObjectEntry, Registry
 from .results import LongValues
 from .tools import Tool, ToolCall, ToolResult
+from .turns import run_turn
 
 __all__ = ["Session"]
 
@@ -176,6 +177,25 @@ class Session:
         else:
             self.context.add_result(result)
         return result
+
+    async def call_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
+        """Run one model turn and record it in the context: reads share one request, writes run in
+        order (see `dagtools.turns` for the ordering rules). Client tools are left pending."""
+        calls = [self._with_id(c) for c in calls]
+        new = tuple(c for c in calls if not self.context.has_call(c.id))
+        if new:
+            self.context.add_assistant(tool_calls=new)
+        results = await run_turn(self, calls)
+        for call, result in zip(calls, results):
+            if result.pending:
+                self._pending[call.id] = call
+            else:
+                self.context.add_result(result)
+        return results
+
+    async def execute_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
+        """`call_tools` without touching the context."""
+        return await run_turn(self, [self._with_id(c) for c in calls])
 
     def tool_call_result(self, call_id: str, result: Any) -> ToolResult:
         """Report the result of a tool the client ran; it is recorded in the context."""
@@ -509,6 +529,9 @@ class Session:
         return value
 
     # -- sync wrappers for scripts and notebooks -------------------------------------------------------
+
+    def call_tools_sync(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
+        return anyio.run(self.call_tools, calls)
 
     def call_tool_sync(self, call: ToolCall) -> ToolResult:
         return anyio.run(self.call_tool, call)
