@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 
 from .connect import catalogue_for, open_session
+from .dagger import dagger_endpoint, is_dagger_source
 from .errors import DagtoolsError
 from .mcp_cli import add_mcp_command
 from .metatools import estimate_tokens
@@ -29,7 +30,8 @@ KITCHEN = Path(__file__).resolve().parents[1] / "examples" / "kitchen"
 
 
 def add_source_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("source", help="a schema: SDL or introspection file, path/to/file.py:attribute, or a URL")
+    parser.add_argument("source", help="a schema: SDL or introspection file, path/to/file.py:attribute, a URL, "
+                        "or dagger (the Dagger session this runs in)")
     parser.add_argument("--dialect", choices=["plain", "relay", "dagger"], help="force the API's conventions")
     parser.add_argument("--allow-mutations", action="store_true", help="expose every mutation as a tool")
     parser.add_argument("--mutation", action="append", default=[], metavar="NAME",
@@ -112,6 +114,8 @@ async def _replay(source: Any, script_path: str, as_json: bool, options: dict[st
                   transcript: bool = False) -> int:
     script = load_script(script_path)
     session = await open_session(source, inputs=script.inputs, outputs=script.outputs, **options)
+    for warning in session.warnings:
+        print(f"dagtools: tolerated: {warning}", file=sys.stderr)
     failures = 0
     if transcript:
         print(_section("Tools the model starts with"))
@@ -169,7 +173,13 @@ def _demo(args: argparse.Namespace) -> int:
 def _tools(args: argparse.Namespace) -> int:
     options = source_options(args)
     cache = options.pop("cache")
-    loaded = load_schema(args.source, lenient=options.pop("lenient"), headers=options.pop("headers"),
+    source = args.source
+    if is_dagger_source(source):
+        source, session_auth = dagger_endpoint()
+        options["headers"] = {**session_auth, **dict(options.get("headers") or {})}
+        options["dialect"] = options.get("dialect") or "dagger"
+        cache = False
+    loaded = load_schema(source, lenient=options.pop("lenient"), headers=options.pop("headers"),
                          timeout=options.pop("timeout"), progress=options.pop("progress"),
                          use_cache=cache is not False, refresh=cache == "refresh")
     for warning in loaded.warnings:

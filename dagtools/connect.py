@@ -10,6 +10,7 @@ from graphql import GraphQLObjectType, GraphQLSchema
 
 from .catalogue import Catalogue, compile_catalogue
 from .dialect import DialectName
+from .dagger import dagger_endpoint, is_dagger_source
 from .errors import ConfigError
 from .executors.base import Executor
 from .executors.http import HttpExecutor, Progress, env_headers, merge_headers
@@ -65,11 +66,19 @@ async def open_session(
     `inputs` maps a name to `{"field": "potato", "description": ...}` for an object reached by a
     root-field chain, or `{"value": 3, "description": ...}` for a plain value.
 
+    The source `"dagger"` is the Dagger session this process runs in (`DAGGER_SESSION_PORT` and
+    `DAGGER_SESSION_TOKEN`, as `dagger run` sets them), with the Dagger dialect.
+
     A URL source is both the schema (by introspection, cached on disk unless `cache` is False;
     `"refresh"` fetches it again) and where queries go, through an `HttpExecutor` with `timeout` and
     the same `headers`: those given here over `DAGTOOLS_AUTHORIZATION` over `DAGTOOLS_HEADERS`.
     """
     owned: HttpExecutor | None = None
+    if is_dagger_source(source):  # the engine session this process runs in, as Dagger's SDKs find it
+        source, session_auth = dagger_endpoint()
+        headers = {**session_auth, **dict(headers or {})}
+        dialect = dialect or "dagger"
+        cache = False
     if isinstance(source, str) and is_url(source):
         merged = merge_headers(env_headers(), headers)
         loaded = await fetch_schema(source, headers=merged, use_cache=cache is not False, refresh=cache == "refresh",
@@ -87,6 +96,7 @@ async def open_session(
         executor = LocalExecutor(loaded.strawberry_schema or loaded.schema)
     try:
         session = Session(catalogue, executor, outputs=outputs, **session_options)
+        session.warnings = loaded.warnings
         for name, spec in (inputs or {}).items():
             if not isinstance(spec, Mapping):
                 raise ConfigError(f"Input {name!r} must be a mapping with `field` or `value`, and a `description`.")

@@ -86,6 +86,7 @@ class Session:
         self.outputs: list[Output] = _outputs(outputs)
         self.saved: dict[str, Any] = {}
         self.done = False
+        self.warnings: tuple[str, ...] = ()  # what loading the schema tolerated, for hosts to show
         self.max_active_tools = max_active_tools
         self.previews = previews
         self.tools_budget = tools_budget
