@@ -14,6 +14,7 @@ from graphql import (
     GraphQLArgument,
     GraphQLField,
     GraphQLInterfaceType,
+    GraphQLNonNull,
     GraphQLObjectType,
     GraphQLScalarType,
     GraphQLSchema,
@@ -50,25 +51,30 @@ class Dialect:
     relay_ids: bool = False
 
     def identity(self, type_name: str) -> Identity | None:
-        """How objects of `type_name` are re-rooted, or None when they can only be reached by chain."""
-        if self.name == "plain":
-            return None
+        """How objects of `type_name` are re-rooted, or None when they can only be reached by chain.
+
+        Dagger's `loadXFromID` and Relay's `node(id:)` first; in every dialect, a root lookup field
+        that takes one key the type itself has (`post(id:)`, `country(code:)`, `user_by_pk(id:)`).
+        """
         type_ = self.schema.get_type(type_name)
-        if not isinstance(type_, GraphQLObjectType):
-            return None
         query = self.schema.query_type
-        if query is None:
+        if not isinstance(type_, GraphQLObjectType) or query is None:
             return None
-        id_field = type_.fields.get("id")
-        if id_field is None:
-            return None
-        load = query.fields.get(f"load{type_name}FromID")
-        if load is not None and "id" in load.args:
-            return Identity(field="id", root_field=f"load{type_name}FromID", argument="id", type_condition=None)
-        node = query.fields.get("node")
-        if node is not None and "id" in node.args and any(i.name == "Node" for i in type_.interfaces):
-            return Identity(field="id", root_field="node", argument="id", type_condition=type_name)
-        return None
+        if self.name != "plain" and "id" in type_.fields:
+            load = query.fields.get(f"load{type_name}FromID")
+            if load is not None and "id" in load.args:
+                return Identity(field="id", root_field=f"load{type_name}FromID", argument="id", type_condition=None)
+            node = query.fields.get("node")
+            if node is not None and "id" in node.args and any(i.name == "Node" for i in type_.interfaces):
+                return Identity(field="id", root_field="node", argument="id", type_condition=type_name)
+        return self._lookups().get(type_name)
+
+    def _lookups(self) -> dict[str, Identity]:
+        cached = self.__dict__.get("_lookup_cache")
+        if cached is None:
+            cached = _lookup_fields(self.schema)
+            object.__setattr__(self, "_lookup_cache", cached)
+        return cached
 
     def object_argument(self, argument: GraphQLArgument | GraphQLField, name: str = "") -> str | None:
         """The type an argument (or input field) names an object of, `"*"` for any object, else None.
@@ -115,6 +121,24 @@ class Dialect:
         if sync is None or any(is_required_argument(a) for a in sync.args.values()):
             return False
         return is_leaf_type(get_named_type(sync.type))
+
+
+def _lookup_fields(schema: GraphQLSchema) -> dict[str, Identity]:
+    """Root fields that fetch one object by a key it carries: one argument, named like a scalar field."""
+    query = schema.query_type
+    found: dict[str, Identity] = {}
+    for name, field in (query.fields.items() if query is not None else ()):
+        target = field.type.of_type if isinstance(field.type, GraphQLNonNull) else field.type
+        if not isinstance(target, GraphQLObjectType) or target.name in found or len(field.args) != 1:
+            continue
+        (key, arg), = field.args.items()
+        own = target.fields.get(key)
+        if own is None or own.args or not isinstance(get_named_type(own.type), GraphQLScalarType):
+            continue
+        if get_named_type(own.type).name not in ("ID", "String", "Int") or get_named_type(arg.type) != get_named_type(own.type):
+            continue
+        found[target.name] = Identity(field=key, root_field=name, argument=key, type_condition=None)
+    return found
 
 
 def _expected_type(argument: GraphQLArgument | GraphQLField) -> str | None:
