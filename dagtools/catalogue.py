@@ -71,6 +71,10 @@ class Catalogue:
         self.previews = dialect.name != "dagger" if previews is None else previews
         self.query_type = schema.query_type.name if schema.query_type else None
         self.mutation_type = schema.mutation_type.name if schema.mutation_type else None
+        # Root tools read the same in every API (`Query_field`, `Mutation_field`), whatever the
+        # schema calls its root types (SWAPI's is `Root`).
+        self._prefixes = {t: p for t, p in ((self.query_type, "Query"), (self.mutation_type, "Mutation")) if t}
+        self._types_by_prefix = {p: t for t, p in self._prefixes.items()}
         self._refs: dict[str, FieldRef] = {}
         self._names: dict[FieldRef, str] = {}
         self._by_type: dict[str, list[str]] = {}
@@ -100,7 +104,7 @@ class Catalogue:
         if field.deprecation_reason is not None and not self.include_deprecated:
             return False
         if type_.name == self.mutation_type and isinstance(self.mutations, frozenset):
-            return field_name in self.mutations or tool_name(type_.name, field_name) in self.mutations
+            return field_name in self.mutations or tool_name(self.prefix(type_.name), field_name) in self.mutations
         return not self.dialect.hides(type_.name, field_name)
 
     def _name_all(self) -> None:
@@ -112,7 +116,7 @@ class Catalogue:
         ]
         taken: set[str] = set()
         for ref in sorted(pairs, key=lambda r: (r.type_name, r.field_name)):
-            name = tool_name(ref.type_name, ref.field_name)
+            name = tool_name(self.prefix(ref.type_name), ref.field_name)
             if len(name) > NAME_LIMIT or name in taken:
                 name = shorten(name, f"{ref.type_name}.{ref.field_name}")
             taken.add(name)
@@ -145,8 +149,16 @@ class Catalogue:
     def name_of(self, type_name: str, field_name: str) -> str | None:
         return self._names.get(FieldRef(type_name, field_name))
 
+    def prefix(self, type_name: str) -> str:
+        """What a type's tools are named after: the type, or `Query` / `Mutation` for the roots."""
+        return self._prefixes.get(type_name, type_name)
+
     def tools_for_type(self, type_name: str) -> list[str]:
-        return list(self._by_type.get(type_name, ()))
+        """The tools of a type, named by the type or by its tool prefix (`Query` for any query root)."""
+        names = self._by_type.get(type_name)
+        if names is None:
+            names = self._by_type.get(self._types_by_prefix.get(type_name, ""), ())
+        return list(names)
 
     def is_root(self, type_name: str) -> bool:
         return type_name in (self.query_type, self.mutation_type)
@@ -156,7 +168,8 @@ class Catalogue:
         pool = list(candidates) if candidates is not None else None
         if pool is None:
             prefix = name.split("_", 1)[0]
-            same_type = [n for t, names in self._by_type.items() if t.lower() == prefix.lower() for n in names]
+            same_type = [n for t, names in self._by_type.items() if self.prefix(t).lower() == prefix.lower()
+                         for n in names]
             pool = same_type or list(self._refs)
         lowered = {n.lower(): n for n in pool}
         found = get_close_matches(name.lower(), list(lowered), n=limit, cutoff=0.6)

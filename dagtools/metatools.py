@@ -107,7 +107,7 @@ def _tool_lines(catalogue: Catalogue, types: list[str], budget_bytes: int) -> li
     per_type = max(remaining // max(len(types), 1), 60)
     for type_name in types:
         fields = [catalogue.ref(n).field_name for n in catalogue.tools_for_type(type_name)]
-        head = f"- {type_name}_*: "
+        head = f"- {catalogue.prefix(type_name)}_*: "
         text = head + ", ".join(fields)
         if len(text) > per_type:
             kept: list[str] = []

@@ -249,7 +249,7 @@ class Session:
 
     def _unknown_tool(self, name: str) -> str:
         schema = self.catalogue.schema
-        if schema.mutation_type is not None and name.startswith(schema.mutation_type.name + "_") \
+        if schema.mutation_type is not None and name.startswith("Mutation_") \
                 and name.split("_", 1)[1] in schema.mutation_type.fields:
             return (f"{name} is a mutation, and this session does not allow mutations. "
                     "Only the host can allow them; use the query tools.")

@@ -142,3 +142,17 @@ def test_github_has_every_object_field():
     catalogue = compile_catalogue(load_shared("github.schema.graphql").schema, include_deprecated=True, mutations=True)
     assert len(catalogue) > 6000
     assert "Repository_issues" in catalogue and "Query_repository" in catalogue
+
+
+def test_root_tools_are_named_query_and_mutation_whatever_the_roots_are_called():
+    schema = build_schema("""
+    schema { query: Root, mutation: Change }
+    type Root { film(id: ID!): Film }
+    type Change { rename(id: ID!, title: String!): Film }
+    type Film { id: ID!, title: String }
+    """)
+    catalogue = compile_catalogue(schema, mutations=True)
+    assert {"Query_film", "Mutation_rename", "Film_title"} <= set(catalogue.names())
+    assert catalogue.tools_for_type("Query") == catalogue.tools_for_type("Root") == ["Query_film"]
+    assert catalogue.ref("Query_film").type_name == "Root"
+    assert "Mutation_rename" in compile_catalogue(schema, mutations=["Mutation_rename"])
