@@ -146,7 +146,7 @@ def main() -> None:
     registry_figures()
     if "--core" in sys.argv:
         return
-    for module, function in (("http", "run_http_bench"), ("mcp", "run_mcp_bench")):
+    for module, function in (("turns", "run_http_bench"), ("mcp", "run_mcp_bench")):
         path = ROOT / "bench" / f"{module}.py"
         if not path.exists():
             continue

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from dagtools import LocalExecutor, Session, ToolCall, compile_catalogue  # noqa: E402
+from dagtools import Dialect, LocalExecutor, Session, ToolCall, compile_catalogue  # noqa: E402
 from examples.relay.api import make_schema  # noqa: E402
 
 __all__ = ["run_http_bench"]
@@ -52,10 +52,18 @@ def _executor(stack: ExitStack, api: Any) -> tuple[Any, str]:
     return HttpExecutor(url), "http"
 
 
-async def _session(stack: ExitStack, *, dialect: str | None = None) -> tuple[Session, Counting, str]:
+class _ChainsOnly(Dialect):
+    """The same API with identity switched off: every object is reached by its whole chain."""
+
+    def identity(self, type_name: str) -> None:
+        return None
+
+
+async def _session(stack: ExitStack, *, identity: bool = True) -> tuple[Session, Counting, str]:
     api = make_schema()
     inner, transport = _executor(stack, api)
     counting = Counting(inner)
+    dialect = None if identity else _ChainsOnly(name="plain", schema=api._schema)  # type: ignore[arg-type]
     catalogue = compile_catalogue(api._schema, dialect=dialect)  # type: ignore[arg-type]
     session = Session(catalogue, counting)
     session.select(catalogue.names())
@@ -80,7 +88,7 @@ async def requests_per_turn(reads: int = 5) -> tuple[int, str]:
 async def document_sizes(lengths: tuple[int, ...] = (2, 10, 20), *, identity: bool = True) -> dict[int, int]:
     """Document length at the K-th call of a chain Repository.issue -> Issue.repository -> ..."""
     with ExitStack() as stack:
-        session, counting, _ = await _session(stack, dialect=None if identity else "plain")
+        session, counting, _ = await _session(stack, identity=identity)
         await session.call_tool(ToolCall(name="Query_repository", arguments={"name": "engine"}))
         sizes: dict[int, int] = {}
         for k in range(1, max(lengths) + 1):
@@ -100,6 +108,8 @@ def run_http_bench() -> None:
     figure("http_bench_transport", transport)
     for k, size in asyncio.run(document_sizes()).items():
         figure(f"document_chars_at_chain_{k}_with_identity", size)
+    for k, size in asyncio.run(document_sizes(identity=False)).items():
+        figure(f"document_chars_at_chain_{k}_without_identity", size)
 
 
 if __name__ == "__main__":

@@ -164,8 +164,14 @@ def _unwrap(type_: Any) -> Any:
     return type_
 
 
+def _has_default(arg: GraphQLArgument | GraphQLInputField) -> bool:
+    # graphql-core 3.3 keeps defaults read from introspection or SDL in `default`; 3.2 only has
+    # `default_value`.
+    return arg.default_value is not Undefined or getattr(arg, "default", None) is not None
+
+
 def is_required(arg: GraphQLArgument | GraphQLInputField) -> bool:
-    return isinstance(arg.type, GraphQLNonNull) and arg.default_value is Undefined
+    return isinstance(arg.type, GraphQLNonNull) and not _has_default(arg)
 
 
 def _enum(named: GraphQLEnumType) -> JsonSchema:
@@ -191,12 +197,20 @@ def _with_description(schema: JsonSchema, text: str) -> JsonSchema:
 
 def default_to_json(arg: GraphQLArgument | GraphQLInputField) -> Any:
     """The argument's default as a JSON value, or Undefined when it has none."""
-    if arg.default_value is Undefined:
+    if not _has_default(arg):
         return Undefined
     node = getattr(arg, "ast_node", None)
     literal = getattr(node, "default_value", None)
     if literal is not None:
         return value_from_ast_untyped(literal)
+    default = getattr(arg, "default", None)
+    if default is not None:
+        if default.literal is not None:
+            return value_from_ast_untyped(default.literal)
+        if default.value is not Undefined:
+            return default.value  # the external value: what a client sends
+    if arg.default_value is Undefined:
+        return Undefined
     try:
         ast = ast_from_value(arg.default_value, arg.type)
     except Exception:  # an internal value the type cannot serialise: say nothing rather than lie

@@ -156,3 +156,17 @@ def test_root_tools_are_named_query_and_mutation_whatever_the_roots_are_called()
     assert catalogue.tools_for_type("Query") == catalogue.tools_for_type("Root") == ["Query_film"]
     assert catalogue.ref("Query_film").type_name == "Root"
     assert "Mutation_rename" in compile_catalogue(schema, mutations=["Mutation_rename"])
+
+
+def test_defaults_survive_introspection():
+    from graphql import build_client_schema, get_introspection_query
+
+    from examples.kitchen.api import schema
+
+    introspected = build_client_schema(schema.execute_sync(get_introspection_query()).data)
+    catalogue = compile_catalogue(introspected)
+    potato = catalogue.tool("Query_potato").parameters
+    assert potato["properties"]["variety"]["default"] == "Russet"
+    assert "required" not in potato  # non-null with a default may be left out
+    settings = catalogue.tool("Oven_bake").parameters["properties"]["settings"]
+    assert settings["properties"]["minutes"]["default"] == 30
