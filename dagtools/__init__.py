@@ -22,8 +22,8 @@ from .errors import (
 )
 from .executors import Executor, HttpExecutor, LocalExecutor, Response
 from .handles import Handle, Step
-from .metatools import Output
 from .models import FunctionModel, Model, ModelResponse, ScriptedModel, Usage, get_model
+from .outputs import Output
 from .providers import render_tools
 from .registry import ObjectEntry, Registry
 from .schema import LoadedSchema, load_schema

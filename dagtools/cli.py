@@ -14,11 +14,11 @@ import anyio
 from .connect import catalogue_for, open_session
 from .dagger import dagger_endpoint, is_dagger_source
 from .errors import DagtoolsError
+from .introspect import stderr_progress
 from .mcp_cli import add_mcp_command
 from .metatools import estimate_tokens
 from .providers import FORMATS, describe_tools, render_tools
 from .run_cli import add_model_options, add_run_arguments, run_command, run_demo
-from .introspect import stderr_progress
 from .schema import load_schema
 from .script import load_script, run_script
 from .session import Session

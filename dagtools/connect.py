@@ -9,15 +9,16 @@ from typing import Any, Literal
 from graphql import GraphQLObjectType, GraphQLSchema
 
 from .catalogue import Catalogue, compile_catalogue
-from .dialect import DialectName
 from .dagger import dagger_endpoint, is_dagger_source
+from .dialect import DialectName
 from .errors import ConfigError
 from .executors.base import Executor
 from .executors.http import HttpExecutor, Progress, env_headers, merge_headers
 from .executors.local import LocalExecutor
 from .introspect import fetch_schema
+from .outputs import OutputSpec
 from .schema import LoadedSchema, is_url, load_schema
-from .session import OutputSpec, Session
+from .session import Session
 
 __all__ = ["catalogue_for", "is_executable", "open_session"]
 

@@ -1,8 +1,9 @@
 """GraphQL input types as JSON Schema (2020-12), the one source every provider rendering starts from.
 
 An argument whose input object holds only scalars and enums is inlined; every other input object goes
-to `$defs`, spelled out once per tool, so recursion is finite and nesting never grows exponentially. Custom scalars are strings described by the scalar's own description; enums carry their
-value descriptions; defaults are JSON values.
+to `$defs`, spelled out once per tool, so recursion is finite and nesting never grows exponentially.
+Custom scalars are strings described by the scalar's own description; enums carry their value
+descriptions; defaults are JSON values.
 """
 
 from __future__ import annotations

@@ -11,12 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphql import GraphQLInputObjectType, GraphQLInputType, GraphQLList, GraphQLNonNull, get_named_type, is_composite_type, is_input_type
-from graphql.language import parse_type
-from graphql.utilities import type_from_ast
 
 from .catalogue import Catalogue
 from .errors import ConfigError
 from .json_schema import SchemaRenderer
+from .outputs import Output
 from .registry import Registry
 from .tools import Tool
 
@@ -41,25 +40,6 @@ _OBJECTS_SHOWN_PER_TYPE = 5
 def estimate_tokens(text: str) -> int:
     """About four bytes a token: the usual estimate for English and JSON in current tokenizers."""
     return math.ceil(len(text.encode()) / 4)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Output:
-    """One output the host asked for: a name, a GraphQL type (`Plate`, `[String!]`) and what it is."""
-
-    name: str
-    type: str
-    description: str = ""
-
-    def graphql_type(self, catalogue: Catalogue) -> Any:
-        try:
-            resolved = type_from_ast(catalogue.schema, parse_type(self.type))
-        except Exception as error:
-            raise ConfigError(f"Output {self.name!r}: {self.type!r} is not a GraphQL type ({error}).") from None
-        if resolved is None:
-            raise ConfigError(f"Output {self.name!r}: the schema has no type {self.type!r}. "
-                              "Name an object type, a scalar or an enum of the schema.")
-        return resolved
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -25,16 +25,17 @@ from typing import TYPE_CHECKING, Any
 from graphql import get_named_type
 
 from .arguments import parse_arguments
+from .calls import PreparedCall, unreachable
 from .errors import ExecutorError, ToolCallError
 from .query import Document
 from .tools import Tool, ToolCall, ToolResult
 
 if TYPE_CHECKING:
-    from .session import Session, _Prepared
+    from .session import Session
 
 __all__ = ["merge_documents", "run_turn"]
 
-_Entry = tuple[int, ToolCall, "_Prepared"]
+_Entry = tuple[int, ToolCall, PreparedCall]
 
 
 def merge_documents(documents: Sequence[Document]) -> tuple[str, dict[str, Any]]:
@@ -68,37 +69,30 @@ async def run_turn(session: Session, calls: Sequence[ToolCall]) -> list[ToolResu
         if batch and _needs_earlier(session, tool, arguments, batch):
             await _flush(session, batch, results)
         try:
-            prepared = session._prepare_field(tool, arguments)
+            prepared = session.fields.prepare(tool, arguments)
         except ToolCallError as error:
             if not batch:
                 results[index] = _error(call, error)
                 continue
             await _flush(session, batch, results)  # it may name an object the batch was about to make
             try:
-                prepared = session._prepare_field(tool, arguments)
+                prepared = session.fields.prepare(tool, arguments)
             except ToolCallError as again:
                 results[index] = _error(call, again)
                 continue
-        session._clock += 1
-        session._active[call.name] = session._clock
-        if prepared.value is not _missing():
-            results[index] = ToolResult(call_id=call.id, name=call.name, value=prepared.value)
+        session.toolset.touch(call.name)
+        if prepared.answer is not None:
+            results[index] = ToolResult(call_id=call.id, name=call.name, value=prepared.answer)
             continue
         batch.append((index, call, prepared))
     await _flush(session, batch, results)
     return [r for r in results if r is not None]
 
 
-def _missing() -> Any:
-    from .session import _MISSING
-
-    return _MISSING
-
-
 def _read_tool(session: Session, call: ToolCall) -> Tool | None:
     """The tool when the call is a read-only field call that can join a batch, else None."""
     name = call.name
-    if name not in session.catalogue or name not in session._active or name in session._extra:
+    if name not in session.catalogue or name not in session.toolset or name in session.extra_tools:
         return None
     tool = session.catalogue.tool(name)
     if not tool.read_only:
@@ -144,15 +138,13 @@ async def _flush(session: Session, batch: list[_Entry], results: list[ToolResult
         index, call, prepared = entries[0]
         results[index] = await _run_one(session, call, prepared)
         return
-    documents = [session._queries.build(p.steps, operation="query", alias=f"c{j}") for j, (_, _, p) in enumerate(entries)]
+    documents = [session.fields.document(p, alias=f"c{j}") for j, (_, _, p) in enumerate(entries)]
     text, variables = merge_documents(documents)
     try:
         response = await session.executor.execute(text, variables)
     except ExecutorError as error:
         for index, call, prepared in entries:
-            results[index] = _error(call, ToolCallError(
-                f"The API could not be reached for {prepared.expression}: {error} Nothing was created; "
-                "try again later, or go on with the objects you have."))
+            results[index] = _error(call, ToolCallError(unreachable(prepared.expression, error)))
         return
     if response.data is None and response.errors:
         for index, call, prepared in entries:  # one error took the whole answer down: run each alone
@@ -165,18 +157,16 @@ async def _flush(session: Session, batch: list[_Entry], results: list[ToolResult
         errors = [{**e, "path": [root, *e["path"][1:]]} for e in response.errors
                   if e.get("path") and e["path"][0] == alias] + unplaced
         try:
-            value = session._interpret(documents[j].path, response.data, errors, prepared.steps, "query",
-                                       prepared.expression, prepared.field_type, next_page=prepared.next_page)
+            value = session.fields.interpret(prepared, documents[j].path, response.data, errors)
         except ToolCallError as error:
             results[index] = _error(call, error)
         else:
             results[index] = ToolResult(call_id=call.id, name=call.name, value=value)
 
 
-async def _run_one(session: Session, call: ToolCall, prepared: _Prepared) -> ToolResult:
+async def _run_one(session: Session, call: ToolCall, prepared: PreparedCall) -> ToolResult:
     try:
-        value = await session._run(prepared.steps, prepared.operation, prepared.expression, prepared.field_type,
-                                   next_page=prepared.next_page)
+        value = await session.fields.run(prepared)
     except ToolCallError as error:
         return _error(call, error)
     return ToolResult(call_id=call.id, name=call.name, value=value)

@@ -45,7 +45,6 @@ def load_shared(name: str):
 def kitchen_server():
     """The kitchen API served over real HTTP on loopback: `.url` and the `.requests` it received."""
     from examples.kitchen.api import schema
-
     from tests.servers import serve_schema
 
     with serve_schema(schema) as (url, recorder):

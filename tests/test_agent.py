@@ -129,9 +129,9 @@ async def test_a_client_tool_in_an_automatic_run_tells_the_model_no_one_runs_it(
 
 
 def test_run_sync():
-    from dagtools import open_session
-
     import anyio
+
+    from dagtools import open_session
 
     async def make():
         from examples.kitchen.api import schema

@@ -16,10 +16,10 @@ from graphql import (
     build_schema,
     execute,
     experimental_execute_incrementally,
-    parse,
     get_introspection_query,
     graphql_sync,
     introspection_from_schema,
+    parse,
     print_schema,
 )
 

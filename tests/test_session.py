@@ -10,7 +10,7 @@ from dagtools import ToolCall, open_session
 from dagtools.metatools import estimate_tokens
 
 from .conftest import load_shared
-from .kitchen import SEED_INPUTS, SEED_OUTPUTS, call, kitchen_session
+from .kitchen import call, kitchen_session
 
 
 async def test_seed_transcript_call_for_call():
