@@ -172,11 +172,7 @@ class Agent:
 
     async def _run_calls(self, calls: Sequence[ToolCall], step: int) -> None:
         session = self.session
-        batch = getattr(session, "call_tools", None)
-        if batch is not None:  # one model turn at once: reads batched, writes in order
-            results = list(await batch(list(calls)))
-        else:
-            results = [await session.call_tool(call) for call in calls]
+        results = await session.call_tools(list(calls))  # one model turn: reads batched, writes in order
         for call, result in zip(calls, results):
             if result.pending:
                 # A client tool: no one runs it inside an automatic run, so the model hears so.
