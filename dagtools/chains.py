@@ -16,32 +16,37 @@ from .catalogue import Catalogue
 from .errors import ConfigError
 from .handles import Step
 
-__all__ = ["parse_chain", "split_chain"]
+__all__ = ["parse_chain", "split_chain", "split_outside"]
 
 
-def split_chain(text: str) -> list[str]:
-    """Split at dots that are outside parentheses, brackets, braces and strings."""
-    segments, depth, quote, start = [], 0, False, 0
-    i = 0
+def split_outside(text: str, separator: str, maxsplit: int = -1) -> list[str]:
+    """Split at `separator` where it stands outside parentheses, brackets, braces and strings."""
+    parts, depth, quote, start, i = [], 0, "", 0, 0
     while i < len(text):
         char = text[i]
         if quote:
             if char == "\\":
                 i += 1
-            elif char == '"':
-                quote = False
-        elif char == '"':
-            quote = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
         elif char in "([{":
             depth += 1
         elif char in ")]}":
             depth -= 1
-        elif char == "." and depth == 0:
-            segments.append(text[start:i].strip())
+        elif char == separator and depth == 0 and maxsplit != 0:
+            parts.append(text[start:i])
             start = i + 1
+            maxsplit -= 1
         i += 1
-    segments.append(text[start:].strip())
-    return segments
+    parts.append(text[start:])
+    return parts
+
+
+def split_chain(text: str) -> list[str]:
+    """The steps of a chain: `a(x: "1.2").b` -> `['a(x: "1.2")', 'b']`."""
+    return [part.strip() for part in split_outside(text, ".")]
 
 
 def parse_chain(catalogue: Catalogue, text: str) -> tuple[tuple[Step, ...], Any]:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
-from .errors import ConfigError
 from .mcp_config import McpConfig, load_mcp_config, parse_headers
+from .options import parse_input, parse_output, parse_value
 
 __all__ = ["add_mcp_command", "mcp_config_from_args"]
 
@@ -36,11 +35,11 @@ def add_mcp_command(commands: Any) -> None:
     mcp.add_argument("--include-deprecated", action="store_true", default=None, help="show deprecated fields too")
     mcp.add_argument("--relay-ids", action="store_true", default=None, help="let ID arguments take Type#N")
     mcp.add_argument("--strict", action="store_true", help="refuse schemas that are invalid as published")
-    mcp.add_argument("--input", action="append", default=None, metavar="'NAME=CHAIN # DESCRIPTION'",
-                     help="give every session an object, such as 'oven=oven # An oven you can use' (repeatable)")
+    mcp.add_argument("--input", action="append", default=None, metavar="NAME=CHAIN[:DESCRIPTION]",
+                     help="give every session an object, such as oven=oven:An oven you can use (repeatable)")
     mcp.add_argument("--value", action="append", default=None, metavar="NAME=JSON",
                      help="give every session a plain value (repeatable)")
-    mcp.add_argument("--output", action="append", default=None, metavar="'NAME=TYPE # DESCRIPTION'",
+    mcp.add_argument("--output", action="append", default=None, metavar="NAME:TYPE[:DESCRIPTION]",
                      help="ask for an output, returned with the save tool (repeatable)")
     mcp.set_defaults(handler=_mcp)
 
@@ -49,20 +48,11 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
     config = load_mcp_config(args.config) if args.config else McpConfig()
     inputs = dict(config.inputs)
     for item in args.input or ():
-        name, chain, description = _split(item, "--input", "NAME=CHAIN")
-        inputs[name] = {"field": chain, "description": description or name}
-    for item in args.value or ():
-        name, _, text = item.partition("=")
-        if not name or not _:
-            raise ConfigError(f"--value {item!r} must look like NAME=JSON.")
-        try:
-            inputs[name] = {"value": json.loads(text)}
-        except ValueError:
-            inputs[name] = {"value": text}
+        name, spec = parse_input(item)
+        inputs[name] = {**spec, "description": spec["description"] or name}
+    inputs.update(parse_value(item) for item in args.value or ())
     outputs = dict(config.outputs)
-    for item in args.output or ():
-        name, type_, description = _split(item, "--output", "NAME=TYPE")
-        outputs[name] = {"type": type_, "description": description}
+    outputs.update(parse_output(item) for item in args.output or ())
     mutations: Any = None
     if args.allow_mutations:
         mutations = True
@@ -75,14 +65,6 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
         path=args.path, headers=headers, forward_headers=forward, dialect=args.dialect, mutations=mutations,
         include_deprecated=args.include_deprecated, relay_ids=args.relay_ids,
         lenient=False if args.strict else None, inputs=inputs, outputs=outputs)
-
-
-def _split(item: str, option: str, shape: str) -> tuple[str, str, str]:
-    name, eq, rest = item.partition("=")
-    value, _, description = rest.partition(" # ")
-    if not eq or not name.strip() or not value.strip():
-        raise ConfigError(f"{option} {item!r} must look like '{shape} # DESCRIPTION' (the description is optional).")
-    return name.strip(), value.strip(), description.strip()
 
 
 def _mcp(args: argparse.Namespace) -> int:

@@ -17,12 +17,12 @@ import anyio
 
 from .agent import Agent, AgentEvent, RunResult
 from .connect import open_session
-from .errors import ConfigError
 from .models import get_model
+from .options import parse_input, parse_output, parse_value
 from .script import load_script
 from .tools import ToolCall
 
-__all__ = ["add_model_options", "add_run_arguments", "parse_input", "parse_output", "run_command", "run_demo"]
+__all__ = ["add_model_options", "add_run_arguments", "run_command", "run_demo"]
 
 KITCHEN = Path(__file__).resolve().parents[1] / "examples" / "kitchen"
 DEMO_PROMPT = "Bake me some french fries."
@@ -46,46 +46,6 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", action="append", default=[], metavar="NAME:TYPE[:DESCRIPTION]",
                         help="an output the model must save, such as fries:Plate (repeatable)")
     add_model_options(parser, required=True)
-
-
-def parse_input(text: str) -> tuple[str, dict[str, Any]]:
-    """`name=chain[:description]`; a colon inside the chain's parentheses or quotes is part of the chain."""
-    name, sep, rest = text.partition("=")
-    if not sep or not name.strip() or not rest.strip():
-        raise ConfigError(f"--input {text!r}: write name=chain[:description], such as oven=oven:An oven.")
-    depth, quote, cut = 0, "", -1
-    for index, char in enumerate(rest):
-        if quote:
-            quote = "" if char == quote and rest[index - 1] != "\\" else quote
-        elif char in "\"'":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == ":" and depth == 0:
-            cut = index
-            break
-    chain, description = (rest, "") if cut < 0 else (rest[:cut], rest[cut + 1:])
-    return name.strip(), {"field": chain.strip(), "description": description.strip()}
-
-
-def parse_value(text: str) -> tuple[str, dict[str, Any]]:
-    name, sep, raw = text.partition("=")
-    if not sep or not name.strip():
-        raise ConfigError(f"--value {text!r}: write name=json, such as limit=3 or owner='\"octocat\"'.")
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
-        value = raw  # a bare word is a string
-    return name.strip(), {"value": value}
-
-
-def parse_output(text: str) -> tuple[str, dict[str, Any]]:
-    parts = text.split(":", 2)
-    if len(parts) < 2 or not parts[0].strip() or not parts[1].strip():
-        raise ConfigError(f"--output {text!r}: write name:Type[:description], such as fries:Plate.")
-    return parts[0].strip(), {"type": parts[1].strip(), "description": parts[2].strip() if len(parts) > 2 else ""}
 
 
 def run_command(args: argparse.Namespace, options: dict[str, Any]) -> int:

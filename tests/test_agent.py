@@ -216,7 +216,7 @@ def test_cli_rejects_bad_specs():
 
 
 def test_parse_input_keeps_colons_inside_the_chain():
-    from dagtools.run_cli import parse_input, parse_output, parse_value
+    from dagtools.options import parse_input, parse_output, parse_value
 
     assert parse_input('repo=repository(owner: "a", name: "b:c"):The repo') == (
         "repo", {"field": 'repository(owner: "a", name: "b:c")', "description": "The repo"})
@@ -243,3 +243,12 @@ async def test_a_turn_goes_through_call_tools_when_the_session_has_it():
     result = await Agent(session, ScriptedModel(turns)).run(PROMPT)
     assert result.reason == "saved"
     assert batches[1] == ["Potato_rinse", "Potato_description"]
+
+
+def test_mcp_and_run_read_the_same_option_forms():
+    from dagtools.options import parse_input, parse_output
+
+    assert parse_input("oven=oven # An oven") == parse_input("oven=oven:An oven") == (
+        "oven", {"field": "oven", "description": "An oven"})
+    assert parse_output("fries=Plate # On a plate") == parse_output("fries:Plate:On a plate") == (
+        "fries", {"type": "Plate", "description": "On a plate"})
