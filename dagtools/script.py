@@ -21,7 +21,7 @@ from .errors import ConfigError
 from .session import Session
 from .tools import ToolCall, ToolResult
 
-__all__ = ["CallRecord", "Script", "load_script", "matches", "run_script"]
+__all__ = ["CallRecord", "Script", "load_script", "matches", "read_yaml", "run_script"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,14 +50,8 @@ def load_script(source: str | Path | Mapping[str, Any]) -> Script:
         data: Any = dict(source)
         origin = "script"
     else:
-        path = Path(source)
-        origin = str(path)
-        try:
-            data = yaml.safe_load(path.read_text())
-        except FileNotFoundError:
-            raise ConfigError(f"Script {origin} does not exist.") from None
-        except yaml.YAMLError as error:
-            raise ConfigError(f"Script {origin} is not valid YAML or JSON: {error}") from None
+        origin = str(source)
+        data = read_yaml(source, "Script")
     if not isinstance(data, dict):
         raise ConfigError(f"Script {origin} must be a mapping with inputs, outputs and calls.")
     unknown = set(data) - {"inputs", "outputs", "calls"}
@@ -73,6 +67,16 @@ def load_script(source: str | Path | Mapping[str, Any]) -> Script:
         if extra:
             raise ConfigError(f"Script {origin}: call {index + 1} has unknown keys {sorted(extra)}.")
     return Script(inputs=dict(data.get("inputs") or {}), outputs=dict(data.get("outputs") or {}), calls=calls)
+
+
+def read_yaml(path: str | Path, what: str) -> Any:
+    """A YAML (or JSON) file's content, with errors that name the file."""
+    try:
+        return yaml.safe_load(Path(path).read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"{what} {path} does not exist.") from None
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{what} {path} is not valid YAML or JSON: {error}") from None
 
 
 def matches(expected: Any, actual: Any) -> bool:

@@ -15,11 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..context import Message
 from ..errors import ConfigError
 from ..metatools import estimate_tokens
+from ..script import read_yaml
 from ..tools import ToolCall
 from .base import ModelResponse, Usage
 
@@ -87,14 +86,8 @@ def load_turns(source: str | Path | Mapping[str, Any] | Sequence[Any]) -> list[A
     data: Any = source
     origin = "script"
     if isinstance(source, (str, Path)):
-        path = Path(source)
-        origin = str(path)
-        try:
-            data = yaml.safe_load(path.read_text())
-        except FileNotFoundError:
-            raise ConfigError(f"Model script {origin} does not exist.") from None
-        except yaml.YAMLError as error:
-            raise ConfigError(f"Model script {origin} is not valid YAML or JSON: {error}") from None
+        origin = str(source)
+        data = read_yaml(source, "Model script")
     if isinstance(data, Mapping):
         if "turns" in data:
             data = data["turns"]
