@@ -183,7 +183,7 @@ class FieldCalls:
             handle = Handle(steps, "mutation", freeze(value))
         else:
             handle = Handle(steps)
-        preview = {f: value[f] for f in self.catalogue.preview_fields(type_name) if f in value}
+        preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
         return self.registry.mint(type_name, handle, expression=expression, description=description,
                                   identity=id_value, preview=preview)
 
@@ -195,6 +195,13 @@ class FieldCalls:
                 current = schema.get_type(step.on)
             current = get_named_type(current.fields[step.field].type)
         return current
+
+
+def _glimpse(value: Any, limit: int = 160) -> Any:
+    """A preview shows the start of a long text; the field's own tool reads all of it."""
+    if isinstance(value, str) and len(value) > limit:
+        return value[: limit - 1] + "…"
+    return value
 
 
 def unreachable(expression: str, error: Exception) -> str:

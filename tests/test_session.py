@@ -231,3 +231,24 @@ def test_select_tools_description_stays_in_budget_with_many_objects_of_many_type
     description = session.tools()[0].description
     assert estimate_tokens(description) <= 1500 + 200
     assert "Repository#200" in description and "Repository_*" in description
+
+
+async def test_previews_cut_long_text():
+    import strawberry
+
+    @strawberry.type
+    class Note:
+        title: str
+        body: str
+
+    @strawberry.type
+    class Query:
+        @strawberry.field
+        def note(self) -> Note:
+            return Note(title="Long", body="x" * 1000)
+
+    session = await open_session(strawberry.Schema(query=Query))
+    session.select(["Query_note", "Note_body"])
+    preview = (await call(session, "Query_note")).value["preview"]
+    assert preview["title"] == "Long" and len(preview["body"]) == 160 and preview["body"].endswith("…")
+    assert (await call(session, "Note_body")).value == {"result": "x" * 1000}
