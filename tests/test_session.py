@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import strawberry
 
 from dagtools import ToolCall, open_session
 from dagtools.metatools import estimate_tokens
@@ -233,21 +234,21 @@ def test_select_tools_description_stays_in_budget_with_many_objects_of_many_type
     assert "Repository#200" in description and "Repository_*" in description
 
 
+@strawberry.type
+class Note:
+    title: str
+    body: str
+
+
+@strawberry.type
+class NoteQuery:
+    @strawberry.field
+    def note(self) -> Note:
+        return Note(title="Long", body="x" * 1000)
+
+
 async def test_previews_cut_long_text():
-    import strawberry
-
-    @strawberry.type
-    class Note:
-        title: str
-        body: str
-
-    @strawberry.type
-    class Query:
-        @strawberry.field
-        def note(self) -> Note:
-            return Note(title="Long", body="x" * 1000)
-
-    session = await open_session(strawberry.Schema(query=Query))
+    session = await open_session(strawberry.Schema(query=NoteQuery))
     session.select(["Query_note", "Note_body"])
     preview = (await call(session, "Query_note")).value["preview"]
     assert preview["title"] == "Long" and len(preview["body"]) == 160 and preview["body"].endswith("…")
