@@ -56,3 +56,22 @@ def kitchen_server():
 def kitchen_url(kitchen_server) -> str:
     """URL of the kitchen API served over HTTP on loopback, e.g. http://127.0.0.1:PORT/graphql."""
     return kitchen_server.url
+
+
+@pytest.fixture(scope="module")
+def loopback():
+    """One uvicorn server on 127.0.0.1 per module that needs it; the `transport` fixture mounts schemas on it."""
+    from tests.transports import Loopback
+
+    with Loopback.serve() as server:
+        yield server
+
+
+@pytest.fixture(params=["local", "http"])
+async def transport(request):
+    """Where a test's executors run: in process, or over real HTTP to the same schema instance on loopback."""
+    from tests.transports import Transport
+
+    chosen = Transport(request.param, request.getfixturevalue("loopback") if request.param == "http" else None)
+    yield chosen
+    await chosen.aclose()

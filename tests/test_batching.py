@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from dagtools import LocalExecutor, Session, ToolCall, compile_catalogue
+from dagtools import Session, ToolCall, compile_catalogue
 from dagtools.context import Message
 from examples.kitchen.api import schema as kitchen
 from examples.relay.api import make_schema
 from tests.recording import RecordingExecutor
+from tests.transports import Transport
 
 
-def relay_session(**options: Any) -> tuple[Session, Any, RecordingExecutor]:
+def relay_session(transport: Transport, **options: Any) -> tuple[Session, Any, RecordingExecutor]:
     api = make_schema()
-    executor = RecordingExecutor(LocalExecutor(api))
+    executor = transport.executor(api)
     catalogue = compile_catalogue(api._schema, relay_ids=True, **options)
     session = Session(catalogue, executor)
     session.select(catalogue.names())
@@ -33,8 +34,8 @@ async def setup_issues(session: Session) -> None:
     assert [r.value["result"] for r in results] == ["Issue#1", "Issue#2", "Issue#3"]
 
 
-async def test_a_turn_of_five_reads_is_one_request() -> None:
-    session, _, executor = relay_session()
+async def test_a_turn_of_five_reads_is_one_request(transport: Transport) -> None:
+    session, _, executor = relay_session(transport)
     await setup_issues(session)
     executor.sent.clear()
     results = await session.call_tools(calls(
@@ -57,19 +58,19 @@ async def test_a_turn_of_five_reads_is_one_request() -> None:
     assert not any(r.is_error for r in results)
 
 
-async def test_results_match_running_the_calls_one_by_one() -> None:
+async def test_results_match_running_the_calls_one_by_one(transport: Transport) -> None:
     turn = calls(("Query_repository", {"name": "engine"}), ("Repository_issues", {"first": 2}),
                  ("Issue_title", {}), ("Query_viewer", {}), ("User_name", {}))
-    one, _, _ = relay_session()
+    one, _, _ = relay_session(transport)
     expected = [(await one.call_tool(c)).value for c in turn]
-    batched, _, executor = relay_session()
+    batched, _, executor = relay_session(transport)
     got = [r.value for r in await batched.call_tools(turn)]
     assert got == expected
     assert len(executor.sent) < len(turn)
 
 
-async def test_an_error_stays_with_its_call() -> None:
-    session, _, executor = relay_session()
+async def test_an_error_stays_with_its_call(transport: Transport) -> None:
+    session, _, executor = relay_session(transport)
     await setup_issues(session)
     executor.sent.clear()
     results = await session.call_tools(calls(
@@ -87,8 +88,8 @@ async def test_an_error_stays_with_its_call() -> None:
     assert results[4].value == {"result": "Punch cards jam in the reader."}
 
 
-async def test_an_error_that_nulls_the_whole_answer_still_fails_only_its_call() -> None:
-    executor = RecordingExecutor(LocalExecutor(kitchen))
+async def test_an_error_that_nulls_the_whole_answer_still_fails_only_its_call(transport: Transport) -> None:
+    executor = transport.executor(kitchen)
     catalogue = compile_catalogue(kitchen._schema)
     session = Session(catalogue, executor)
     session.select(catalogue.names())
@@ -102,8 +103,8 @@ async def test_an_error_that_nulls_the_whole_answer_still_fails_only_its_call() 
     assert len(executor.sent) == 3  # the batch, then each call alone
 
 
-async def test_writes_run_in_order_and_reads_see_the_state_around_them() -> None:
-    session, store, executor = relay_session(mutations=True)
+async def test_writes_run_in_order_and_reads_see_the_state_around_them(transport: Transport) -> None:
+    session, store, executor = relay_session(transport, mutations=True)
     await setup_issues(session)
     executor.sent.clear()
     results = await session.call_tools(calls(
@@ -122,8 +123,8 @@ async def test_writes_run_in_order_and_reads_see_the_state_around_them() -> None
                                                                            "query"]
 
 
-async def test_a_read_that_needs_an_object_from_the_same_turn_waits_for_it() -> None:
-    session, _, executor = relay_session()
+async def test_a_read_that_needs_an_object_from_the_same_turn_waits_for_it(transport: Transport) -> None:
+    session, _, executor = relay_session(transport)
     results = await session.call_tools(calls(("Query_repository", {"name": "compiler"}),
                                              ("Repository_description", {}),
                                              ("Repository_issue", {"Repository": "Repository#1", "number": 6}),
@@ -133,9 +134,9 @@ async def test_a_read_that_needs_an_object_from_the_same_turn_waits_for_it() -> 
     assert results[3].value == {"result": "Moth found in relay 70"}
 
 
-async def test_select_tools_in_a_turn_takes_effect_for_the_calls_after_it() -> None:
+async def test_select_tools_in_a_turn_takes_effect_for_the_calls_after_it(transport: Transport) -> None:
     api = make_schema()
-    session = Session(compile_catalogue(api._schema), LocalExecutor(api))
+    session = Session(compile_catalogue(api._schema), transport.executor(api))
     results = await session.call_tools(calls(("Query_viewer", {}),
                                              ("selectTools", {"tools": ["Query_viewer", "User_name"]}),
                                              ("Query_viewer", {}), ("User_name", {})))
@@ -144,8 +145,8 @@ async def test_select_tools_in_a_turn_takes_effect_for_the_calls_after_it() -> N
     assert results[3].value == {"result": "Ada Lovelace"}
 
 
-async def test_call_tools_records_the_turn_in_the_context() -> None:
-    session, _, _ = relay_session()
+async def test_call_tools_records_the_turn_in_the_context(transport: Transport) -> None:
+    session, _, _ = relay_session(transport)
     results = await session.call_tools(calls(("Query_viewer", {}), ("Query_repository", {"name": "nope"})))
     messages: list[Message] = list(session.context)
     assert len(messages) == 3
@@ -155,17 +156,17 @@ async def test_call_tools_records_the_turn_in_the_context() -> None:
     assert messages[2].is_error
 
 
-async def test_execute_tools_leaves_the_context_alone() -> None:
-    session, _, executor = relay_session()
+async def test_execute_tools_leaves_the_context_alone(transport: Transport) -> None:
+    session, _, executor = relay_session(transport)
     results = await session.execute_tools(calls(("Query_viewer", {}), ("Query_repositories", {})))
     assert results[1].value["result"] == ["Repository#1", "Repository#2"]
     assert len(session.context) == 0 and len(executor.sent) == 1
 
 
-async def test_client_tools_in_a_turn_are_left_pending() -> None:
+async def test_client_tools_in_a_turn_are_left_pending(transport: Transport) -> None:
     from dagtools import Tool
 
-    session, _, _ = relay_session()
+    session, _, _ = relay_session(transport)
     session.add_tool(Tool(name="askUser", description="Ask the user.", parameters={"type": "object"}))
     results = await session.call_tools(calls(("Query_viewer", {}), ("askUser", {})))
     assert results[1].pending

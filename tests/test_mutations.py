@@ -6,14 +6,15 @@ from typing import Any
 
 import pytest
 
-from dagtools import LocalExecutor, Session, ToolCall, compile_catalogue
+from dagtools import Session, ToolCall, compile_catalogue
 from examples.relay.api import make_schema
 from tests.recording import RecordingExecutor
+from tests.transports import Transport
 
 
-def session_on(**options: Any) -> tuple[Session, Any, RecordingExecutor]:
+def session_on(transport: Transport, **options: Any) -> tuple[Session, Any, RecordingExecutor]:
     api = make_schema()
-    executor = RecordingExecutor(LocalExecutor(api))
+    executor = transport.executor(api)
     catalogue = compile_catalogue(api._schema, relay_ids=True, **options)
     session = Session(catalogue, executor)
     session.select(catalogue.names())
@@ -31,8 +32,8 @@ def test_mutations_are_off_by_default() -> None:
     assert not [n for n in catalogue.names() if n.startswith("Mutation_")]
 
 
-async def test_a_mutation_the_host_did_not_allow_is_refused_with_a_reason() -> None:
-    session, store, executor = session_on()
+async def test_a_mutation_the_host_did_not_allow_is_refused_with_a_reason(transport: Transport) -> None:
+    session, store, executor = session_on(transport)
     result = await session.call_tool(ToolCall(name="Mutation_closeIssue", arguments={"issueId": "Issue#1"}))
     assert result.is_error and "does not allow mutations" in result.value["error"]
     assert not store.calls and not executor.sent
@@ -58,8 +59,8 @@ def test_mutation_tools_are_marked_destructive() -> None:
     assert (query.read_only, query.destructive) == (True, False)
 
 
-async def test_result_with_identity_is_re_rooted_and_the_mutation_runs_once() -> None:
-    session, store, executor = session_on(mutations=True)
+async def test_result_with_identity_is_re_rooted_and_the_mutation_runs_once(transport: Transport) -> None:
+    session, store, executor = session_on(transport, mutations=True)
     await call(session, "Query_repository", name="engine")
     created = await call(session, "Mutation_createIssue", repositoryId="Repository#1", title="Gears grind")
     assert store.calls["createIssue"] == 1
@@ -73,8 +74,8 @@ async def test_result_with_identity_is_re_rooted_and_the_mutation_runs_once() ->
     assert sum(text.startswith("mutation") for text in executor.documents) == 1
 
 
-async def test_result_without_identity_is_a_snapshot_that_never_re_runs() -> None:
-    session, store, executor = session_on(mutations=True)
+async def test_result_without_identity_is_a_snapshot_that_never_re_runs(transport: Transport) -> None:
+    session, store, executor = session_on(transport, mutations=True)
     await call(session, "Query_repository", name="engine")
     await call(session, "Repository_issue", number=1)
     added = await call(session, "Mutation_addComment", issueId="Issue#1", body="On it.")
@@ -95,8 +96,8 @@ async def test_result_without_identity_is_a_snapshot_that_never_re_runs() -> Non
     assert len(store.comments) == 4
 
 
-async def test_snapshot_fields_not_read_say_so() -> None:
-    session, store, _ = session_on(mutations=True)
+async def test_snapshot_fields_not_read_say_so(transport: Transport) -> None:
+    session, store, _ = session_on(transport, mutations=True)
     await call(session, "Query_repository", name="engine")
     await call(session, "Repository_issue", number=1)
     closed = await call(session, "Mutation_closeIssue", issueId="Issue#1")
@@ -106,8 +107,8 @@ async def test_snapshot_fields_not_read_say_so() -> None:
     assert store.calls["closeIssue"] == 1
 
 
-async def test_a_failing_mutation_creates_nothing() -> None:
-    session, store, _ = session_on(mutations=True)
+async def test_a_failing_mutation_creates_nothing(transport: Transport) -> None:
+    session, store, _ = session_on(transport, mutations=True)
     await call(session, "Query_repository", name="engine")
     result = await session.call_tool(ToolCall(name="Mutation_addComment",
                                               arguments={"issueId": "Repository#1", "body": "x"}))

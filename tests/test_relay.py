@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from dagtools import LocalExecutor, Session, ToolCall, compile_catalogue
+from dagtools import Session, ToolCall, compile_catalogue
 from examples.relay.api import make_schema, schema
 from tests.recording import RecordingExecutor
+from tests.transports import Transport
 
 ROOT = Path(__file__).resolve().parents[1]
 SDL_PATH = ROOT / "schemas" / "relay.graphql"
@@ -22,9 +23,9 @@ def test_committed_sdl_matches_schema() -> None:
     assert SDL_PATH.read_text() == str(schema) + "\n", f"{SDL_PATH} is stale; regenerate it with: {REGENERATE}"
 
 
-def session_on(**options: Any) -> tuple[Session, RecordingExecutor]:
+def session_on(transport: Transport, **options: Any) -> tuple[Session, RecordingExecutor]:
     api = make_schema()
-    executor = RecordingExecutor(LocalExecutor(api))
+    executor = transport.executor(api)
     catalogue = compile_catalogue(api._schema, **options)
     session = Session(catalogue, executor)
     session.select(n for n in catalogue.names())
@@ -37,16 +38,16 @@ async def call(session: Session, tool: str, /, **arguments: Any) -> Any:
     return result.value
 
 
-async def test_detected_as_relay_with_node_identity() -> None:
-    session, _ = session_on()
-    assert session.catalogue.dialect.name == "relay"
-    identity = session.catalogue.identity("Issue")
+def test_detected_as_relay_with_node_identity() -> None:
+    catalogue = compile_catalogue(make_schema()._schema)
+    assert catalogue.dialect.name == "relay"
+    identity = catalogue.identity("Issue")
     assert identity is not None and identity.root_field == "node" and identity.type_condition == "Issue"
-    assert session.catalogue.identity("Stats") is None
+    assert catalogue.identity("Stats") is None
 
 
-async def test_minted_node_is_re_rooted_on_node_id() -> None:
-    session, executor = session_on()
+async def test_minted_node_is_re_rooted_on_node_id(transport: Transport) -> None:
+    session, executor = session_on(transport)
     repo = await call(session, "Query_repository", name="engine")
     assert repo["result"] == "Repository#1"
     issue = await call(session, "Repository_issue", number=3)
@@ -57,8 +58,8 @@ async def test_minted_node_is_re_rooted_on_node_id() -> None:
     assert executor.documents[-1] == "query($v0: ID!) { node(id: $v0) { ... on Issue { title } } }"
 
 
-async def test_document_size_stays_flat_over_a_long_chain() -> None:
-    session, executor = session_on()
+async def test_document_size_stays_flat_over_a_long_chain(transport: Transport) -> None:
+    session, executor = session_on(transport)
     await call(session, "Query_repository", name="engine")
     sizes = []
     for _ in range(10):  # 20 calls, each on the object the previous one returned
@@ -71,8 +72,8 @@ async def test_document_size_stays_flat_over_a_long_chain() -> None:
     assert len(session.registry) == 2  # the same objects every time: one Repository, one Issue
 
 
-async def test_types_without_identity_keep_their_chain() -> None:
-    session, executor = session_on()
+async def test_types_without_identity_keep_their_chain(transport: Transport) -> None:
+    session, executor = session_on(transport)
     await call(session, "Query_repository", name="engine")
     stats = await call(session, "Repository_stats")
     entry = session.object(stats["result"])
@@ -82,8 +83,8 @@ async def test_types_without_identity_keep_their_chain() -> None:
     assert "node(id: $v0) { ... on Repository { stats { openIssues } } }" in executor.documents[-1]
 
 
-async def test_relay_id_arguments_take_object_ids_when_the_host_opts_in() -> None:
-    session, executor = session_on(relay_ids=True, mutations=True)
+async def test_relay_id_arguments_take_object_ids_when_the_host_opts_in(transport: Transport) -> None:
+    session, executor = session_on(transport, relay_ids=True, mutations=True)
     props = session.catalogue.tool("Mutation_addComment").parameters["properties"]
     assert "Issue#1" in json.dumps(props["issueId"])
     await call(session, "Query_repository", name="engine")
@@ -95,8 +96,8 @@ async def test_relay_id_arguments_take_object_ids_when_the_host_opts_in() -> Non
     assert result["result"] == "AddCommentPayload#1"
 
 
-async def test_relay_id_argument_rejects_a_bare_number() -> None:
-    session, executor = session_on(relay_ids=True, mutations=True)
+async def test_relay_id_argument_rejects_a_bare_number(transport: Transport) -> None:
+    session, executor = session_on(transport, relay_ids=True, mutations=True)
     await call(session, "Query_repository", name="engine")
     await call(session, "Repository_issue", number=1)
     sent = len(executor.sent)
@@ -106,14 +107,13 @@ async def test_relay_id_argument_rejects_a_bare_number() -> None:
     assert len(executor.sent) == sent
 
 
-async def test_relay_ids_are_plain_strings_without_the_opt_in() -> None:
-    session, _ = session_on(mutations=True)
-    props = session.catalogue.tool("Mutation_addComment").parameters["properties"]
+def test_relay_ids_are_plain_strings_without_the_opt_in() -> None:
+    props = compile_catalogue(make_schema()._schema, mutations=True).tool("Mutation_addComment").parameters["properties"]
     assert "Issue#1" not in json.dumps(props["issueId"])
 
 
-async def test_list_of_objects_gives_a_list_of_ids() -> None:
-    session, _ = session_on()
+async def test_list_of_objects_gives_a_list_of_ids(transport: Transport) -> None:
+    session, _ = session_on(transport)
     result = await call(session, "Query_repositories")
     assert result["result"] == ["Repository#1", "Repository#2"]
     assert result["preview"]["Repository#2"]["name"] == "compiler"
@@ -122,8 +122,8 @@ async def test_list_of_objects_gives_a_list_of_ids() -> None:
     assert labels["result"] == ["Label#1"]
 
 
-async def test_union_and_interface_results_narrow_to_the_concrete_type() -> None:
-    session, _ = session_on()
+async def test_union_and_interface_results_narrow_to_the_concrete_type(transport: Transport) -> None:
+    session, _ = session_on(transport)
     found = await call(session, "Query_search", text="e")
     types = {session.object(i).type_name for i in found["result"]}
     assert types == {"Issue", "Repository", "User"}
@@ -138,8 +138,8 @@ async def test_union_and_interface_results_narrow_to_the_concrete_type() -> None
     assert session.object(node["result"]).type_name == "User" and node["preview"]["login"] == "alan"
 
 
-async def test_connection_pages_are_walked_without_writing_cursors() -> None:
-    session, executor = session_on()
+async def test_connection_pages_are_walked_without_writing_cursors(transport: Transport) -> None:
+    session, executor = session_on(transport)
     await call(session, "Query_repository", name="engine")
     page = await call(session, "Repository_issues", first=2)
     assert page["result"] == ["Issue#1", "Issue#2"]
@@ -159,7 +159,7 @@ async def test_connection_pages_are_walked_without_writing_cursors() -> None:
     assert not any(t.startswith(("IssueConnection", "PageInfo")) for t in session.registry.types())
 
 
-async def test_connection_of_edges_reaches_nodes_without_identity() -> None:
+async def test_connection_of_edges_reaches_nodes_without_identity(transport: Transport) -> None:
     from graphql import build_schema
 
     sdl = """
@@ -179,7 +179,7 @@ async def test_connection_of_edges_reaches_nodes_without_identity() -> None:
             return lambda info, **kw: data[name](info, **kw)
 
     built = build_schema(sdl)
-    executor = RecordingExecutor(LocalExecutor(built, root_value=Root()))
+    executor = transport.executor(built, root_value=Root())
     session = Session(compile_catalogue(built), executor)
     session.select(["Query_tags", "Tag_uses"])
     page = await call(session, "Query_tags", first=2)
