@@ -45,13 +45,11 @@ class PreparedCall:
 class FieldCalls:
     """Runs field calls for one session's registry against one executor."""
 
-    def __init__(self, catalogue: Catalogue, registry: Registry, executor: Executor, long_values: LongValues, *,
-                 previews: bool) -> None:
+    def __init__(self, catalogue: Catalogue, registry: Registry, executor: Executor, long_values: LongValues) -> None:
         self.catalogue = catalogue
         self.registry = registry
         self.executor = executor
         self.long_values = long_values
-        self.previews = previews
         self.queries = QueryBuilder.of(catalogue)
 
     def prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
@@ -118,7 +116,7 @@ class FieldCalls:
             return self._mint_items(value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression)
         entry = self.mint(value, steps, operation, expression, description)
         out: Result = {"result": entry.id}
-        if self.previews and entry.preview:
+        if entry.preview:
             out["preview"] = entry.preview
         return out
 
@@ -133,7 +131,7 @@ class FieldCalls:
                 continue
             entry = self.mint(item, steps_of(index), operation, f"{expression}[{index}]", "")
             ids.append(entry.id)
-            if self.previews and entry.preview:
+            if entry.preview:
                 previews[entry.id] = entry.preview
         out = self.long_values.present(ids, expression)
         shown = {i: previews[i] for i in out["result"] if i in previews}

@@ -47,7 +47,6 @@ class Session:
         *,
         outputs: Mapping[str, OutputSpec] | Iterable[Output] | None = None,
         max_active_tools: int = 64,
-        previews: bool = True,
         result_budget: int = 4000,
         tools_budget: int = 1500,
     ) -> None:
@@ -63,7 +62,7 @@ class Session:
         self.toolset = ActiveToolset(catalogue, max_active_tools)
         self.tools_budget = tools_budget
         self.long_values = LongValues(result_budget)
-        self.fields = FieldCalls(catalogue, self.registry, executor, self.long_values, previews=previews)
+        self.fields = FieldCalls(catalogue, self.registry, executor, self.long_values)
         self._save_tool = save_tool(catalogue, self.outputs) if self.outputs else None
         self._extra: dict[str, tuple[Tool, LocalHandler | None]] = {}
         self._pending: dict[str, ToolCall] = {}
