@@ -2,36 +2,21 @@
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import hashlib
-import importlib
-import importlib.util
-import inspect
 import json
 import os
 import re
-import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from graphql import (
-    DirectiveDefinitionNode,
     DocumentNode,
-    EnumTypeDefinitionNode,
-    EnumTypeExtensionNode,
     GraphQLError,
     GraphQLSchema,
     GraphQLSyntaxError,
-    InputObjectTypeDefinitionNode,
-    InputObjectTypeExtensionNode,
-    InterfaceTypeDefinitionNode,
-    InterfaceTypeExtensionNode,
-    ObjectTypeDefinitionNode,
-    ObjectTypeExtensionNode,
-    TypeDefinitionNode,
     build_ast_schema,
     build_client_schema,
     parse,
@@ -41,6 +26,8 @@ from graphql import (
 from graphql.validation.validate import validate_sdl
 
 from .errors import SchemaLoadError
+from .python_source import call_factory, import_file, is_strawberry_schema, kind_of, schema_names
+from .sdl_repair import SdlRepair
 
 __all__ = ["LoadedSchema", "load_schema", "schema_fingerprint"]
 
@@ -96,7 +83,7 @@ def load_schema(source: object, *, lenient: bool = True, headers: dict[str, str]
     if isinstance(source, str):
         return _from_string(source, lenient=lenient)
     raise SchemaLoadError(
-        f"Cannot load a schema from {_kind(source)}. Pass a GraphQLSchema, a strawberry.Schema, "
+        f"Cannot load a schema from {kind_of(source)}. Pass a GraphQLSchema, a strawberry.Schema, "
         "an introspection result dict, a path to an SDL or introspection JSON file, "
         "'path/to/file.py:attribute', or SDL text."
     )
@@ -259,7 +246,7 @@ def _from_document(document: DocumentNode, *, origin: str, lenient: bool) -> Loa
                 f"{origin} is not a valid schema:\n{_listing(origin, errors)}\n"
                 "Fix the SDL, or load it with lenient=True to drop repeated definitions and keep going."
             )
-        repair = _Repair()
+        repair = SdlRepair()
         document = repair.document(document)
         warnings.extend(repair.warnings())
         errors = repair.remaining(errors)
@@ -276,129 +263,11 @@ def _from_document(document: DocumentNode, *, origin: str, lenient: bool) -> Loa
     return _validated(schema, origin=origin, lenient=lenient, warnings=warnings)
 
 
-#: The members that must have unique names, by definition node type.
-_MEMBERS: dict[type, str] = {
-    ObjectTypeDefinitionNode: "fields",
-    ObjectTypeExtensionNode: "fields",
-    InterfaceTypeDefinitionNode: "fields",
-    InterfaceTypeExtensionNode: "fields",
-    InputObjectTypeDefinitionNode: "fields",
-    InputObjectTypeExtensionNode: "fields",
-    EnumTypeDefinitionNode: "values",
-    EnumTypeExtensionNode: "values",
-}
-
-
-class _Repair:
-    """Drops repeated definitions from an SDL document, keeping the first of each.
-
-    Covers types, directives, fields of objects / interfaces / input objects (across extensions too),
-    enum values, and arguments of fields and directives. Nodes are never mutated: changed ones are
-    copied, and a document with nothing repeated comes back as is.
-    """
-
-    def __init__(self) -> None:
-        self.counts: dict[str, int] = {}  # coordinate -> times defined
-        self.repeated: dict[str, None] = {}  # coordinates defined more than once, in order of the first repeat
-        self.dropped: list[Any] = []  # the nodes left out
-        self.members: dict[str, set[str]] = {}  # type name -> member names seen so far
-
-    def document(self, document: DocumentNode) -> DocumentNode:
-        definitions = []
-        for definition in document.definitions:
-            if isinstance(definition, TypeDefinitionNode):
-                if not self._first(f"type {definition.name.value}", definition):
-                    continue
-            elif isinstance(definition, DirectiveDefinitionNode):
-                name = f"@{definition.name.value}"
-                if not self._first(name, definition):
-                    continue
-                definition = self._arguments(definition, name)
-            attribute = _MEMBERS.get(type(definition))
-            if attribute is not None:
-                definition = self._members(definition, attribute)
-            definitions.append(definition)
-        return _replace(document, definitions=tuple(definitions)) if self.dropped else document
-
-    def warnings(self) -> list[str]:
-        """One warning per repeated name, in the order the repeats appear."""
-        return [
-            f"{coordinate} is defined {_times(self.counts[coordinate])}; kept the first definition"
-            for coordinate in self.repeated
-        ]
-
-    def remaining(self, errors: list[GraphQLError]) -> list[GraphQLError] | None:
-        """The errors not located inside a dropped node, or None when locations are missing."""
-        spans = [(node.loc.start, node.loc.end) for node in self.dropped if node.loc is not None]
-        if len(spans) < len(self.dropped):
-            return None
-        left = []
-        for error in errors:
-            starts = [node.loc.start for node in error.nodes or () if node.loc is not None]
-            if not starts:
-                return None
-            if not any(lo <= start < hi for start in starts for lo, hi in spans):
-                left.append(error)
-        return left
-
-    def _first(self, coordinate: str, node: Any) -> bool:
-        n = self.counts[coordinate] = self.counts.get(coordinate, 0) + 1
-        if n > 1:
-            self.dropped.append(node)
-            self.repeated.setdefault(coordinate, None)
-        return n == 1
-
-    def _members(self, definition: Any, attribute: str) -> Any:
-        type_name = definition.name.value
-        seen = self.members.setdefault(type_name, set())
-        members = getattr(definition, attribute) or ()
-        kept = []
-        for member in members:
-            name = member.name.value
-            coordinate = f"{type_name}.{name}"
-            if name in seen:
-                self._first(coordinate, member)  # counts it and records the drop
-                continue
-            seen.add(name)
-            self._first(coordinate, member)
-            if getattr(member, "arguments", None):
-                member = self._arguments(member, coordinate)
-            kept.append(member)
-        changed = len(kept) != len(members) or any(a is not b for a, b in zip(kept, members))
-        return _replace(definition, **{attribute: tuple(kept)}) if changed else definition
-
-    def _arguments(self, node: Any, coordinate: str) -> Any:
-        arguments = node.arguments or ()
-        kept = [argument for argument in arguments if self._first(f"{coordinate}({argument.name.value}:)", argument)]
-        return node if len(kept) == len(arguments) else _replace(node, arguments=tuple(kept))
-
-
-def _times(n: int) -> str:
-    return "twice" if n == 2 else f"{n} times"
-
-
-def _replace(node: Any, **changes: Any) -> Any:
-    """A copy of an AST node with some attributes changed (nodes are frozen in graphql-core 3.3)."""
-    if dataclasses.is_dataclass(node):
-        return dataclasses.replace(node, **changes)
-    clone = copy.copy(node)
-    for name, value in changes.items():
-        setattr(clone, name, value)
-    return clone
-
-
 # --- schema objects ---------------------------------------------------------------------------
 
 
-def _is_strawberry_schema(obj: object) -> bool:
-    """Whether obj is a strawberry Schema (or a subclass), without importing strawberry."""
-    if not isinstance(getattr(obj, "_schema", None), GraphQLSchema):
-        return False
-    return any(cls.__module__.split(".")[0] == "strawberry" for cls in type(obj).__mro__)
-
-
 def _is_schema_object(value: object) -> bool:
-    return isinstance(value, (LoadedSchema, GraphQLSchema, dict)) or _is_strawberry_schema(value)
+    return isinstance(value, (LoadedSchema, GraphQLSchema, dict)) or is_strawberry_schema(value)
 
 
 def _from_object(source: object, *, origin: str | None, lenient: bool) -> LoadedSchema:
@@ -428,7 +297,7 @@ def _validated(schema: GraphQLSchema, *, origin: str, lenient: bool, warnings: l
     return LoadedSchema(schema=schema, origin=origin, warnings=tuple(warnings))
 
 
-# --- python files: path/to/file.py:attribute --------------------------------------------------
+# --- python files: path/to/file.py:attribute ----------------------------------------------
 
 
 def _from_python_attribute(file: str, attribute: str, *, origin: str, lenient: bool) -> LoadedSchema:
@@ -438,20 +307,20 @@ def _from_python_attribute(file: str, attribute: str, *, origin: str, lenient: b
             f"Cannot load {origin}: Python file {file!r} does not exist (looked in {path.resolve().parent}). "
             "Check the path."
         )
-    module = _import_file(path, origin=origin)
+    module = import_file(path, origin=origin)
     value: Any = module
     for part in attribute.split("."):
         try:
             value = getattr(value, part)
         except AttributeError:
-            candidates = _schema_names(module)
+            candidates = schema_names(module)
             hint = f" Schemas it defines: {', '.join(candidates)}." if candidates else ""
             raise SchemaLoadError(
                 f"Cannot load {origin}: {file} has no attribute {attribute!r} ({part!r} is missing).{hint} "
                 f"Name a module-level schema, e.g. '{file}:schema'."
             ) from None
     if callable(value) and not isinstance(value, type) and not _is_schema_object(value):
-        value = _call_factory(value, origin=origin)
+        value = call_factory(value, origin=origin)
     if _is_schema_object(value):
         return _from_object(value, origin=origin, lenient=lenient)
     if isinstance(value, (str, os.PathLike)):
@@ -466,108 +335,10 @@ def _from_python_attribute(file: str, attribute: str, *, origin: str, lenient: b
             return dataclasses.replace(_from_file(target, origin=str(target), lenient=lenient), origin=origin)
         return _from_text(text, origin=origin, lenient=lenient)
     raise SchemaLoadError(
-        f"Cannot load {origin}: {attribute!r} is {_kind(value)}, not a schema. It must be a "
+        f"Cannot load {origin}: {attribute!r} is {kind_of(value)}, not a schema. It must be a "
         "strawberry.Schema, a graphql GraphQLSchema, an introspection result dict, SDL text, or a "
         "zero-argument function returning one of these."
     )
-
-
-def _kind(value: object) -> str:
-    if isinstance(value, type):
-        return f"the class {value.__name__}"
-    name = type(value).__name__
-    return f"an {name}" if name[:1].lower() in "aeiou" else f"a {name}"
-
-
-def _schema_names(module: object) -> list[str]:
-    """Public module-level names holding a GraphQLSchema or strawberry Schema."""
-    return sorted(
-        name
-        for name, value in vars(module).items()
-        if not name.startswith("_") and (isinstance(value, GraphQLSchema) or _is_strawberry_schema(value))
-    )
-
-
-def _call_factory(factory: Callable[[], object], *, origin: str) -> object:
-    try:
-        inspect.signature(factory).bind()
-    except TypeError:
-        raise SchemaLoadError(
-            f"Cannot load {origin}: it is a function that needs arguments. Point at a schema, or at a "
-            "function that takes no arguments and returns one."
-        ) from None
-    except ValueError:  # no signature available (some builtins): just try calling it
-        pass
-    if inspect.iscoroutinefunction(factory):
-        raise SchemaLoadError(
-            f"Cannot load {origin}: it is an async function. Use a plain function that returns the schema."
-        )
-    try:
-        return factory()
-    except Exception as exc:
-        raise SchemaLoadError(f"Cannot load {origin}: calling it raised {type(exc).__name__}: {exc}") from exc
-
-
-def _import_file(path: Path, *, origin: str) -> Any:
-    """Import a Python file by path, afresh, under a stable name derived from its location.
-
-    A file inside a package (a folder with `__init__.py`) is imported as a module of that package,
-    so its relative imports work; the package's root folder is on sys.path while it runs.
-    """
-    path = path.resolve()
-    digest = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:12]
-    stem = re.sub(r"\W", "_", path.stem)
-    name = f"_dagtools_source_{stem}_{digest}"
-    package, root = _package_of(path)
-    search_root = root if package else path.parent
-    added = str(search_root) not in sys.path
-    if added:
-        sys.path.insert(0, str(search_root))
-    try:
-        if package and _package_is(package, path.parent):
-            name = f"{package}.{name}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None:
-            raise SchemaLoadError(f"Cannot load {origin}: {path} cannot be imported as a Python module.")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            # Compiled from the source every time: a cached .pyc of an edited file can look current.
-            code = compile(path.read_bytes(), str(path), "exec")
-            exec(code, module.__dict__)  # noqa: S102 - running the user's own schema module is the point
-        except BaseException as exc:
-            sys.modules.pop(name, None)
-            if isinstance(exc, SchemaLoadError) or not isinstance(exc, Exception):
-                raise
-            raise SchemaLoadError(
-                f"Cannot load {origin}: importing {path.name} raised {type(exc).__name__}: {exc}"
-            ) from exc
-        return module
-    finally:
-        if added:
-            try:
-                sys.path.remove(str(search_root))
-            except ValueError:
-                pass
-
-
-def _package_of(path: Path) -> tuple[str, Path]:
-    """The dotted package a file sits in ('' when none) and the folder that package is rooted in."""
-    parts: list[str] = []
-    folder = path.parent
-    while (folder / "__init__.py").is_file() and folder.name.isidentifier():
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    return ".".join(parts), folder
-
-
-def _package_is(package: str, folder: Path) -> bool:
-    """Whether `package` imports from `folder` (and not some other package of the same name)."""
-    try:
-        module = importlib.import_module(package)
-    except Exception:
-        return False
-    return any(Path(p).resolve() == folder for p in getattr(module, "__path__", ()))
 
 
 # --- messages ---------------------------------------------------------------------------------
