@@ -34,12 +34,12 @@ DialectName = Literal["plain", "relay", "dagger"]
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Identity:
-    """How one type is reached again from its id value: `root_field(argument: id) { ... on T }`."""
+    """How one type is reached again from its id value: `root_field(argument: id)`. Where the root
+    field returns an interface (`node`), the next step's type condition narrows it."""
 
     field: str
     root_field: str
     argument: str
-    type_condition: str | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,10 +63,10 @@ class Dialect:
         if self.name != "plain" and "id" in type_.fields:
             load = query.fields.get(f"load{type_name}FromID")
             if load is not None and "id" in load.args:
-                return Identity(field="id", root_field=f"load{type_name}FromID", argument="id", type_condition=None)
+                return Identity(field="id", root_field=f"load{type_name}FromID", argument="id")
             node = query.fields.get("node")
             if node is not None and "id" in node.args and any(i.name == "Node" for i in type_.interfaces):
-                return Identity(field="id", root_field="node", argument="id", type_condition=type_name)
+                return Identity(field="id", root_field="node", argument="id")
         return self._lookups().get(type_name)
 
     def _lookups(self) -> dict[str, Identity]:
@@ -137,7 +137,7 @@ def _lookup_fields(schema: GraphQLSchema) -> dict[str, Identity]:
             continue
         if get_named_type(own.type).name not in ("ID", "String", "Int") or get_named_type(arg.type) != get_named_type(own.type):
             continue
-        found[target.name] = Identity(field=key, root_field=name, argument=key, type_condition=None)
+        found[target.name] = Identity(field=key, root_field=name, argument=key)
     return found
 
 

@@ -81,9 +81,6 @@ class Handle:
     operation: str = "query"
     snapshot: Any = None
 
-    def then(self, step: Step) -> Handle:
-        return Handle(self.steps + (step,), self.operation)
-
     @property
     def is_snapshot(self) -> bool:
         return self.operation != "query"
