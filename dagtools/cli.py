@@ -163,6 +163,8 @@ def _demo(args: argparse.Namespace) -> int:
         return 2
     if args.model:
         return run_demo(args)
+    if args.json:  # the same lines as `dagtools call ... --json`
+        return anyio.run(lambda: _replay(f"{api}:schema", str(KITCHEN / "fries.yaml"), True, {}))
     print("The kitchen API: bake french fries with Type_field tools over Type#N objects.")
     return anyio.run(lambda: _replay(f"{api}:schema", str(KITCHEN / "fries.yaml"), False,
                                      {}, transcript=True))

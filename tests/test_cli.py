@@ -37,6 +37,12 @@ def test_demo_prints_the_transcript():
     assert '{"fries": "Plate#2"}' in run.stdout
 
 
+def test_demo_json_prints_the_call_lines():
+    run = dagtools("demo", "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.splitlines()[-1]) == {"outputs": {"fries": "Plate#2"}}
+
+
 def test_call_fails_on_an_unexpected_error_or_a_failed_expectation(tmp_path: Path):
     script = tmp_path / "s.yaml"
     script.write_text(
