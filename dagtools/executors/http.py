@@ -8,20 +8,17 @@ sent exactly once: a mutation that timed out may have run, and running it twice 
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import os
-import time
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
-import anyio
 import httpx
 from graphql import GraphQLError, OperationDefinitionNode, OperationType, parse
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from ..errors import ExecutorError, HttpStatusError, TransportError
+from ..retries import Retryable, retry_after_seconds, retrying
 from .base import Response
 
 __all__ = ["HttpExecutor", "Progress", "env_headers", "merge_headers"]
@@ -45,13 +42,12 @@ _HINTS = {
 }
 
 
-class _Attempt(Exception):
+class _Attempt(Retryable):
     """One failed attempt that may be retried; carries the error to raise when attempts run out."""
 
     def __init__(self, error: ExecutorError, *, retry_after: float | None = None) -> None:
-        super().__init__(str(error))
+        super().__init__(str(error), retry_after=retry_after)
         self.error = error
-        self.retry_after = retry_after
 
 
 class HttpExecutor:
@@ -93,11 +89,9 @@ class HttpExecutor:
             payload["operationName"] = operation_name
         body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
         attempts = 1 if is_mutation(document, operation_name) else self.retries + 1
-        retrying = AsyncRetrying(stop=stop_after_attempt(attempts), wait=self._wait, sleep=anyio.sleep,
-                                 retry=retry_if_exception(lambda e: isinstance(e, _Attempt)), reraise=True)
         tries = 0
         try:
-            async for attempt in retrying:
+            async for attempt in retrying(attempts, first=self.backoff, max_wait=self.max_wait):
                 with attempt:
                     tries += 1
                     return await self._post(body, progress)
@@ -114,14 +108,6 @@ class HttpExecutor:
         await client.aclose()
 
     # -- one attempt ---------------------------------------------------------------------------------
-
-    def _wait(self, state: Any) -> float:
-        exponential = wait_exponential(multiplier=self.backoff, max=self.max_wait)(state)
-        error = state.outcome.exception() if state.outcome else None
-        retry_after = getattr(error, "retry_after", None)
-        if retry_after is not None:
-            return min(max(retry_after, exponential), self.max_wait)
-        return exponential
 
     def _http(self) -> httpx.AsyncClient:
         loop = _running_loop()
@@ -164,7 +150,7 @@ class HttpExecutor:
             error = HttpStatusError(f"{message}. Hint: {hint}.", status_code=status,
                                     body=content[:4096].decode("utf-8", "replace"))
             if status in _RETRY_STATUSES:
-                raise _Attempt(error, retry_after=_retry_after(answer.headers.get("Retry-After")))
+                raise _Attempt(error, retry_after=retry_after_seconds(answer.headers.get("Retry-After")))
             raise error
         if parsed is _NOT_JSON:
             kind = answer.headers.get("Content-Type", "no content type")
@@ -232,22 +218,6 @@ def _describe(error: BaseException) -> str:
     elif isinstance(error, (httpx.ReadError, httpx.RemoteProtocolError, ConnectionResetError)):
         name = "connection closed or reset by the server"
     return f"{name}: {text}" if text else name
-
-
-def _retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a Retry-After header: a number of seconds or an HTTP date."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 @lru_cache(maxsize=512)

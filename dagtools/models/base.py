@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import httpx
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from ..context import Message
 from ..errors import ModelError
+from ..retries import Retryable, retry_after_seconds, retrying
 from ..tools import ToolCall
 
 __all__ = ["HttpModel", "Model", "ModelResponse", "StopReason", "Usage"]
@@ -64,10 +64,6 @@ class Model(Protocol):
     async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse: ...
 
 
-class _Retryable(Exception):
-    """A failure worth another attempt: rate limited, server error, connection lost."""
-
-
 class HttpModel:
     """Shared by the HTTP adapters: one client, JSON posts, retries and error messages."""
 
@@ -95,17 +91,12 @@ class HttpModel:
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=self.timeout, transport=self._transport)
         url = f"{self.base_url}{path}"
-        retrying = AsyncRetrying(
-            retry=retry_if_exception_type(_Retryable),
-            stop=stop_after_attempt(self.max_retries + 1),
-            wait=wait_exponential(multiplier=self.retry_wait, max=30 * max(self.retry_wait, 0.01)),
-            reraise=True,
-        )
+        attempts = retrying(self.max_retries + 1, first=self.retry_wait, max_wait=30 * max(self.retry_wait, 0.01))
         try:
-            async for attempt in retrying:
+            async for attempt in attempts:
                 with attempt:
                     return await self._post_once(url, payload, headers)
-        except _Retryable as error:
+        except Retryable as error:
             raise ModelError(f"{self.provider} at {self.base_url} kept failing after "
                              f"{self.max_retries + 1} attempts: {error}") from None
         raise AssertionError("unreachable")  # pragma: no cover
@@ -115,10 +106,11 @@ class HttpModel:
         try:
             response = await self._client.post(url, json=payload, headers=headers)
         except (httpx.TransportError, httpx.TimeoutException) as error:
-            raise _Retryable(f"could not reach {url} ({type(error).__name__}: {error})") from None
+            raise Retryable(f"could not reach {url} ({type(error).__name__}: {error})") from None
         status = response.status_code
         if status == 429 or status >= 500:
-            raise _Retryable(f"HTTP {status}: {_short(response.text)}")
+            raise Retryable(f"HTTP {status}: {_short(response.text)}",
+                            retry_after=retry_after_seconds(response.headers.get("Retry-After")))
         if status in (401, 403):
             hint = f" Check {self.key_variable} or the api_key option." if self.key_variable else ""
             raise ModelError(f"{self.provider} refused the credentials (HTTP {status}): "
