@@ -8,17 +8,7 @@ from dagtools import Session, ToolCall, compile_catalogue
 from dagtools.context import Message
 from examples.kitchen.api import schema as kitchen
 from examples.relay.api import make_schema
-from tests.recording import RecordingExecutor
-from tests.transports import Transport
-
-
-def relay_session(transport: Transport, **options: Any) -> tuple[Session, Any, RecordingExecutor]:
-    api = make_schema()
-    executor = transport.executor(api)
-    catalogue = compile_catalogue(api._schema, relay_ids=True, **options)
-    session = Session(catalogue, executor)
-    session.select(catalogue.names())
-    return session, api.store, executor
+from tests.transports import Transport, relay_session
 
 
 def calls(*specs: tuple[str, dict[str, Any]]) -> list[ToolCall]:

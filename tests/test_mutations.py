@@ -8,17 +8,7 @@ import pytest
 
 from dagtools import Session, ToolCall, compile_catalogue
 from examples.relay.api import make_schema
-from tests.recording import RecordingExecutor
-from tests.transports import Transport
-
-
-def session_on(transport: Transport, **options: Any) -> tuple[Session, Any, RecordingExecutor]:
-    api = make_schema()
-    executor = transport.executor(api)
-    catalogue = compile_catalogue(api._schema, relay_ids=True, **options)
-    session = Session(catalogue, executor)
-    session.select(catalogue.names())
-    return session, api.store, executor
+from tests.transports import Transport, relay_session
 
 
 async def call(session: Session, tool: str, /, **arguments: Any) -> Any:
@@ -33,7 +23,7 @@ def test_mutations_are_off_by_default() -> None:
 
 
 async def test_a_mutation_the_host_did_not_allow_is_refused_with_a_reason(transport: Transport) -> None:
-    session, store, executor = session_on(transport)
+    session, store, executor = relay_session(transport)
     result = await session.call_tool(ToolCall(name="Mutation_closeIssue", arguments={"issueId": "Issue#1"}))
     assert result.is_error and "does not allow mutations" in result.value["error"]
     assert not store.calls and not executor.sent
@@ -60,7 +50,7 @@ def test_mutation_tools_are_marked_destructive() -> None:
 
 
 async def test_result_with_identity_is_re_rooted_and_the_mutation_runs_once(transport: Transport) -> None:
-    session, store, executor = session_on(transport, mutations=True)
+    session, store, executor = relay_session(transport, mutations=True)
     await call(session, "Query_repository", name="engine")
     created = await call(session, "Mutation_createIssue", repositoryId="Repository#1", title="Gears grind")
     assert store.calls["createIssue"] == 1
@@ -75,7 +65,7 @@ async def test_result_with_identity_is_re_rooted_and_the_mutation_runs_once(tran
 
 
 async def test_result_without_identity_is_a_snapshot_that_never_re_runs(transport: Transport) -> None:
-    session, store, executor = session_on(transport, mutations=True)
+    session, store, executor = relay_session(transport, mutations=True)
     await call(session, "Query_repository", name="engine")
     await call(session, "Repository_issue", number=1)
     added = await call(session, "Mutation_addComment", issueId="Issue#1", body="On it.")
@@ -97,7 +87,7 @@ async def test_result_without_identity_is_a_snapshot_that_never_re_runs(transpor
 
 
 async def test_snapshot_fields_not_read_say_so(transport: Transport) -> None:
-    session, store, _ = session_on(transport, mutations=True)
+    session, store, _ = relay_session(transport, mutations=True)
     await call(session, "Query_repository", name="engine")
     await call(session, "Repository_issue", number=1)
     closed = await call(session, "Mutation_closeIssue", issueId="Issue#1")
@@ -108,7 +98,7 @@ async def test_snapshot_fields_not_read_say_so(transport: Transport) -> None:
 
 
 async def test_a_failing_mutation_creates_nothing(transport: Transport) -> None:
-    session, store, _ = session_on(transport, mutations=True)
+    session, store, _ = relay_session(transport, mutations=True)
     await call(session, "Query_repository", name="engine")
     result = await session.call_tool(ToolCall(name="Mutation_addComment",
                                               arguments={"issueId": "Repository#1", "body": "x"}))

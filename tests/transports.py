@@ -20,18 +20,15 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import uvicorn
 from graphql import GraphQLSchema, graphql
 
-from dagtools import HttpExecutor, LocalExecutor
+from dagtools import HttpExecutor, LocalExecutor, Session, compile_catalogue
 from tests.recording import RecordingExecutor
-from tests.servers import Recorder, wait_for_port
+from tests.servers import Recorder, serve_asgi
 
 __all__ = ["GraphQLCoreApp", "Loopback", "TRANSPORTS", "Transport"]
 
@@ -83,23 +80,9 @@ class Loopback:
     @contextmanager
     def serve(cls) -> Iterator[Loopback]:
         loopback = cls()
-        server = uvicorn.Server(uvicorn.Config(loopback, host="127.0.0.1", port=0, log_level="warning",
-                                               lifespan="off", access_log=False))
-        thread = threading.Thread(target=server.run, daemon=True, name="uvicorn:loopback")
-        thread.start()
-        try:
-            deadline = time.monotonic() + 10
-            while not server.started:
-                if not thread.is_alive() or time.monotonic() > deadline:
-                    raise RuntimeError("uvicorn did not start")
-                time.sleep(0.01)
-            port = server.servers[0].sockets[0].getsockname()[1]
-            wait_for_port(port)
-            loopback.base = f"http://127.0.0.1:{port}"
+        with serve_asgi(loopback) as base:
+            loopback.base = base
             yield loopback
-        finally:
-            server.should_exit = True
-            thread.join(10)
 
     def mount(self, schema: Any, *, root_value: Any = None) -> Recorder:
         """Serve `schema` (strawberry, or graphql-core with `root_value`) at a fresh path; returns its recorder."""
@@ -181,3 +164,15 @@ class Transport:
                 if len(recorder.requests) != executor.inner.documents:
                     mismatched.append((recorder.url, executor.inner.documents, len(recorder.requests)))
         assert not mismatched, f"documents sent vs HTTP requests received differ: {mismatched}"
+
+
+def relay_session(transport: Transport, **options: Any) -> tuple[Session, Any, RecordingExecutor]:
+    """A session on a fresh Relay example API with every tool selected; its store shows what ran."""
+    from examples.relay.api import make_schema
+
+    api = make_schema()
+    executor = transport.executor(api)
+    catalogue = compile_catalogue(api._schema, relay_ids=True, **options)
+    session = Session(catalogue, executor)
+    session.select(catalogue.names())
+    return session, api.store, executor
