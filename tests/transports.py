@@ -10,10 +10,8 @@ counters kept on the schema's store still tell how often a resolver ran.
 One `Loopback` server runs per test module that needs one: starting and stopping uvicorn costs about
 a fifth of a second, against nothing to mount a schema on it. Every executor gets its own path
 (`/s1/graphql`, `/s2/graphql`, ...) served by its own app, so no state crosses between tests, and the
-path is unmounted when the test ends. uvicorn binds the port itself (port 0) so the sockets it
-accepts are plain TCP sockets with TCP_NODELAY: a listening socket made as `socket.socket()` has
-protocol 0, asyncio then leaves Nagle on, and each answer written in two parts (head, then body)
-waits ~40 ms for a delayed ACK.
+path is unmounted when the test ends. It runs through `tests.servers.serve_asgi`, whose TCP socket
+keeps Nagle off.
 """
 
 from __future__ import annotations
