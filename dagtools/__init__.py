@@ -5,7 +5,10 @@ Every field of every object type is a tool `Type_field`; every object a call ret
 """
 
 from .agent import Agent, RunResult
+from .attach_tools import attach_tools_config
 from .catalogue import Catalogue, compile_catalogue
+from .chat_store import ChatStore
+from .config_apis import RestApi
 from .connect import open_session
 from .context import Context, Message
 from .dialect import Dialect, detect_dialect
@@ -21,6 +24,7 @@ from .errors import (
     TransportError,
 )
 from .executors import Executor, HttpExecutor, LocalExecutor, Response
+from .export_tools import export_tools_config
 from .handles import Handle, Step
 from .models import FunctionModel, Model, ModelResponse, ScriptedModel, Usage, get_model
 from .outputs import Output
@@ -29,6 +33,7 @@ from .registry import ObjectEntry, Registry
 from .schema import LoadedSchema, load_schema
 from .session import Session
 from .tools import Tool, ToolCall, ToolResult
+from .toolsconfig import ToolsConfig, load_tools_config
 
 __version__ = "0.1.0"
 
@@ -36,6 +41,7 @@ __all__ = [
     "Agent",
     "Catalogue",
     "CatalogueError",
+    "ChatStore",
     "ConfigError",
     "Context",
     "DagtoolsError",
@@ -56,6 +62,7 @@ __all__ = [
     "Output",
     "Registry",
     "Response",
+    "RestApi",
     "RunResult",
     "SchemaLoadError",
     "ScriptedModel",
@@ -65,12 +72,16 @@ __all__ = [
     "ToolCall",
     "ToolCallError",
     "ToolResult",
+    "ToolsConfig",
     "TransportError",
     "Usage",
+    "attach_tools_config",
     "compile_catalogue",
     "detect_dialect",
+    "export_tools_config",
     "get_model",
     "load_schema",
+    "load_tools_config",
     "open_session",
     "render_tools",
 ]

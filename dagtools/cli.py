@@ -86,7 +86,8 @@ def _parser() -> argparse.ArgumentParser:
 
     tools = commands.add_parser("tools", help="print the toolset a model starts with (or the whole catalogue)")
     add_source_options(tools)
-    tools.add_argument("--format", choices=FORMATS, default="openai")
+    tools.add_argument("--format", choices=[*FORMATS, "tools-config"], default="openai",
+                       help="a provider's tool format, or tools-config: the catalogue as a tools config (JSON)")
     tools.add_argument("--all", action="store_true", help="every tool in the catalogue, not the initial toolset")
     tools.add_argument("--json", action="store_true", help="print exactly the JSON array of tools")
     tools.set_defaults(handler=_tools)
@@ -187,6 +188,11 @@ def _tools(args: argparse.Namespace) -> int:
     for warning in loaded.warnings:
         print(f"dagtools: tolerated: {warning}", file=sys.stderr)
     catalogue = catalogue_for(loaded.schema, **options)
+    if args.format == "tools-config":
+        from .export_tools import export_tools_config
+
+        print(json.dumps(export_tools_config(catalogue), ensure_ascii=False, indent=1))
+        return 0
     if args.all:
         tools = catalogue.tools()
     else:
