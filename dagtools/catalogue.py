@@ -266,18 +266,20 @@ class Catalogue:
             if self.include_deprecated or arg.deprecation_reason is None or is_required(arg)
         }
 
-    def _compile(self, name: str, ref: FieldRef) -> Tool:
-        field = self.field(ref)
-        renderer = SchemaRenderer(self.dialect.object_argument, self._is_recursive)
+    def parameters(self, ref: FieldRef, *, first: tuple[str, dict, bool] | None = None,
+                   object_references: bool = True) -> dict:
+        """The JSON Schema of a field's arguments, after an optional `first` (name, schema, required).
+
+        With `object_references`, arguments that name objects take `Type#N`; without, the API's ids.
+        """
+        object_argument = self.dialect.object_argument if object_references else (lambda *_: None)
+        renderer = SchemaRenderer(object_argument, self._is_recursive)
         properties: dict = {}
         required: list[str] = []
-        object_parameter = self.object_parameter(ref)
-        if object_parameter is not None:
-            properties[object_parameter] = {
-                "type": "string",
-                "description": f'The {ref.type_name} to operate against, such as "{ref.type_name}#1". '
-                f"Defaults to the most recent {ref.type_name}.",
-            }
+        if first is not None:
+            properties[first[0]] = first[1]
+            if first[2]:
+                required.append(first[0])
         for arg_name, arg in self.arguments(ref).items():
             properties[arg_name] = renderer.argument(arg, arg_name)
             if is_required(arg):
@@ -289,6 +291,19 @@ class Catalogue:
         defs = renderer.finish()
         if defs:
             parameters["$defs"] = defs
+        return parameters
+
+    def _compile(self, name: str, ref: FieldRef) -> Tool:
+        field = self.field(ref)
+        object_parameter = self.object_parameter(ref)
+        first = None
+        if object_parameter is not None:
+            first = (object_parameter, {
+                "type": "string",
+                "description": f'The {ref.type_name} to operate against, such as "{ref.type_name}#1". '
+                f"Defaults to the most recent {ref.type_name}.",
+            }, False)
+        parameters = self.parameters(ref, first=first)
         text = (field.description or "").strip() or f"{ref.type_name} {ref.field_name}"
         if field.deprecation_reason is not None:
             text += f"\nDeprecated: {field.deprecation_reason}"

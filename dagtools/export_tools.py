@@ -15,7 +15,7 @@ from graphql import GraphQLNonNull, get_named_type, is_leaf_type
 
 from .catalogue import Catalogue
 from .errors import ConfigError
-from .json_schema import SchemaRenderer, is_required
+from .json_schema import is_required
 from .query import QueryBuilder
 
 __all__ = ["export_tools_config"]
@@ -38,11 +38,9 @@ def _entry(catalogue: Catalogue, name: str) -> dict[str, Any]:
     tool = catalogue.tool(name)
     ref = catalogue.ref(name)
     field = catalogue.field(ref)
-    renderer = SchemaRenderer(lambda *_: None, lambda _: False)
-    properties: dict[str, Any] = {}
-    required: list[str] = []
     declarations: list[str] = []
     wrap = "{}"  # where the field sits: at the root, or inside the lookup that loads its object
+    first = None
     object_parameter = catalogue.object_parameter(ref)
     if object_parameter is not None:
         identity = catalogue.identity(ref.type_name)
@@ -51,30 +49,20 @@ def _entry(catalogue: Catalogue, name: str) -> dict[str, Any]:
                               "calls; export the root fields that lead to it instead.")
         load = catalogue.schema.query_type.fields[identity.root_field]  # type: ignore[union-attr]
         id_type = load.args[identity.argument].type
-        properties[object_parameter] = {"type": "string",
-                                        "description": f"The {identity.field} of the {ref.type_name} to operate on."}
-        required.append(object_parameter)
+        first = (object_parameter, {"type": "string",
+                                    "description": f"The {identity.field} of the {ref.type_name} to operate on."}, True)
         declarations.append(f"${object_parameter}: {id_type}")
         condition = ref.type_name if get_named_type(load.type).name != ref.type_name else None
         inner = f"... on {condition} {{ {{}} }}" if condition else "{}"
         wrap = f"{identity.root_field}({identity.argument}: ${object_parameter}) {{ {inner} }}"
+    parameters = catalogue.parameters(ref, first=first, object_references=False)
     rendered = []
     for arg_name, arg in catalogue.arguments(ref).items():
-        properties[arg_name] = renderer.argument(arg, arg_name)
         variable_type = arg.type
-        if is_required(arg):
-            required.append(arg_name)
-        elif isinstance(variable_type, GraphQLNonNull):
+        if not is_required(arg) and isinstance(variable_type, GraphQLNonNull):
             variable_type = variable_type.of_type  # left out, the argument's default applies
         declarations.append(f"${arg_name}: {variable_type}")
         rendered.append(f"{arg_name}: ${arg_name}")
-    parameters: dict[str, Any] = {"type": "object", "properties": properties}
-    if required:
-        parameters["required"] = required
-    parameters["additionalProperties"] = False
-    defs = renderer.finish()
-    if defs:
-        parameters["$defs"] = defs
     named = get_named_type(field.type)
     selection = "" if is_leaf_type(named) else f" {{ {QueryBuilder.of(catalogue).selection(named.name)} }}"
     field_text = ref.field_name + (f"({', '.join(rendered)})" if rendered else "") + selection
