@@ -28,6 +28,7 @@ from dagtools import (
 )
 from dagtools.cli import main
 from dagtools.providers import FORMATS
+from tests.recording import RecordingExecutor
 from tests.servers import serve_asgi, serve_schema
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,22 +39,6 @@ HOUSE = {"variety": "Yukon Gold"}
 
 def fahrenheit(arguments: dict[str, Any]) -> float:
     return arguments["celsius"] * 9 / 5 + 32
-
-
-class CountingExecutor:
-    """Counts the documents sent, so a test can tell a refused call from one that ran."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.sent: list[tuple[str, dict[str, Any]]] = []
-
-    async def execute(self, document: str, variables: dict[str, Any] | None = None, *,
-                      operation_name: str | None = None) -> Any:
-        self.sent.append((document, dict(variables or {})))
-        return await self.inner.execute(document, variables, operation_name=operation_name)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 def kitchen_session(executor: Any = None) -> Session:
@@ -180,7 +165,7 @@ def test_context_fields_are_hidden_from_every_provider_rendering(format):
 
 
 async def test_context_values_are_filled_in_and_a_model_that_sets_one_is_refused_unsent():
-    executor = CountingExecutor(kitchen_session().executor)
+    executor = RecordingExecutor(kitchen_session().executor)
     session = kitchen_session(executor)
     attach_tools_config(session, KITCHEN_TOOLS, context=HOUSE, handlers={"CelsiusToFahrenheit": fahrenheit})
     result = await call(session, "GetHousePotato")
