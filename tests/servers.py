@@ -24,7 +24,7 @@ from typing import Any
 
 import uvicorn
 
-__all__ = ["Fault", "FaultServer", "Recorder", "Request", "free_port", "serve_asgi", "serve_schema",
+__all__ = ["Fault", "FaultServer", "Recorder", "Request", "free_port", "read_body", "serve_asgi", "serve_schema",
            "wait_for_port"]
 
 
@@ -41,6 +41,17 @@ class Request:
     @property
     def is_introspection(self) -> bool:
         return b"__schema" in self.body
+
+
+async def read_body(receive: Any) -> bytes:
+    """The whole body of an ASGI request."""
+    chunks: list[bytes] = []
+    more = True
+    while more:
+        message = await receive()
+        chunks.append(message.get("body", b""))
+        more = message.get("more_body", False)
+    return b"".join(chunks)
 
 
 def free_port() -> int:
@@ -74,13 +85,7 @@ class Recorder:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        chunks: list[bytes] = []
-        more = True
-        while more:
-            message = await receive()
-            chunks.append(message.get("body", b""))
-            more = message.get("more_body", False)
-        body = b"".join(chunks)
+        body = await read_body(receive)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         self.requests.append(Request(scope["method"], scope["path"], headers, body))
         replayed = False

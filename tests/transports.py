@@ -26,21 +26,11 @@ from graphql import GraphQLSchema, graphql
 
 from dagtools import HttpExecutor, LocalExecutor, Session, compile_catalogue
 from tests.recording import RecordingExecutor
-from tests.servers import Recorder, serve_asgi
+from tests.servers import Recorder, read_body, serve_asgi
 
 __all__ = ["GraphQLCoreApp", "Loopback", "TRANSPORTS", "Transport"]
 
 TRANSPORTS = ("local", "http")
-
-
-async def _body(receive: Any) -> bytes:
-    chunks: list[bytes] = []
-    more = True
-    while more:
-        message = await receive()
-        chunks.append(message.get("body", b""))
-        more = message.get("more_body", False)
-    return b"".join(chunks)
 
 
 async def _answer(send: Any, status: int, body: bytes, content_type: str = "application/json") -> None:
@@ -57,7 +47,7 @@ class GraphQLCoreApp:
         self.root_value = root_value
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        payload = json.loads(await _body(receive) or b"{}")
+        payload = json.loads(await read_body(receive) or b"{}")
         result = await graphql(self.schema, payload.get("query", ""), root_value=self.root_value,
                                variable_values=payload.get("variables"), operation_name=payload.get("operationName"))
         answer: dict[str, Any] = {"data": result.data}
@@ -107,7 +97,7 @@ class Loopback:
         prefix = "/" + scope["path"].split("/", 2)[1]
         app = self._apps.get(prefix)
         if app is None:
-            await _body(receive)
+            await read_body(receive)
             return await _answer(send, 404, b"nothing is mounted here", "text/plain")
         await app(scope, receive, send)
 
