@@ -144,15 +144,7 @@ class Session:
     async def call_tool(self, call: ToolCall) -> ToolResult:
         """Run a call and record it and its result in the context. A client tool's result is left
         pending until the caller reports it with `tool_call_result`."""
-        call = self._with_id(call)
-        if not self.context.has_call(call.id):
-            self.context.add_assistant(tool_calls=(call,))
-        result = await self.execute(call)
-        if result.pending:
-            self._pending[call.id] = call
-        else:
-            self.context.add_result(result)
-        return result
+        return (await self.call_tools([call]))[0]
 
     async def call_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """Run one model turn and record it in the context: reads share one request, writes run in

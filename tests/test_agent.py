@@ -226,14 +226,14 @@ def test_parse_input_keeps_colons_inside_the_chain():
     assert parse_output("fries:[Plate!]:All of them") == ("fries", {"type": "[Plate!]", "description": "All of them"})
 
 
-async def test_a_turn_goes_through_call_tools_when_the_session_has_it():
+async def test_a_model_turn_goes_through_call_tools_as_one_batch():
     session = await kitchen_session()
     batches: list[list[str]] = []
-    one_by_one = session.call_tool
+    original = session.call_tools
 
     async def call_tools(calls):
         batches.append([c.name for c in calls])
-        return [await one_by_one(c) for c in calls]
+        return await original(calls)
 
     session.call_tools = call_tools  # type: ignore[attr-defined]
     turns = [[{"tool": "selectTools", "arguments": {"tools": ["Potato_rinse", "Potato_description"]}}],
