@@ -32,7 +32,7 @@ from .errors import CatalogueError
 from .json_schema import SchemaRenderer, is_required
 from .tools import Tool
 
-__all__ = ["Catalogue", "FieldRef", "MutationPolicy", "compile_catalogue"]
+__all__ = ["Catalogue", "FieldRef", "MutationPolicy", "compile_catalogue", "is_list"]
 
 MutationPolicy = bool | frozenset[str]
 NAME_LIMIT = 64
@@ -227,7 +227,7 @@ class Catalogue:
         if isinstance(type_, GraphQLObjectType) and self.previews and not self.is_root(type_name):
             for name, field in type_.fields.items():
                 named = get_named_type(field.type)
-                if field.args or field.deprecation_reason is not None or _is_list(field.type):
+                if field.args or field.deprecation_reason is not None or is_list(field.type):
                     continue
                 if not isinstance(named, (GraphQLScalarType, GraphQLEnumType)):
                     continue
@@ -342,7 +342,8 @@ def _reaches(type_: GraphQLInputObjectType, target: str, seen: set[str]) -> bool
     return False
 
 
-def _is_list(type_: object) -> bool:
+def is_list(type_: object) -> bool:
+    """Whether a field gives a list (`[T]`, `[T]!`), whatever its items are."""
     while isinstance(type_, GraphQLNonNull):
         type_ = type_.of_type
     return isinstance(type_, GraphQLList)

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphql import GraphQLEnumType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLScalarType, get_named_type
+from graphql import GraphQLEnumType, GraphQLObjectType, GraphQLScalarType, get_named_type
 
-from .catalogue import Catalogue
+from .catalogue import Catalogue, is_list
 from .handles import Step
 
 __all__ = ["Connection", "connection_of"]
@@ -78,7 +78,7 @@ def _detect(catalogue: Catalogue, type_name: str) -> Connection | None:
         edges = type_.fields.get("edges")
         edge_type = get_named_type(edges.type) if edges is not None and _is_list_of_objects(edges.type) else None
         node = edge_type.fields.get("node") if isinstance(edge_type, GraphQLObjectType) else None
-        if node is not None and not _is_list(node.type) and not node.args:
+        if node is not None and not is_list(node.type) and not node.args:
             named = get_named_type(node.type)
             if not isinstance(named, (GraphQLScalarType, GraphQLEnumType)):
                 node_type, via_edges = named.name, True
@@ -86,17 +86,11 @@ def _detect(catalogue: Catalogue, type_name: str) -> Connection | None:
         return None
     scalars = tuple(
         name for name, field in type_.fields.items()
-        if not field.args and not _is_list(field.type) and field.deprecation_reason is None
+        if not field.args and not is_list(field.type) and field.deprecation_reason is None
         and isinstance(get_named_type(field.type), (GraphQLScalarType, GraphQLEnumType))
     )
     return Connection(type_name=type_name, node_type=node_type, via_edges=via_edges, scalars=scalars)
 
 
-def _is_list(type_: object) -> bool:
-    while isinstance(type_, GraphQLNonNull):
-        type_ = type_.of_type
-    return isinstance(type_, GraphQLList)
-
-
 def _is_list_of_objects(type_: object) -> bool:
-    return _is_list(type_) and not isinstance(get_named_type(type_), (GraphQLScalarType, GraphQLEnumType))  # type: ignore[arg-type]
+    return is_list(type_) and not isinstance(get_named_type(type_), (GraphQLScalarType, GraphQLEnumType))  # type: ignore[arg-type]

@@ -13,11 +13,11 @@ from dataclasses import replace
 from typing import Any
 
 import anyio
-from graphql import GraphQLList, GraphQLNonNull, get_named_type, is_composite_type
+from graphql import get_named_type, is_composite_type
 
 from .arguments import parse_arguments
 from .calls import FieldCalls, PreparedCall
-from .catalogue import Catalogue
+from .catalogue import Catalogue, is_list
 from .chains import parse_chain
 from .context import Context
 from .errors import ConfigError, ToolCallError
@@ -81,7 +81,7 @@ class Session:
             self.values.append(ValueInput(name=name, value=value, description=description))
             return None
         steps, field_type = parse_chain(self.catalogue, field)
-        if not is_composite_type(get_named_type(field_type)) or _is_list(field_type):
+        if not is_composite_type(get_named_type(field_type)) or is_list(field_type):
             raise ConfigError(f"Input {name!r}: {field} gives {field_type}, not one object. "
                               "Give a plain value with `value`, or a chain that ends on an object.")
         try:
@@ -278,9 +278,3 @@ def _only(arguments: dict[str, Any], allowed: set[str], tool: str) -> None:
     extra = [k for k in arguments if k not in allowed]
     if extra:
         raise ToolCallError(f"{tool} has no parameter {', '.join(extra)}; it takes {', '.join(sorted(allowed))}.")
-
-
-def _is_list(type_: Any) -> bool:
-    while isinstance(type_, GraphQLNonNull):
-        type_ = type_.of_type
-    return isinstance(type_, GraphQLList)
