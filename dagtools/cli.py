@@ -14,6 +14,7 @@ import anyio
 from .connect import catalogue_for, open_session
 from .dagger import dagger_endpoint, is_dagger_source
 from .errors import DagtoolsError
+from .executors.base import SchemaOnlyExecutor
 from .introspect import stderr_progress
 from .mcp_cli import add_mcp_command
 from .metatools import estimate_tokens
@@ -196,7 +197,7 @@ def _tools(args: argparse.Namespace) -> int:
     if args.all:
         tools = catalogue.tools()
     else:
-        session = Session(catalogue, _NoExecutor())
+        session = Session(catalogue, SchemaOnlyExecutor(loaded.origin))
         tools = session.tools()
     rendered = render_tools(tools, args.format)
     if args.json:
@@ -211,16 +212,6 @@ def _tools(args: argparse.Namespace) -> int:
     print(f"{len(tools)} tools of {len(catalogue)} in the catalogue, {args.format} format: "
           f"{len(text.encode())} bytes, about {estimate_tokens(text)} tokens")
     return 0
-
-
-class _NoExecutor:
-    """Listing tools runs nothing."""
-
-    async def execute(self, document: str, variables: Any = None, *, operation_name: str | None = None) -> Any:
-        raise DagtoolsError("listing tools does not execute queries")
-
-    async def aclose(self) -> None:
-        return None
 
 
 if __name__ == "__main__":

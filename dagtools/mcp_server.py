@@ -24,8 +24,8 @@ from typing import Any
 import anyio
 
 from .connect import catalogue_for, is_executable, open_session
-from .errors import ConfigError, DagtoolsError, ExecutorError
-from .executors.base import Executor
+from .errors import ConfigError, DagtoolsError
+from .executors.base import Executor, SchemaOnlyExecutor
 from .mcp_config import McpConfig
 from .mcp_toolsets import call_fixed_tool, dynamic_tools, fixed_tools
 from .providers import render_tool
@@ -173,7 +173,7 @@ class McpToolServer:
             return None  # open_session runs the API in this process
         source = self.config.source
         if not source.lower().startswith(("http://", "https://")):
-            return _DescriptionOnly(self.loaded.origin)
+            return SchemaOnlyExecutor(self.loaded.origin)
         from .executors.http import HttpExecutor, env_headers, merge_headers
 
         return HttpExecutor(source, headers=merge_headers(env_headers(), self.config.headers, forwarded))
@@ -307,20 +307,6 @@ def serve_mcp(config: McpConfig) -> None:
     The schema is loaded first, outside the event loop that serves it."""
     server = McpToolServer(config)
     anyio.run(server.serve_http if config.transport == "http" else server.serve_stdio)
-
-
-class _DescriptionOnly:
-    """A schema file without a server: its tools can be listed and selected, but calls cannot run."""
-
-    def __init__(self, origin: str) -> None:
-        self.origin = origin
-
-    async def execute(self, document: str, variables: Any = None, **_: Any) -> Any:
-        raise ExecutorError(f"{self.origin} only describes the API, so nothing can run; "
-                            "the server must be started on the API's URL.")
-
-    async def aclose(self) -> None:
-        return None
 
 
 def _headers(ctx: Any) -> dict[str, str]:

@@ -210,10 +210,11 @@ async def test_mutations_are_refused_unless_allowed():
 
 def test_github_initial_toolset_fits_the_budget():
     from dagtools import compile_catalogue
+    from dagtools.executors.base import SchemaOnlyExecutor
     from dagtools.session import Session
 
     catalogue = compile_catalogue(load_shared("github.schema.graphql").schema)
-    session = Session(catalogue, executor=None)  # type: ignore[arg-type]
+    session = Session(catalogue, SchemaOnlyExecutor())
     rendered = json.dumps(session.render_tools("openai"))
     assert estimate_tokens(rendered) <= 2000
     assert "Query_repository" in rendered
@@ -221,10 +222,11 @@ def test_github_initial_toolset_fits_the_budget():
 
 def test_select_tools_description_stays_in_budget_with_many_objects_of_many_types():
     from dagtools import Handle, Step, compile_catalogue
+    from dagtools.executors.base import SchemaOnlyExecutor
     from dagtools.session import Session
 
     catalogue = compile_catalogue(load_shared("github.schema.graphql").schema)
-    session = Session(catalogue, executor=None)  # type: ignore[arg-type]
+    session = Session(catalogue, SchemaOnlyExecutor())
     for type_name in ("Repository", "Issue", "PullRequest", "User", "Organization", "Commit", "Team", "Project"):
         for n in range(200):
             session.registry.mint(type_name, Handle((Step.of("node", {"id": f"{type_name}{n}"}),)),

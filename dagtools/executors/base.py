@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Executor", "Response", "format_error"]
+__all__ = ["Executor", "Response", "SchemaOnlyExecutor", "format_error"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,3 +33,21 @@ def format_error(error: dict[str, Any]) -> str:
     if path:
         message += f" (at {'.'.join(str(p) for p in path)})"
     return message
+
+
+class SchemaOnlyExecutor:
+    """For a schema with no server behind it (an SDL or introspection file): its tools can be listed
+    and selected, and every call says why nothing can run."""
+
+    def __init__(self, origin: str = "this schema") -> None:
+        self.origin = origin
+
+    async def execute(self, document: str, variables: dict[str, Any] | None = None, *,
+                      operation_name: str | None = None) -> Response:
+        from ..errors import ExecutorError
+
+        raise ExecutorError(f"{self.origin} only describes the API, so nothing can run; "
+                            "point dagtools at the API's URL.")
+
+    async def aclose(self) -> None:
+        return None
