@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from dagtools import Session, ToolCall, compile_catalogue
+from dagtools import ToolCall, compile_catalogue
 from examples.relay.api import make_schema
-from tests.transports import Transport, relay_session
-
-
-async def call(session: Session, tool: str, /, **arguments: Any) -> Any:
-    result = await session.call_tool(ToolCall(name=tool, arguments=arguments))
-    assert not result.is_error, result.value
-    return result.value
+from tests.transports import Transport, call, relay_session
 
 
 def test_mutations_are_off_by_default() -> None:

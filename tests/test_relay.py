@@ -11,8 +11,7 @@ import pytest
 
 from dagtools import Session, ToolCall, compile_catalogue
 from examples.relay.api import make_schema, schema
-from tests.recording import RecordingExecutor
-from tests.transports import Transport
+from tests.transports import Transport, call, relay_session
 
 ROOT = Path(__file__).resolve().parents[1]
 SDL_PATH = ROOT / "schemas" / "relay.graphql"
@@ -21,21 +20,6 @@ REGENERATE = 'python -c "from examples.relay.api import schema; print(schema)" >
 
 def test_committed_sdl_matches_schema() -> None:
     assert SDL_PATH.read_text() == str(schema) + "\n", f"{SDL_PATH} is stale; regenerate it with: {REGENERATE}"
-
-
-def session_on(transport: Transport, **options: Any) -> tuple[Session, RecordingExecutor]:
-    api = make_schema()
-    executor = transport.executor(api)
-    catalogue = compile_catalogue(api._schema, **options)
-    session = Session(catalogue, executor)
-    session.select(n for n in catalogue.names())
-    return session, executor
-
-
-async def call(session: Session, tool: str, /, **arguments: Any) -> Any:
-    result = await session.call_tool(ToolCall(name=tool, arguments=arguments))
-    assert not result.is_error, result.value
-    return result.value
 
 
 def test_detected_as_relay_with_node_identity() -> None:
@@ -47,7 +31,7 @@ def test_detected_as_relay_with_node_identity() -> None:
 
 
 async def test_minted_node_is_re_rooted_on_node_id(transport: Transport) -> None:
-    session, executor = session_on(transport)
+    session, _, executor = relay_session(transport, relay_ids=False)
     repo = await call(session, "Query_repository", name="engine")
     assert repo["result"] == "Repository#1"
     issue = await call(session, "Repository_issue", number=3)
@@ -59,7 +43,7 @@ async def test_minted_node_is_re_rooted_on_node_id(transport: Transport) -> None
 
 
 async def test_document_size_stays_flat_over_a_long_chain(transport: Transport) -> None:
-    session, executor = session_on(transport)
+    session, _, executor = relay_session(transport, relay_ids=False)
     await call(session, "Query_repository", name="engine")
     sizes = []
     for _ in range(10):  # 20 calls, each on the object the previous one returned
@@ -73,7 +57,7 @@ async def test_document_size_stays_flat_over_a_long_chain(transport: Transport) 
 
 
 async def test_types_without_identity_keep_their_chain(transport: Transport) -> None:
-    session, executor = session_on(transport)
+    session, _, executor = relay_session(transport, relay_ids=False)
     await call(session, "Query_repository", name="engine")
     stats = await call(session, "Repository_stats")
     entry = session.object(stats["result"])
@@ -84,7 +68,7 @@ async def test_types_without_identity_keep_their_chain(transport: Transport) -> 
 
 
 async def test_relay_id_arguments_take_object_ids_when_the_host_opts_in(transport: Transport) -> None:
-    session, executor = session_on(transport, relay_ids=True, mutations=True)
+    session, _, executor = relay_session(transport, mutations=True)
     props = session.catalogue.tool("Mutation_addComment").parameters["properties"]
     assert "Issue#1" in json.dumps(props["issueId"])
     await call(session, "Query_repository", name="engine")
@@ -97,7 +81,7 @@ async def test_relay_id_arguments_take_object_ids_when_the_host_opts_in(transpor
 
 
 async def test_relay_id_argument_rejects_a_bare_number(transport: Transport) -> None:
-    session, executor = session_on(transport, relay_ids=True, mutations=True)
+    session, _, executor = relay_session(transport, mutations=True)
     await call(session, "Query_repository", name="engine")
     await call(session, "Repository_issue", number=1)
     sent = len(executor.sent)
@@ -113,7 +97,7 @@ def test_relay_ids_are_plain_strings_without_the_opt_in() -> None:
 
 
 async def test_list_of_objects_gives_a_list_of_ids(transport: Transport) -> None:
-    session, _ = session_on(transport)
+    session, _, _ = relay_session(transport, relay_ids=False)
     result = await call(session, "Query_repositories")
     assert result["result"] == ["Repository#1", "Repository#2"]
     assert result["preview"]["Repository#2"]["name"] == "compiler"
@@ -123,7 +107,7 @@ async def test_list_of_objects_gives_a_list_of_ids(transport: Transport) -> None
 
 
 async def test_union_and_interface_results_narrow_to_the_concrete_type(transport: Transport) -> None:
-    session, _ = session_on(transport)
+    session, _, _ = relay_session(transport, relay_ids=False)
     found = await call(session, "Query_search", text="e")
     types = {session.object(i).type_name for i in found["result"]}
     assert types == {"Issue", "Repository", "User"}
@@ -139,7 +123,7 @@ async def test_union_and_interface_results_narrow_to_the_concrete_type(transport
 
 
 async def test_connection_pages_are_walked_without_writing_cursors(transport: Transport) -> None:
-    session, executor = session_on(transport)
+    session, _, executor = relay_session(transport, relay_ids=False)
     await call(session, "Query_repository", name="engine")
     page = await call(session, "Repository_issues", first=2)
     assert page["result"] == ["Issue#1", "Issue#2"]

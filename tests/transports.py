@@ -24,7 +24,7 @@ from typing import Any
 
 from graphql import GraphQLSchema, graphql
 
-from dagtools import HttpExecutor, LocalExecutor, Session, compile_catalogue
+from dagtools import HttpExecutor, LocalExecutor, Session, ToolCall, compile_catalogue
 from tests.recording import RecordingExecutor
 from tests.servers import Recorder, read_body, serve_asgi
 
@@ -154,13 +154,21 @@ class Transport:
         assert not mismatched, f"documents sent vs HTTP requests received differ: {mismatched}"
 
 
-def relay_session(transport: Transport, **options: Any) -> tuple[Session, Any, RecordingExecutor]:
+def relay_session(transport: Transport, *, relay_ids: bool = True,
+                  **options: Any) -> tuple[Session, Any, RecordingExecutor]:
     """A session on a fresh Relay example API with every tool selected; its store shows what ran."""
     from examples.relay.api import make_schema
 
     api = make_schema()
     executor = transport.executor(api)
-    catalogue = compile_catalogue(api._schema, relay_ids=True, **options)
+    catalogue = compile_catalogue(api._schema, relay_ids=relay_ids, **options)
     session = Session(catalogue, executor)
     session.select(catalogue.names())
     return session, api.store, executor
+
+
+async def call(session: Session, tool: str, /, **arguments: Any) -> Any:
+    """Run one call that must succeed; its result value."""
+    result = await session.call_tool(ToolCall(name=tool, arguments=arguments))
+    assert not result.is_error, result.value
+    return result.value
