@@ -80,7 +80,8 @@ def test_seed_flow_through_ids() -> None:
 
     oven_id = run("{ oven { id temperature } }")["oven"]["id"]
     fries = run(
-        "query($o: OvenID!, $p: PotatoID!, $s: BakeSettings) { loadOvenFromID(id: $o) { bake(item: $p, settings: $s) { id cut crispiness soggy } } }",
+        "query($o: OvenID!, $p: PotatoID!, $s: BakeSettings) "
+        "{ loadOvenFromID(id: $o) { bake(item: $p, settings: $s) { id cut crispiness soggy } } }",
         o=oven_id,
         p=sliced["id"],
         s={"minutes": 25},
@@ -202,7 +203,8 @@ def test_baking_and_broiling_settings() -> None:
 
 
 def test_empty_plate_and_full_plate() -> None:
-    assert run("{ plate { fries { id } isEmpty description } }")["plate"] == {"fries": None, "isEmpty": True, "description": "an empty plate"}
+    empty = run("{ plate { fries { id } isEmpty description } }")["plate"]
+    assert empty == {"fries": None, "isEmpty": True, "description": "an empty plate"}
     full = run("query($f: FriesID!, $pl: PlateID!) { loadFriesFromID(id: $f) { plate(plate: $pl) { id } } }", f=fries_id(), pl=plate_id())
     full_id = full["loadFriesFromID"]["plate"]["id"]
     again = "query($f: FriesID!, $pl: PlateID!) { loadFriesFromID(id: $f) { plate(plate: $pl) { id } } }"

@@ -282,7 +282,9 @@ class Oven:
     def bake(
         self,
         item: Annotated[PotatoID, strawberry.argument(description="The item to insert into the oven.")],
-        settings: Annotated[BakeSettings | None, strawberry.argument(description="How to bake; defaults apply when omitted.")] = strawberry.UNSET,
+        settings: Annotated[
+            BakeSettings | None, strawberry.argument(description="How to bake; defaults apply when omitted.")
+        ] = strawberry.UNSET,
     ) -> Fries:
         potato: Potato = _load(item, "Potato")
         settings = settings or BakeSettings()
