@@ -5,10 +5,7 @@ Every field of every object type is a tool `Type_field`; every object a call ret
 """
 
 from .agent import Agent, RunResult
-from .attach_tools import attach_tools_config
 from .catalogue import Catalogue, compile_catalogue
-from .chat_store import ChatStore
-from .config_apis import RestApi
 from .connect import open_session
 from .context import Context, Message
 from .dialect import Dialect, detect_dialect
@@ -24,7 +21,6 @@ from .errors import (
     TransportError,
 )
 from .executors import Executor, HttpExecutor, LocalExecutor, Response
-from .export_tools import export_tools_config
 from .handles import Handle, Step
 from .models import FunctionModel, Model, ModelResponse, ScriptedModel, Usage, get_model
 from .outputs import Output
@@ -33,7 +29,7 @@ from .registry import ObjectEntry, Registry
 from .schema import LoadedSchema, load_schema
 from .session import Session
 from .tools import Tool, ToolCall, ToolResult
-from .toolsconfig import ToolsConfig, load_tools_config
+from .toolsconfig import ChatStore, RestApi, ToolsConfig, attach_tools_config, export_tools_config, load_tools_config
 
 __version__ = "0.1.0"
 

@@ -16,7 +16,7 @@ from .dagger import dagger_endpoint, is_dagger_source
 from .errors import DagtoolsError
 from .executors.base import SchemaOnlyExecutor
 from .introspect import stderr_progress
-from .mcp_cli import add_mcp_command
+from .mcpserver.cli import add_mcp_command
 from .metatools import estimate_tokens
 from .providers import FORMATS, describe_tools, render_tools
 from .run_cli import add_model_options, add_run_arguments, run_command, run_demo
@@ -190,7 +190,7 @@ def _tools(args: argparse.Namespace) -> int:
         print(f"dagtools: tolerated: {warning}", file=sys.stderr)
     catalogue = catalogue_for(loaded.schema, **options)
     if args.format == "tools-config":
-        from .export_tools import export_tools_config
+        from .toolsconfig import export_tools_config
 
         print(json.dumps(export_tools_config(catalogue), ensure_ascii=False, indent=1))
         return 0

@@ -26,9 +26,9 @@ from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 from mcp_types import ToolListChangedNotification  # noqa: E402
 
 from dagtools.errors import ConfigError  # noqa: E402
-from dagtools.mcp_cli import add_mcp_command, mcp_config_from_args  # noqa: E402
-from dagtools.mcp_config import McpConfig, load_mcp_config  # noqa: E402
-from dagtools.mcp_server import SESSION_HEADER, McpToolServer  # noqa: E402
+from dagtools.mcpserver.cli import add_mcp_command, mcp_config_from_args  # noqa: E402
+from dagtools.mcpserver.config import McpConfig, load_mcp_config  # noqa: E402
+from dagtools.mcpserver.server import SESSION_HEADER, McpToolServer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 KITCHEN = f"{ROOT / 'examples' / 'kitchen' / 'api.py'}:schema"

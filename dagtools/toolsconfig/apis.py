@@ -16,10 +16,10 @@ from urllib.parse import quote
 
 import httpx
 
-from .errors import ConfigError, ExecutorError, ToolCallError
-from .executors.base import Executor, format_error
-from .executors.http import HttpExecutor
-from .toolsconfig import ToolEntry
+from ..errors import ConfigError, ExecutorError, ToolCallError
+from ..executors.base import Executor, format_error
+from ..executors.http import HttpExecutor
+from .format import ToolEntry
 
 __all__ = ["ApiTarget", "ConfigApis", "RestApi"]
 

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import yaml
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 __all__ = ["McpConfig", "ToolsMode", "load_mcp_config"]
 

@@ -13,13 +13,13 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .config_apis import ApiTarget, ConfigApis
-from .errors import ConfigError, ToolCallError
-from .tools import Tool
-from .toolsconfig import ConfigSource, ToolEntry, ToolsConfig, context_values, load_tools_config
+from ..errors import ConfigError, ToolCallError
+from ..tools import Tool
+from .apis import ApiTarget, ConfigApis
+from .format import ConfigSource, ToolEntry, ToolsConfig, context_values, load_tools_config
 
 if TYPE_CHECKING:
-    from .session import Session
+    from ..session import Session
 
 __all__ = ["AttachedTools", "attach_tools_config", "entry_tool"]
 

@@ -23,15 +23,15 @@ from typing import Any
 
 import anyio
 
-from .connect import catalogue_for, is_executable, open_session
-from .errors import ConfigError, DagtoolsError
-from .executors.base import Executor, SchemaOnlyExecutor
-from .mcp_config import McpConfig
-from .mcp_toolsets import call_fixed_tool, dynamic_tools, fixed_tools
-from .providers import render_tool
-from .schema import LoadedSchema, load_schema
-from .session import Session
-from .tools import Tool, ToolCall, ToolResult
+from ..connect import catalogue_for, is_executable, open_session
+from ..errors import ConfigError, DagtoolsError
+from ..executors.base import Executor, SchemaOnlyExecutor
+from ..providers import render_tool
+from ..schema import LoadedSchema, load_schema
+from ..session import Session
+from ..tools import Tool, ToolCall, ToolResult
+from .config import McpConfig
+from .toolsets import call_fixed_tool, dynamic_tools, fixed_tools
 
 __all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer", "serve_mcp"]
 
@@ -174,7 +174,7 @@ class McpToolServer:
         source = self.config.source
         if not source.lower().startswith(("http://", "https://")):
             return SchemaOnlyExecutor(self.loaded.origin)
-        from .executors.http import HttpExecutor, env_headers, merge_headers
+        from ..executors.http import HttpExecutor, env_headers, merge_headers
 
         return HttpExecutor(source, headers=merge_headers(env_headers(), self.config.headers, forwarded))
 
@@ -318,6 +318,6 @@ def _headers(ctx: Any) -> dict[str, str]:
 
 
 def _version() -> str:
-    from . import __version__
+    from .. import __version__
 
     return __version__

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .metatools import SAVE, SELECT_TOOLS
-from .providers import render_tool
-from .session import Session
-from .tools import Tool, ToolCall, ToolResult
+from ..metatools import SAVE, SELECT_TOOLS
+from ..providers import render_tool
+from ..session import Session
+from ..tools import Tool, ToolCall, ToolResult
 
 __all__ = ["CALL_TOOL", "DESCRIBE_TOOLS", "call_fixed_tool", "dynamic_tools", "fixed_tools", "tool_schemas"]
 

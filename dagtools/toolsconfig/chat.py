@@ -15,14 +15,14 @@ import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .config_apis import ApiTarget, ConfigApis
-from .context import Context, Message
-from .errors import ConfigError, ToolCallError
-from .tools import ToolCall
-from .toolsconfig import GET_CHAT_MESSAGES, SAVE_CHAT_MESSAGE, ConfigSource, ToolEntry, context_values, load_tools_config
+from ..context import Context, Message
+from ..errors import ConfigError, ToolCallError
+from ..tools import ToolCall
+from .apis import ApiTarget, ConfigApis
+from .format import GET_CHAT_MESSAGES, SAVE_CHAT_MESSAGE, ConfigSource, ToolEntry, context_values, load_tools_config
 
 if TYPE_CHECKING:
-    from .session import Session
+    from ..session import Session
 
 __all__ = ["ChatStore"]
 

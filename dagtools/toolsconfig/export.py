@@ -13,10 +13,10 @@ from typing import Any
 
 from graphql import GraphQLNonNull, get_named_type, is_leaf_type
 
-from .catalogue import Catalogue
-from .errors import ConfigError
-from .json_schema import is_required
-from .query import QueryBuilder
+from ..catalogue import Catalogue
+from ..errors import ConfigError
+from ..json_schema import is_required
+from ..query import QueryBuilder
 
 __all__ = ["export_tools_config"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .mcp_config import McpConfig, load_mcp_config, parse_headers
-from .options import parse_input, parse_output, parse_value
+from ..options import parse_input, parse_output, parse_value
+from .config import McpConfig, load_mcp_config, parse_headers
 
 __all__ = ["add_mcp_command", "mcp_config_from_args"]
 
@@ -68,7 +68,7 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from .mcp_server import serve_mcp
+    from .server import serve_mcp
 
     serve_mcp(mcp_config_from_args(args))
     return 0

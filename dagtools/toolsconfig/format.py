@@ -19,7 +19,7 @@ from typing import Any, Literal
 import yaml
 from graphql import GraphQLError, OperationDefinitionNode, parse
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 __all__ = [
     "GET_CHAT_MESSAGES",
