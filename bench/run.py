@@ -26,10 +26,10 @@ from inspect import isawaitable  # noqa: E402
 from graphql import build_schema, execute, graphql, parse  # noqa: E402
 
 from dagtools import Handle, Registry, Step, ToolCall, compile_catalogue, load_schema, open_session  # noqa: E402
-from dagtools.executors.base import SchemaOnlyExecutor  # noqa: E402
-from dagtools.metatools import estimate_tokens  # noqa: E402
-from dagtools.query import QueryBuilder  # noqa: E402
-from dagtools.session import Session  # noqa: E402
+from dagtools.calls._documents import QueryBuilder  # noqa: E402
+from dagtools.executors._base import SchemaOnlyExecutor  # noqa: E402
+from dagtools.session._metatools import estimate_tokens  # noqa: E402
+from dagtools.session._session import Session  # noqa: E402
 
 
 def figure(name: str, value: float | int | str) -> None:

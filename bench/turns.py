@@ -44,7 +44,7 @@ class Counting:
 
 def _executor(stack: ExitStack, api: Any) -> tuple[Any, str]:
     try:
-        from dagtools.executors.http import HttpExecutor
+        from dagtools.executors._http import HttpExecutor
         from tests.servers import serve_schema
     except ImportError:
         return LocalExecutor(api), "in-process"

@@ -4,12 +4,7 @@ Every field of every object type is a tool `Type_field`; every object a call ret
 `Type#N` handle; `selectTools` grows the active toolset on demand and `save` hands outputs back.
 """
 
-from .agent import Agent, RunResult
-from .catalogue import Catalogue, compile_catalogue
-from .connect import open_session
-from .context import Context, Message
-from .dialect import Dialect, detect_dialect
-from .errors import (
+from ._errors import (
     CatalogueError,
     ConfigError,
     DagtoolsError,
@@ -20,15 +15,20 @@ from .errors import (
     ToolCallError,
     TransportError,
 )
+from ._tools import Tool, ToolCall, ToolResult
+from .agent._agent import Agent, RunResult
+from .calls._handles import Handle, Step
+from .catalogue._catalogue import Catalogue, compile_catalogue
+from .catalogue._render import render_tools
 from .executors import Executor, HttpExecutor, LocalExecutor, Response
-from .handles import Handle, Step
+from .load._dialect import Dialect, detect_dialect
+from .load._sources import LoadedSchema, load_schema
 from .models import FunctionModel, Model, ModelResponse, ScriptedModel, Usage, get_model
-from .outputs import Output
-from .providers import render_tools
-from .registry import ObjectEntry, Registry
-from .schema import LoadedSchema, load_schema
-from .session import Session
-from .tools import Tool, ToolCall, ToolResult
+from .session._context import Context, Message
+from .session._open import open_session
+from .session._outputs import Output
+from .session._registry import ObjectEntry, Registry
+from .session._session import Session
 from .toolsconfig import ChatStore, RestApi, ToolsConfig, attach_tools_config, export_tools_config, load_tools_config
 
 __version__ = "0.1.0"

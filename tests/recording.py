@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dagtools.executors.base import Executor, Response
+from dagtools.executors._base import Executor, Response
 
 
 class RecordingExecutor:

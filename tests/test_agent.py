@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from dagtools import ModelError, Tool, ToolCall
-from dagtools.agent import Agent, system_prompt
+from dagtools.agent._agent import Agent, system_prompt
 from dagtools.models import FunctionModel, ModelResponse, ScriptedModel, Usage
 from tests.fake_models import anthropic_server, openai_server  # noqa: F401
 from tests.kitchen import SEED_INPUTS, kitchen_session
@@ -216,7 +216,7 @@ def test_cli_rejects_bad_specs():
 
 
 def test_parse_input_keeps_colons_inside_the_chain():
-    from dagtools.options import parse_input, parse_output, parse_value
+    from dagtools.cli._options import parse_input, parse_output, parse_value
 
     assert parse_input('repo=repository(owner: "a", name: "b:c"):The repo') == (
         "repo", {"field": 'repository(owner: "a", name: "b:c")', "description": "The repo"})
@@ -246,7 +246,7 @@ async def test_a_model_turn_goes_through_call_tools_as_one_batch():
 
 
 def test_mcp_and_run_read_the_same_option_forms():
-    from dagtools.options import parse_input, parse_output
+    from dagtools.cli._options import parse_input, parse_output
 
     assert parse_input("oven=oven # An oven") == parse_input("oven=oven:An oven") == (
         "oven", {"field": "oven", "description": "An oven"})

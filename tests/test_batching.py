@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from dagtools import Session, ToolCall, compile_catalogue
-from dagtools.context import Message
+from dagtools.session._context import Message
 from examples.kitchen.api import schema as kitchen
 from examples.relay.api import make_schema
 from tests.transports import Transport, relay_session

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from dagtools import ConfigError, Message, Tool, ToolCall
-from dagtools.agent import Agent
+from dagtools.agent._agent import Agent
 from dagtools.models import ScriptedModel
-from dagtools.models.openai import parse_openai_response, to_openai_messages
+from dagtools.models._openai import parse_openai_response, to_openai_messages
 from tests.kitchen import kitchen_session
 
 SELECT = ToolCall(name="selectTools", arguments={"tools": ["Potato_rinse"]}, id="c1")

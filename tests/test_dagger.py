@@ -12,8 +12,8 @@ import pytest
 from graphql import build_schema
 
 from dagtools import ConfigError, LocalExecutor, Session, ToolCall, compile_catalogue, load_schema, open_session
-from dagtools.dagger import dagger_endpoint
-from dagtools.query import QueryBuilder
+from dagtools.calls._documents import QueryBuilder
+from dagtools.load._dagger import dagger_endpoint
 from examples.kitchen.api import schema as kitchen
 from tests.conftest import shared_schema_path
 from tests.servers import serve_asgi
@@ -101,7 +101,7 @@ async def test_a_wrong_token_is_refused(engine: BasicAuth, monkeypatch: pytest.M
 
 
 def test_cli_tools_on_the_dagger_session(engine: BasicAuth, capsys: pytest.CaptureFixture[str]) -> None:
-    from dagtools.cli import main
+    from dagtools.cli._main import main
 
     assert main(["tools", "dagger", "--all", "--json"]) == 0
     out = capsys.readouterr().out

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from dagtools import HttpExecutor, load_schema, open_session
-from dagtools.errors import HttpStatusError, SchemaLoadError, TransportError
-from dagtools.introspect import cache_key, fetch_schema
-from dagtools.script import load_script, run_script
-from dagtools.tools import ToolCall
+from dagtools._errors import HttpStatusError, SchemaLoadError, TransportError
+from dagtools._tools import ToolCall
+from dagtools.load._introspect import cache_key, fetch_schema
+from dagtools.scripts._script import load_script, run_script
 from examples.kitchen.api import schema as kitchen_schema
 from tests.servers import Fault, FaultServer, serve_asgi
 
@@ -394,7 +394,7 @@ class _Terminal:
 
 
 async def test_progress_on_a_terminal_only(kitchen_url: str) -> None:
-    from dagtools.introspect import stderr_progress
+    from dagtools.load._introspect import stderr_progress
 
     assert stderr_progress(_Terminal(False)) is None
     terminal = _Terminal(True)
@@ -425,8 +425,8 @@ def test_load_schema_from_inside_an_event_loop(kitchen_url: str) -> None:
 
 
 def test_environment_headers() -> None:
-    from dagtools.errors import ExecutorError
-    from dagtools.executors.http import env_headers
+    from dagtools._errors import ExecutorError
+    from dagtools.executors._http import env_headers
 
     assert env_headers({}) == {}
     assert env_headers({"DAGTOOLS_HEADERS": '{"authorization": "a", "X-Key": "k"}',

@@ -25,10 +25,10 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 from mcp_types import ToolListChangedNotification  # noqa: E402
 
-from dagtools.errors import ConfigError  # noqa: E402
-from dagtools.mcpserver.cli import add_mcp_command, mcp_config_from_args  # noqa: E402
-from dagtools.mcpserver.config import McpConfig, load_mcp_config  # noqa: E402
-from dagtools.mcpserver.server import SESSION_HEADER, McpToolServer  # noqa: E402
+from dagtools._errors import ConfigError  # noqa: E402
+from dagtools.cli._mcp import add_mcp_command, mcp_config_from_args  # noqa: E402
+from dagtools.mcpserver._config import McpConfig, load_mcp_config  # noqa: E402
+from dagtools.mcpserver._server import SESSION_HEADER, McpToolServer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 KITCHEN = f"{ROOT / 'examples' / 'kitchen' / 'api.py'}:schema"

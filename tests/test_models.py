@@ -7,12 +7,12 @@ import socket
 import pytest
 
 from dagtools import ModelError
-from dagtools.agent import Agent
-from dagtools.context import Message
+from dagtools._tools import ToolCall
+from dagtools.agent._agent import Agent
 from dagtools.models import AnthropicModel, OpenAIModel, ScriptedModel, get_model
-from dagtools.models.anthropic import parse_anthropic_response, to_anthropic_messages
-from dagtools.models.openai import parse_openai_response, to_openai_messages
-from dagtools.tools import ToolCall
+from dagtools.models._anthropic import parse_anthropic_response, to_anthropic_messages
+from dagtools.models._openai import parse_openai_response, to_openai_messages
+from dagtools.session._context import Message
 from tests.fake_models import FRIES_TURNS, anthropic_server, openai_server  # noqa: F401
 from tests.kitchen import kitchen_session
 

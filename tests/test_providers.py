@@ -7,7 +7,7 @@ import json
 from jsonschema import Draft202012Validator
 
 from dagtools import compile_catalogue
-from dagtools.providers import describe_tools, render_tool, render_tools
+from dagtools.catalogue._render import describe_tools, render_tool, render_tools
 
 
 def kitchen_tool(name):

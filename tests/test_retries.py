@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from dagtools.retries import Retryable, retry_after_seconds, retrying
+from dagtools._retries import Retryable, retry_after_seconds, retrying
 
 
 async def test_waits_at_least_what_retry_after_asks_and_stops_after_the_attempts():

@@ -23,8 +23,8 @@ from graphql import (
     print_schema,
 )
 
-from dagtools.errors import SchemaLoadError
-from dagtools.schema import LoadedSchema, load_schema, schema_fingerprint
+from dagtools._errors import SchemaLoadError
+from dagtools.load._sources import LoadedSchema, load_schema, schema_fingerprint
 from tests.conftest import shared_schema_names, shared_schema_path
 
 SMALL_SDL = """

@@ -8,7 +8,7 @@ import pytest
 import strawberry
 
 from dagtools import ToolCall, open_session
-from dagtools.metatools import estimate_tokens
+from dagtools.session._metatools import estimate_tokens
 
 from .conftest import load_shared
 from .kitchen import call, kitchen_session
@@ -210,8 +210,8 @@ async def test_mutations_are_refused_unless_allowed():
 
 def test_github_initial_toolset_fits_the_budget():
     from dagtools import compile_catalogue
-    from dagtools.executors.base import SchemaOnlyExecutor
-    from dagtools.session import Session
+    from dagtools.executors._base import SchemaOnlyExecutor
+    from dagtools.session._session import Session
 
     catalogue = compile_catalogue(load_shared("github.schema.graphql").schema)
     session = Session(catalogue, SchemaOnlyExecutor())
@@ -222,8 +222,8 @@ def test_github_initial_toolset_fits_the_budget():
 
 def test_select_tools_description_stays_in_budget_with_many_objects_of_many_types():
     from dagtools import Handle, Step, compile_catalogue
-    from dagtools.executors.base import SchemaOnlyExecutor
-    from dagtools.session import Session
+    from dagtools.executors._base import SchemaOnlyExecutor
+    from dagtools.session._session import Session
 
     catalogue = compile_catalogue(load_shared("github.schema.graphql").schema)
     session = Session(catalogue, SchemaOnlyExecutor())

@@ -26,8 +26,8 @@ from dagtools import (
     export_tools_config,
     load_tools_config,
 )
-from dagtools.cli import main
-from dagtools.providers import FORMATS
+from dagtools.catalogue._render import FORMATS
+from dagtools.cli._main import main
 from tests.recording import RecordingExecutor
 from tests.servers import serve_asgi, serve_schema
 

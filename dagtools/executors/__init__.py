@@ -1,7 +1,7 @@
 """Executors send a GraphQL document with variables somewhere and bring back `data` and `errors`."""
 
-from .base import Executor, Response
-from .http import HttpExecutor
-from .local import LocalExecutor
+from ._base import Executor, Response
+from ._http import HttpExecutor
+from ._local import LocalExecutor
 
 __all__ = ["Executor", "HttpExecutor", "LocalExecutor", "Response"]

@@ -5,7 +5,7 @@ extra); `toolsets` holds the fixed and dynamic toolsets; `config` the options an
 the command.
 """
 
-from .config import McpConfig, load_mcp_config
-from .server import McpToolServer, serve_mcp
+from ._config import McpConfig, load_mcp_config
+from ._server import McpToolServer, serve_mcp
 
 __all__ = ["McpConfig", "McpToolServer", "load_mcp_config", "serve_mcp"]

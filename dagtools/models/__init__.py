@@ -1,10 +1,10 @@
 """Models an agent can run on: OpenAI-compatible servers, Anthropic, and scripted models for tests."""
 
-from .anthropic import AnthropicModel
-from .base import Model, ModelResponse, Usage
-from .factory import get_model
-from .openai import OpenAIModel
-from .scripted import FunctionModel, ModelRequest, ScriptedModel
+from ._anthropic import AnthropicModel
+from ._base import Model, ModelResponse, Usage
+from ._factory import get_model
+from ._openai import OpenAIModel
+from ._scripted import FunctionModel, ModelRequest, ScriptedModel
 
 __all__ = [
     "AnthropicModel",

@@ -5,11 +5,11 @@ context fields hidden from the model, chat persistence, and an export of the cat
 adds them to a session; `chat` saves and loads the conversation; `export` writes the catalogue out.
 """
 
-from .apis import RestApi
-from .attach import AttachedTools, attach_tools_config
-from .chat import ChatStore
-from .export import export_tools_config
-from .format import ToolEntry, ToolsConfig, load_tools_config
+from ._apis import RestApi
+from ._attach import AttachedTools, attach_tools_config
+from ._chat import ChatStore
+from ._export import export_tools_config
+from ._format import ToolEntry, ToolsConfig, load_tools_config
 
 __all__ = ["AttachedTools", "ChatStore", "RestApi", "ToolEntry", "ToolsConfig", "attach_tools_config",
            "export_tools_config", "load_tools_config"]

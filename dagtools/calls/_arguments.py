@@ -1,0 +1,239 @@
+"""Binding a model's arguments to a field: the object it operates on, object references, and checks.
+
+Every check runs before anything executes, so a call that fails here changes nothing. Values are
+checked the way the API will check them (graphql-core's input coercion), and object references
+(`"Sink#1"`, or `"1"` where the type is known) become the API's own ids.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from graphql import (
+    GraphQLArgument,
+    GraphQLInputField,
+    GraphQLInputObjectType,
+    GraphQLList,
+    GraphQLNonNull,
+    get_named_type,
+)
+
+from .._errors import ToolCallError
+from .._tools import Tool
+from ..catalogue._catalogue import Catalogue
+from ..catalogue._json_schema import is_required
+from ._handles import parse_object_id
+
+if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
+    from ..session._registry import ObjectEntry, Registry
+
+__all__ = ["Bound", "bind_arguments", "parse_arguments", "resolve_reference", "signature", "value_problems"]
+
+
+def value_problems(value: Any, type_: Any) -> list[tuple[list[str | int], str]]:
+    """What the API would reject in `value` for `type_`: (path, message) pairs, checked by graphql-core."""
+    problems: list[tuple[list[str | int], str]] = []
+    try:
+        from graphql.utilities import validate_input_value  # graphql-core 3.3
+    except ImportError:  # graphql-core 3.2
+        from graphql import coerce_input_value
+
+        coerce_input_value(value, type_, lambda path, _v, error: problems.append(
+            (list(path), getattr(error, "message", str(error)).rstrip("."))))
+    else:
+        validate_input_value(value, type_, lambda error, path: problems.append(
+            (list(path), getattr(error, "message", str(error)).rstrip("."))))
+    return problems
+
+
+@dataclass(frozen=True, kw_only=True)
+class Bound:
+    """A call ready to run: the parent object, the values to send, and the values to show."""
+
+    parent: ObjectEntry | None
+    values: dict[str, Any]
+    shown: dict[str, Any]
+
+
+class Ref(str):
+    """An object ID inside shown arguments, printed bare in expressions."""
+
+
+def parse_arguments(tool_name: str, raw: dict[str, Any] | str | None) -> dict[str, Any]:
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise ToolCallError(
+                f"The arguments for {tool_name} are not valid JSON ({error.msg} at character {error.pos}). "
+                'Send a JSON object, such as {"Potato": "Potato#1"}.'
+            ) from None
+    if not isinstance(raw, dict):
+        raise ToolCallError(f"The arguments for {tool_name} must be a JSON object of parameter names to values, "
+                            f"not {type(raw).__name__}.")
+    return raw
+
+
+def signature(catalogue: Catalogue, tool: Tool) -> str:
+    """A one-line reminder of a tool's parameters for error messages."""
+    props = tool.parameters.get("properties", {})
+    required = set(tool.parameters.get("required", ()))
+    parts = []
+    for name, schema in props.items():
+        kind = schema.get("type") or "object"
+        if "enum" in schema:
+            kind = "|".join(schema["enum"][:8])
+        parts.append(f"{name}{'' if name in required else '?'}: {kind}")
+    return f"{tool.name}({', '.join(parts)})"
+
+
+def resolve_reference(catalogue: Catalogue, registry: Registry, value: Any, target: str, *, where: str) -> ObjectEntry:
+    """The object a reference names, checked against the type the parameter takes."""
+    text = str(value).strip() if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+    if not text:
+        raise ToolCallError(f'{where} takes an object ID such as "{_example(target)}", not {json.dumps(value)}.')
+    parsed = parse_object_id(text)
+    if parsed is None and text.lstrip("#").isdigit():
+        if target == "*" or catalogue.schema.get_type(target) is None or _is_abstract(catalogue, target):
+            options = _options(catalogue, registry, target)
+            raise ToolCallError(f'{where} needs the full object ID, with its type: "{text}" could be '
+                                f"{options or 'any type'}. Give the full Type#N.")
+        parsed = (target, int(text.lstrip("#")))
+    if parsed is None:
+        raise ToolCallError(f'{where} takes an object ID such as "{_example(target)}"; '
+                            f"{json.dumps(value)} is not one.")
+    type_name, number = parsed
+    if catalogue.schema.get_type(type_name) is None:
+        fixed = next((t for t in registry.types() if t.lower() == type_name.lower()), None)
+        if fixed is not None:
+            type_name = fixed
+    entry = registry.find(type_name, number)
+    if entry is None:
+        count = registry.count(type_name)
+        known = f"{type_name}#1 to {type_name}#{count}" if count else f"none of type {type_name} yet"
+        raise ToolCallError(f"There is no object {type_name}#{number} (known: {known}). "
+                            "Use an ID that a tool returned or that selectTools lists.")
+    if not catalogue.is_of_type(entry.type_name, target):
+        options = _options(catalogue, registry, target)
+        raise ToolCallError(f"{entry.id} is {article(entry.type_name)}, but {where} takes {article(target)}. "
+                            + (f"Use one of: {options}." if options else f"Get {article(target)} first."))
+    return entry
+
+
+def article(type_name: str) -> str:
+    """`a Potato`, `an Oven`: error messages read as sentences."""
+    return f"{'an' if type_name[:1].lower() in 'aeiou' else 'a'} {type_name}"
+
+
+def _example(target: str) -> str:
+    return "Issue#1" if target == "*" else f"{target}#1"
+
+
+def _is_abstract(catalogue: Catalogue, target: str) -> bool:
+    from graphql import is_abstract_type
+
+    return is_abstract_type(catalogue.schema.get_type(target))
+
+
+def _options(catalogue: Catalogue, registry: Registry, target: str, limit: int = 6) -> str:
+    ids = [e.id for e in registry.recent() if catalogue.is_of_type(e.type_name, target)][:limit]
+    return ", ".join(ids)
+
+
+def bind_arguments(catalogue: Catalogue, registry: Registry, tool: Tool, arguments: dict[str, Any]) -> Bound:
+    """Check a field tool's arguments and resolve its object and references. Raises ToolCallError."""
+    ref = catalogue.ref(tool.name)
+    declared = catalogue.arguments(ref)
+    parent: ObjectEntry | None = None
+    object_parameter = tool.object_parameter
+    unknown = [k for k in arguments if k not in declared and k != object_parameter]
+    if unknown:
+        from difflib import get_close_matches
+
+        hints = []
+        for name in unknown:
+            close = get_close_matches(name, list(declared) + ([object_parameter] if object_parameter else []), n=1)
+            hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        raise ToolCallError(f"{tool.name} has no parameter {', '.join(hints)}. "
+                            f"Its parameters: {signature(catalogue, tool)}.")
+    if object_parameter is not None:
+        given = arguments.get(object_parameter)
+        if given is None:
+            parent = registry.latest(ref.type_name)
+            if parent is None:
+                makers = [n for n in catalogue.returning(ref.type_name) if n != tool.name][:5]
+                raise ToolCallError(
+                    f"There is no {ref.type_name} object yet, so {tool.name} has nothing to operate on. "
+                    + (f"Get one first, with {', '.join(makers)}." if makers else f"Get {article(ref.type_name)} first."))
+        else:
+            parent = resolve_reference(catalogue, registry, given, ref.type_name, where=f"{tool.name}'s {object_parameter}")
+    missing = [n for n, a in declared.items() if is_required(a) and arguments.get(n) is None]
+    if missing:
+        raise ToolCallError(f"{tool.name} is missing the required argument{'s' if len(missing) > 1 else ''} "
+                            f"{', '.join(missing)}. Its parameters: {signature(catalogue, tool)}.")
+    values: dict[str, Any] = {}
+    shown: dict[str, Any] = {}
+    problems: list[str] = []
+    for name, arg in declared.items():
+        if name not in arguments:
+            continue
+        value, display = _substitute(catalogue, registry, arg, name, arguments[name], f"{tool.name}'s {name}")
+        _check(arg, name, value, problems)
+        values[name] = value
+        shown[name] = display
+    if problems:
+        raise ToolCallError(f"Bad argument{'s' if len(problems) > 1 else ''} for {tool.name}: "
+                            + "; ".join(problems) + f". Its parameters: {signature(catalogue, tool)}.")
+    return Bound(parent=parent, values=values, shown=shown)
+
+
+def _substitute(catalogue: Catalogue, registry: Registry, arg: GraphQLArgument | GraphQLInputField, name: str,
+                value: Any, where: str) -> tuple[Any, Any]:
+    """Replace object references with real ids, inside lists and input objects too."""
+    if value is None:
+        return None, None
+    target = catalogue.dialect.object_argument(arg, name)
+    if target is not None:
+        return _map_list(arg.type, value, lambda v: _reference_value(catalogue, registry, v, target, where))
+    named = get_named_type(arg.type)
+    if isinstance(named, GraphQLInputObjectType):
+        def visit(item: Any) -> tuple[Any, Any]:
+            if not isinstance(item, dict):
+                return item, item
+            real, shown = {}, {}
+            for key, inner in item.items():
+                field = named.fields.get(key)
+                if field is None:
+                    real[key] = shown[key] = inner  # coercion names the unknown field
+                    continue
+                real[key], shown[key] = _substitute(catalogue, registry, field, key, inner, f"{where}.{key}")
+            return real, shown
+        return _map_list(arg.type, value, visit)
+    return value, value
+
+
+def _reference_value(catalogue: Catalogue, registry: Registry, value: Any, target: str, where: str) -> tuple[Any, Any]:
+    entry = resolve_reference(catalogue, registry, value, target, where=where)
+    if entry.identity is None:
+        raise ToolCallError(f"{entry.id} has no id the API can take back, so it cannot be passed to {where}.")
+    return entry.identity, Ref(entry.id)
+
+
+def _map_list(type_: Any, value: Any, leaf: Any) -> tuple[Any, Any]:
+    while isinstance(type_, GraphQLNonNull):
+        type_ = type_.of_type
+    if isinstance(type_, GraphQLList):
+        items = value if isinstance(value, list) else [value]
+        pairs = [_map_list(type_.of_type, v, leaf) if v is not None else (None, None) for v in items]
+        return [p[0] for p in pairs], [p[1] for p in pairs]
+    return leaf(value)
+
+
+def _check(arg: GraphQLArgument | GraphQLInputField, name: str, value: Any, problems: list[str]) -> None:
+    for path, message in value_problems(value, arg.type):
+        where = name + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+        problems.append(f"{where}: {message}")

@@ -1,0 +1,233 @@
+"""How one field call runs: bind it, build its chain, send it, and read the answer into `Type#N` IDs.
+
+Preparing does every check before anything is sent, so a call that fails there changes nothing.
+Reading an answer mints objects: a handle re-rooted on the object's identity where it has one, the
+chain that reached it where it has not, and a snapshot for a mutation's result without identity.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from graphql import get_named_type, is_composite_type, is_leaf_type
+
+from .._errors import ExecutorError, ToolCallError
+from .._tools import Tool
+from ..catalogue._catalogue import Catalogue
+from ..executors._base import Executor, format_error
+from ._arguments import Ref, bind_arguments
+from ._connections import Connection, connection_of
+from ._documents import Document, QueryBuilder, navigate
+from ._handles import Handle, Step, freeze, thaw
+
+if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
+    from ..session._long_values import LongValues
+    from ..session._registry import ObjectEntry, Registry
+
+__all__ = ["FieldCalls", "PreparedCall", "expression_of"]
+
+Result = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedCall:
+    """A bound field call: the chain to send, or the `answer` when no request is needed."""
+
+    steps: tuple[Step, ...]
+    operation: str
+    expression: str
+    field_type: Any
+    next_page: Callable[[str], str] | None = None
+    answer: Result | None = None
+
+
+class FieldCalls:
+    """Runs field calls for one session's registry against one executor."""
+
+    def __init__(self, catalogue: Catalogue, registry: Registry, executor: Executor, long_values: LongValues) -> None:
+        self.catalogue = catalogue
+        self.registry = registry
+        self.executor = executor
+        self.long_values = long_values
+        self.queries = QueryBuilder.of(catalogue)
+
+    def prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
+        """Everything a field call needs before it is sent; raises ToolCallError before anything runs."""
+        bound = bind_arguments(self.catalogue, self.registry, tool, arguments)
+        ref = self.catalogue.ref(tool.name)
+        field = self.catalogue.field(ref)
+        parent = bound.parent
+        expression = expression_of(parent.id if parent else None, ref.field_name, bound.shown)
+        operation = "mutation" if ref.type_name == self.catalogue.mutation_type else "query"
+        if parent is not None and parent.handle.is_snapshot:
+            answer = self._from_snapshot(parent, ref.field_name, bound.values, field.type)
+            return PreparedCall((), operation, expression, field.type, answer=answer)
+        step = Step.of(ref.field_name, bound.values, on=parent.type_name if parent else None)
+        steps = (parent.handle.steps if parent else ()) + (step,)
+        next_page = None
+        if "after" in field.args:
+            shown = {**({tool.object_parameter: parent.id} if parent and tool.object_parameter else {}),
+                     **{k: (str(v) if isinstance(v, Ref) else v) for k, v in bound.shown.items()}}
+            next_page = _next_page(tool.name, shown)
+        return PreparedCall(steps, operation, expression, field.type, next_page=next_page)
+
+    def document(self, prepared: PreparedCall, *, alias: str | None = None) -> Document:
+        return self.queries.build(prepared.steps, operation=prepared.operation, alias=alias)
+
+    async def run(self, prepared: PreparedCall, *, description: str = "") -> Result:
+        """Send the call's document and read the answer."""
+        if prepared.answer is not None:
+            return prepared.answer
+        document = self.document(prepared)
+        try:
+            response = await self.executor.execute(document.text, document.variables)
+        except ExecutorError as error:  # the API is down or answered nonsense: the model can only wait
+            raise ToolCallError(unreachable(prepared.expression, error)) from error
+        return self.interpret(prepared, document.path, response.data, response.errors, description=description)
+
+    def interpret(self, prepared: PreparedCall, path: tuple[str | int, ...], data: Any, errors: list[dict[str, Any]],
+                  *, description: str = "") -> Result:
+        """Turn the answer to one call's document (or its part of a batch) into the model's result."""
+        expression = prepared.expression
+        if errors:
+            messages = "; ".join(format_error(e) for e in errors[:5])
+            raise ToolCallError(f"The API returned an error for {expression}: {messages}. Nothing was created; "
+                                "change the arguments or try another object or tool.")
+        value, depth = navigate(data, path)
+        named = get_named_type(prepared.field_type)
+        if value is None:
+            if depth < len(path):
+                raise ToolCallError(f"{expression} could not be reached: part of the chain leading to it is null.")
+            if is_composite_type(named):
+                raise ToolCallError(f"{expression} is null: there is no such object. "
+                                    "Try other arguments or another tool.")
+            return {"result": None}
+        if not is_composite_type(named):
+            return self.long_values.present(value, expression)
+        steps, operation = prepared.steps, prepared.operation
+        connection = connection_of(self.catalogue, named.name) if operation == "query" else None
+        if connection is not None and isinstance(value, dict):
+            return self._walk_connection(connection, value, steps, expression, prepared.next_page)
+        if isinstance(value, list):
+            if any(isinstance(item, list) for item in value):
+                raise ToolCallError(f"{expression} is a list of lists, which objects cannot be taken from.")
+            last = steps[-1]
+            return self._mint_items(value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression)
+        entry = self.mint(value, steps, operation, expression, description)
+        out: Result = {"result": entry.id}
+        if entry.preview:
+            out["preview"] = entry.preview
+        return out
+
+    def _mint_items(self, items: list[Any], steps_of: Callable[[int], tuple[Step, ...]], operation: str,
+                    expression: str) -> Result:
+        """A list of objects as a list of IDs, with previews while they fit the budget."""
+        ids: list[str | None] = []
+        previews: dict[str, Any] = {}
+        for index, item in enumerate(items):
+            if item is None:
+                ids.append(None)
+                continue
+            entry = self.mint(item, steps_of(index), operation, f"{expression}[{index}]", "")
+            ids.append(entry.id)
+            if entry.preview:
+                previews[entry.id] = entry.preview
+        out = self.long_values.present(ids, expression)
+        shown = {i: previews[i] for i in out["result"] if i in previews}
+        if shown and len(json.dumps(shown, ensure_ascii=False)) <= self.long_values.budget:
+            out["preview"] = shown
+        return out
+
+    def _walk_connection(self, connection: Connection, value: dict[str, Any], steps: tuple[Step, ...], expression: str,
+                         next_page: Callable[[str], str] | None) -> Result:
+        """One page of a connection as the list of its node IDs, its scalars and the call for the next page."""
+        out = self._mint_items(connection.items(value), lambda i: steps + connection.item_steps(i), "query", expression)
+        for name in connection.scalars:
+            if value.get(name) is not None:
+                out[name] = value[name]
+        page = value.get("pageInfo") or {}
+        if page.get("hasNextPage") and page.get("endCursor") is not None:
+            out["more"] = next_page(page["endCursor"]) if next_page else "More items follow on later pages."
+        return out
+
+    def _from_snapshot(self, parent: ObjectEntry, field_name: str, values: dict[str, Any], field_type: Any) -> Result:
+        data = thaw(parent.handle.snapshot) or {}
+        if values or field_name not in data:
+            readable = ", ".join(k for k in data if k != "__typename") or "none"
+            raise ToolCallError(f"{parent.id} came from a mutation and has no id to reach it again, so only the "
+                                f"fields read then are available: {readable}.")
+        value = data[field_name]
+        expression = f"{parent.id}.{field_name}"
+        if is_leaf_type(get_named_type(field_type)):
+            return self.long_values.present(value, expression)
+        if value is None:
+            return {"result": None}
+        if isinstance(value, list):  # objects a mutation linked to, reached again through their identity
+            ids = [self.mint(v, (), "mutation", f"{expression}[{i}]", "").id if v is not None else None
+                   for i, v in enumerate(value)]
+            return self.long_values.present(ids, expression)
+        return {"result": self.mint(value, (), "mutation", expression, "").id}
+
+    def mint(self, value: dict[str, Any], steps: tuple[Step, ...], operation: str, expression: str,
+             description: str) -> ObjectEntry:
+        """The registry entry for an object read from an answer."""
+        type_name = value.get("__typename") or self._end_type(steps, operation).name
+        identity = self.catalogue.identity(type_name)
+        id_value = value.get(identity.field) if identity else None
+        if identity is not None and id_value is not None:
+            handle = Handle((Step.of(identity.root_field, {identity.argument: id_value}),))
+        elif operation == "mutation":
+            handle = Handle(steps, "mutation", freeze(value))
+        else:
+            handle = Handle(steps)
+        preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
+        return self.registry.mint(type_name, handle, expression=expression, description=description,
+                                  identity=id_value, preview=preview)
+
+    def _end_type(self, steps: tuple[Step, ...], operation: str) -> Any:
+        schema = self.catalogue.schema
+        current: Any = schema.mutation_type if operation == "mutation" else schema.query_type
+        for step in steps:
+            if step.on is not None:
+                current = schema.get_type(step.on)
+            current = get_named_type(current.fields[step.field].type)
+        return current
+
+
+def _glimpse(value: Any, limit: int = 160) -> Any:
+    """A preview shows the start of a long text; the field's own tool reads all of it."""
+    if isinstance(value, str) and len(value) > limit:
+        return value[: limit - 1] + "…"
+    return value
+
+
+def unreachable(expression: str, error: Exception) -> str:
+    return (f"The API could not be reached for {expression}: {error} Nothing was created; "
+            "try again later, or go on with the objects you have.")
+
+
+def _next_page(tool_name: str, shown: dict[str, Any]) -> Callable[[str], str]:
+    def hint(cursor: str) -> str:
+        arguments = {k: v for k, v in shown.items() if k != "after"} | {"after": cursor}
+        return f"For the next page call {tool_name} with {json.dumps(arguments, ensure_ascii=False)}"
+    return hint
+
+
+def expression_of(parent: str | None, field: str, shown: dict[str, Any]) -> str:
+    """How an object came to be, as the model would write it: `Potato#1.rinse(sink: Sink#1)`."""
+    args = ", ".join(f"{k}: {_literal(v)}" for k, v in shown.items())
+    call = f"{field}({args})" if args else field
+    return f"{parent}.{call}" if parent else call
+
+
+def _literal(value: Any) -> str:
+    if isinstance(value, Ref):
+        return str(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_literal(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value, ensure_ascii=False)

@@ -1,0 +1,369 @@
+"""Every tool one schema gives: one per field of every object type, named `Type_field`.
+
+The catalogue is pure and immutable, shared by every session on the schema. Compiling it only names
+the tools (cheap, and names must be decided over the whole schema so they never collide); each tool's
+JSON Schema is built the first time someone asks for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from difflib import get_close_matches
+
+from graphql import (
+    GraphQLEnumType,
+    GraphQLField,
+    GraphQLInputObjectType,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLScalarType,
+    GraphQLSchema,
+    GraphQLUnionType,
+    get_named_type,
+    is_composite_type,
+)
+
+from .._errors import CatalogueError
+from .._tools import Tool
+from ..load._dialect import Dialect, DialectName, Identity, detect_dialect
+from ._json_schema import SchemaRenderer, is_required
+
+__all__ = ["Catalogue", "FieldRef", "MutationPolicy", "compile_catalogue", "is_list"]
+
+MutationPolicy = bool | frozenset[str]
+NAME_LIMIT = 64
+_VALID_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_PREVIEW_LIMIT = 8
+_PREVIEW_FIRST = ("name", "title", "login", "displayName", "fullName", "slug", "number", "state", "status",
+                  "description", "url")
+
+
+@dataclass(frozen=True, slots=True)
+class FieldRef:
+    type_name: str
+    field_name: str
+
+
+def tool_name(type_name: str, field_name: str) -> str:
+    return f"{type_name}_{field_name}"
+
+
+def shorten(name: str, key: str) -> str:
+    """A stable short form: a prefix of the name and a hash of what it stands for."""
+    digest = hashlib.sha1(key.encode()).hexdigest()[:8]
+    return f"{name[: NAME_LIMIT - 9]}_{digest}"
+
+
+class Catalogue:
+    """The tools of one schema under one set of options. Build it with `compile_catalogue`."""
+
+    def __init__(self, schema: GraphQLSchema, *, dialect: Dialect, mutations: MutationPolicy,
+                 include_deprecated: bool, previews: bool | None = None) -> None:
+        self.schema = schema
+        self.dialect = dialect
+        self.mutations = mutations
+        self.include_deprecated = include_deprecated
+        # Dagger's scalar fields run pipelines, so nothing is read unasked there unless the host says so.
+        self.previews = dialect.name != "dagger" if previews is None else previews
+        self.query_type = schema.query_type.name if schema.query_type else None
+        self.mutation_type = schema.mutation_type.name if schema.mutation_type else None
+        # Root tools read the same in every API (`Query_field`, `Mutation_field`), whatever the
+        # schema calls its root types (SWAPI's is `Root`).
+        self._prefixes = {t: p for t, p in ((self.query_type, "Query"), (self.mutation_type, "Mutation")) if t}
+        self._types_by_prefix = {p: t for t, p in self._prefixes.items()}
+        self._refs: dict[str, FieldRef] = {}
+        self._names: dict[FieldRef, str] = {}
+        self._by_type: dict[str, list[str]] = {}
+        self._tools: dict[str, Tool] = {}
+        self._returning: dict[str, list[str]] | None = None
+        self._recursive: dict[str, bool] = {}
+        self._preview: dict[str, tuple[str, ...]] = {}
+        self._identity: dict[str, Identity | None] = {}
+        self._name_all()
+
+    # -- naming ------------------------------------------------------------------------------------
+
+    def _object_types(self) -> Iterator[GraphQLObjectType]:
+        subscription = self.schema.subscription_type
+        for type_ in self.schema.type_map.values():
+            if not isinstance(type_, GraphQLObjectType) or type_.name.startswith("__"):
+                continue
+            if subscription is not None and type_ is subscription:
+                continue
+            if type_.name == self.mutation_type and not self.mutations:
+                continue
+            yield type_
+
+    def _exposed(self, type_: GraphQLObjectType, field_name: str, field: GraphQLField) -> bool:
+        if field_name.startswith("__"):
+            return False
+        if field.deprecation_reason is not None and not self.include_deprecated:
+            return False
+        if type_.name == self.mutation_type and isinstance(self.mutations, frozenset):
+            return field_name in self.mutations or tool_name(self.prefix(type_.name), field_name) in self.mutations
+        return not self.dialect.hides(type_.name, field_name)
+
+    def _name_all(self) -> None:
+        pairs = [
+            FieldRef(type_.name, name)
+            for type_ in self._object_types()
+            for name, field in type_.fields.items()
+            if self._exposed(type_, name, field)
+        ]
+        taken: set[str] = set()
+        for ref in sorted(pairs, key=lambda r: (r.type_name, r.field_name)):
+            name = tool_name(self.prefix(ref.type_name), ref.field_name)
+            if len(name) > NAME_LIMIT or name in taken:
+                name = shorten(name, f"{ref.type_name}.{ref.field_name}")
+            taken.add(name)
+            self._names[ref] = name
+        for ref in pairs:  # schema order, which is the order a person reads the types in
+            name = self._names[ref]
+            self._refs[name] = ref
+            self._by_type.setdefault(ref.type_name, []).append(name)
+
+    # -- lookups -------------------------------------------------------------------------------------
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._refs
+
+    def __len__(self) -> int:
+        return len(self._refs)
+
+    def names(self) -> list[str]:
+        return list(self._refs)
+
+    def types(self) -> list[str]:
+        return list(self._by_type)
+
+    def ref(self, name: str) -> FieldRef:
+        try:
+            return self._refs[name]
+        except KeyError:
+            raise CatalogueError(f"No tool named {name!r} in this catalogue.") from None
+
+    def name_of(self, type_name: str, field_name: str) -> str | None:
+        return self._names.get(FieldRef(type_name, field_name))
+
+    def prefix(self, type_name: str) -> str:
+        """What a type's tools are named after: the type, or `Query` / `Mutation` for the roots."""
+        return self._prefixes.get(type_name, type_name)
+
+    def tools_for_type(self, type_name: str) -> list[str]:
+        """The tools of a type, named by the type or by its tool prefix (`Query` for any query root)."""
+        names = self._by_type.get(type_name)
+        if names is None:
+            names = self._by_type.get(self._types_by_prefix.get(type_name, ""), ())
+        return list(names)
+
+    def is_root(self, type_name: str) -> bool:
+        return type_name in (self.query_type, self.mutation_type)
+
+    def suggest(self, name: str, *, candidates: Iterable[str] | None = None, limit: int = 3) -> list[str]:
+        """Close tool names for a misspelt one; the type prefix narrows the search where it matches."""
+        pool = list(candidates) if candidates is not None else None
+        if pool is None:
+            prefix = name.split("_", 1)[0]
+            same_type = [n for t, names in self._by_type.items() if self.prefix(t).lower() == prefix.lower()
+                         for n in names]
+            pool = same_type or list(self._refs)
+        lowered = {n.lower(): n for n in pool}
+        found = get_close_matches(name.lower(), list(lowered), n=limit, cutoff=0.6)
+        return [lowered[f] for f in found]
+
+    def field(self, ref: FieldRef) -> GraphQLField:
+        type_ = self.schema.get_type(ref.type_name)
+        assert isinstance(type_, GraphQLObjectType)
+        return type_.fields[ref.field_name]
+
+    def returning(self, type_name: str) -> list[str]:
+        """Tools whose result is an object of `type_name` (directly or in a list)."""
+        if self._returning is None:
+            index: dict[str, list[str]] = {}
+            for name, ref in self._refs.items():
+                named = get_named_type(self.field(ref).type)
+                if is_composite_type(named):
+                    index.setdefault(named.name, []).append(name)
+            self._returning = index
+        out = list(self._returning.get(type_name, ()))
+        for abstract in self.abstract_types_of(type_name):
+            out.extend(self._returning.get(abstract, ()))
+        return out
+
+    def abstract_types_of(self, type_name: str) -> list[str]:
+        type_ = self.schema.get_type(type_name)
+        if not isinstance(type_, GraphQLObjectType):
+            return []
+        unions = [u.name for u in self.schema.type_map.values() if isinstance(u, GraphQLUnionType) and type_ in u.types]
+        return [i.name for i in type_.interfaces] + unions
+
+    def is_of_type(self, concrete: str, target: str) -> bool:
+        """Whether an object of type `concrete` may stand where `target` is expected."""
+        if target in ("*", concrete):
+            return True
+        abstract = self.schema.get_type(target)
+        obj = self.schema.get_type(concrete)
+        if abstract is None or not isinstance(obj, GraphQLObjectType) or not is_composite_type(abstract):
+            return False
+        return not isinstance(abstract, GraphQLObjectType) and self.schema.is_sub_type(abstract, obj)  # type: ignore[arg-type]
+
+    # -- per-type facts the session needs -------------------------------------------------------------
+
+    def identity(self, type_name: str) -> Identity | None:
+        if type_name not in self._identity:
+            self._identity[type_name] = self.dialect.identity(type_name)
+        return self._identity[type_name]
+
+    def preview_fields(self, type_name: str) -> tuple[str, ...]:
+        """Cheap scalar fields read whenever an object is minted, so the model needs no call for them."""
+        if type_name in self._preview:
+            return self._preview[type_name]
+        type_ = self.schema.get_type(type_name)
+        chosen: list[str] = []
+        if isinstance(type_, GraphQLObjectType) and self.previews and not self.is_root(type_name):
+            for name, field in type_.fields.items():
+                named = get_named_type(field.type)
+                if field.args or field.deprecation_reason is not None or is_list(field.type):
+                    continue
+                if not isinstance(named, (GraphQLScalarType, GraphQLEnumType)):
+                    continue
+                if named.name == "ID" or self.dialect.object_argument(field, name) is not None:
+                    continue
+                chosen.append(name)
+            chosen.sort(key=lambda n: _PREVIEW_FIRST.index(n) if n in _PREVIEW_FIRST else len(_PREVIEW_FIRST))
+        self._preview[type_name] = tuple(chosen[:_PREVIEW_LIMIT])
+        return self._preview[type_name]
+
+    # -- tools -------------------------------------------------------------------------------------
+
+    def tool(self, name: str) -> Tool:
+        """The compiled tool; raises CatalogueError for a name the catalogue does not have."""
+        cached = self._tools.get(name)
+        if cached is None:
+            cached = self._tools[name] = self._compile(name, self.ref(name))
+        return cached
+
+    def tools(self, names: Iterable[str] | None = None) -> list[Tool]:
+        return [self.tool(n) for n in (self._refs if names is None else names)]
+
+    def object_parameter(self, ref: FieldRef) -> str | None:
+        if self.is_root(ref.type_name):
+            return None
+        args = self.field(ref).args
+        name = ref.type_name
+        while name in args:
+            name += "_"
+        return name
+
+    def arguments(self, ref: FieldRef) -> dict:
+        """The field's arguments that the model sees (deprecated optional ones hidden)."""
+        return {
+            name: arg for name, arg in self.field(ref).args.items()
+            if self.include_deprecated or arg.deprecation_reason is None or is_required(arg)
+        }
+
+    def parameters(self, ref: FieldRef, *, first: tuple[str, dict, bool] | None = None,
+                   object_references: bool = True) -> dict:
+        """The JSON Schema of a field's arguments, after an optional `first` (name, schema, required).
+
+        With `object_references`, arguments that name objects take `Type#N`; without, the API's ids.
+        """
+        object_argument = self.dialect.object_argument if object_references else (lambda *_: None)
+        renderer = SchemaRenderer(object_argument, self._is_recursive)
+        properties: dict = {}
+        required: list[str] = []
+        if first is not None:
+            properties[first[0]] = first[1]
+            if first[2]:
+                required.append(first[0])
+        for arg_name, arg in self.arguments(ref).items():
+            properties[arg_name] = renderer.argument(arg, arg_name)
+            if is_required(arg):
+                required.append(arg_name)
+        parameters: dict = {"type": "object", "properties": properties}
+        if required:
+            parameters["required"] = required
+        parameters["additionalProperties"] = False
+        defs = renderer.finish()
+        if defs:
+            parameters["$defs"] = defs
+        return parameters
+
+    def _compile(self, name: str, ref: FieldRef) -> Tool:
+        field = self.field(ref)
+        object_parameter = self.object_parameter(ref)
+        first = None
+        if object_parameter is not None:
+            first = (object_parameter, {
+                "type": "string",
+                "description": f'The {ref.type_name} to operate against, such as "{ref.type_name}#1". '
+                f"Defaults to the most recent {ref.type_name}.",
+            }, False)
+        parameters = self.parameters(ref, first=first)
+        text = (field.description or "").strip() or f"{ref.type_name} {ref.field_name}"
+        if field.deprecation_reason is not None:
+            text += f"\nDeprecated: {field.deprecation_reason}"
+        description = f"{text}\nReturns {field.type}"
+        is_mutation = ref.type_name == self.mutation_type
+        return Tool(
+            name=name,
+            description=description,
+            parameters=parameters,
+            kind="field",
+            type_name=ref.type_name,
+            field_name=ref.field_name,
+            object_parameter=object_parameter,
+            returns=str(field.type),
+            read_only=not is_mutation,
+            destructive=is_mutation,
+        )
+
+    def _is_recursive(self, input_type: GraphQLInputObjectType) -> bool:
+        if input_type.name not in self._recursive:
+            self._recursive[input_type.name] = _reaches(input_type, input_type.name, set())
+        return self._recursive[input_type.name]
+
+
+def _reaches(type_: GraphQLInputObjectType, target: str, seen: set[str]) -> bool:
+    for field in type_.fields.values():
+        named = get_named_type(field.type)
+        if not isinstance(named, GraphQLInputObjectType):
+            continue
+        if named.name == target:
+            return True
+        if named.name not in seen:
+            seen.add(named.name)
+            if _reaches(named, target, seen):
+                return True
+    return False
+
+
+def is_list(type_: object) -> bool:
+    """Whether a field gives a list (`[T]`, `[T]!`), whatever its items are."""
+    while isinstance(type_, GraphQLNonNull):
+        type_ = type_.of_type
+    return isinstance(type_, GraphQLList)
+
+
+def compile_catalogue(
+    schema: GraphQLSchema,
+    *,
+    dialect: DialectName | Dialect | None = None,
+    mutations: bool | Iterable[str] = False,
+    include_deprecated: bool = False,
+    relay_ids: bool = False,
+    previews: bool | None = None,
+) -> Catalogue:
+    """Name every tool of `schema`. Mutations are left out unless allowed (all, or a list of names)."""
+    policy: MutationPolicy = mutations if isinstance(mutations, bool) else frozenset(mutations)
+    resolved = dialect if isinstance(dialect, Dialect) else detect_dialect(schema, dialect, relay_ids=relay_ids)
+    catalogue = Catalogue(schema, dialect=resolved, mutations=policy, include_deprecated=include_deprecated,
+                          previews=previews)
+    bad = [n for n in catalogue.names() if not _VALID_NAME.match(n)]
+    if bad:  # GraphQL names are always valid characters; this guards the shortening rule itself
+        raise CatalogueError(f"Tool names not valid for every provider: {bad[:5]}")
+    return catalogue

@@ -1,0 +1,133 @@
+"""One toolset, rendered for each provider's tool format, with nothing lost in any of them."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Literal
+
+from .._tools import Tool
+
+__all__ = ["FORMATS", "ProviderFormat", "describe_tools", "render_tool", "render_tools", "strict_schema"]
+
+ProviderFormat = Literal["openai", "openai-strict", "anthropic", "mcp", "gemini"]
+FORMATS: tuple[str, ...] = ("openai", "openai-strict", "anthropic", "mcp", "gemini")
+
+
+def render_tools(tools: list[Tool], format: str = "openai") -> list[dict[str, Any]]:
+    return [render_tool(tool, format) for tool in tools]
+
+
+def render_tool(tool: Tool, format: str = "openai") -> dict[str, Any]:
+    if format == "openai":
+        return {"type": "function", "function": {"name": tool.name, "description": tool.description,
+                                                 "parameters": tool.parameters}}
+    if format == "openai-strict":
+        return {"type": "function", "function": {"name": tool.name, "description": tool.description,
+                                                 "parameters": strict_schema(tool.parameters), "strict": True}}
+    if format == "anthropic":
+        return {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+    if format == "mcp":
+        return {"name": tool.name, "description": tool.description, "inputSchema": tool.parameters,
+                "annotations": {"readOnlyHint": tool.read_only, "destructiveHint": tool.destructive}}
+    if format == "gemini":
+        return {"name": tool.name, "description": tool.description, "parameters": inline_refs(tool.parameters)}
+    raise ValueError(f"Unknown tool format {format!r}; choose one of {', '.join(FORMATS)}.")
+
+
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """OpenAI strict mode: every property required, optional ones nullable, defaults moved into text."""
+    return _strict(copy.deepcopy(schema))
+
+
+def _strict(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_strict(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    for key in ("properties", "$defs"):
+        if key in node:
+            node[key] = {k: _strict(v) for k, v in node[key].items()}
+    for key in ("items", "anyOf"):
+        if key in node:
+            node[key] = _strict(node[key])
+    for bound in ("minProperties", "maxProperties"):
+        node.pop(bound, None)
+    if "default" in node:
+        default = node.pop("default")
+        import json
+
+        text = node.get("description", "")
+        node["description"] = f"{text} (default: {json.dumps(default)}; null uses it)".strip()
+    if node.get("type") == "object" and "properties" in node:
+        required = set(node.get("required", ()))
+        for name, prop in node["properties"].items():
+            if name not in required:
+                node["properties"][name] = _nullable(prop)
+        node["required"] = list(node["properties"])
+        node["additionalProperties"] = False
+    return node
+
+
+def _nullable(prop: dict[str, Any]) -> dict[str, Any]:
+    if "$ref" in prop:
+        extra = {k: v for k, v in prop.items() if k != "$ref"}
+        return {"anyOf": [{"$ref": prop["$ref"]}, {"type": "null"}], **extra}
+    out = dict(prop)
+    kind = out.get("type")
+    if isinstance(kind, str):
+        out["type"] = [kind, "null"]
+    elif isinstance(kind, list) and "null" not in kind:
+        out["type"] = kind + ["null"]
+    if "enum" in out and None not in out["enum"]:
+        out["enum"] = out["enum"] + [None]
+    return out
+
+
+def inline_refs(schema: dict[str, Any], depth: int = 3) -> dict[str, Any]:
+    """For formats without `$ref`: expand recursive input objects a few levels, then stop with a note."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any, level: int) -> Any:
+        if isinstance(node, list):
+            return [walk(n, level) for n in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            name = node["$ref"].rsplit("/", 1)[-1]
+            if level >= depth:
+                return {"type": "object", "description": f"A {name} (nested too deep to spell out here)."}
+            target = dict(defs.get(name, {}))
+            if "description" in node:
+                target["description"] = node["description"]
+            return walk(target, level + 1)
+        return {k: walk(v, level) for k, v in node.items() if k not in ("$defs", "additionalProperties")}
+
+    return walk(schema, 0)
+
+
+def describe_tools(tools: list[Tool]) -> str:
+    """The toolset as the seed's pseudo-signatures: comments, then `name(param: type, ...)`."""
+    blocks = []
+    for tool in tools:
+        lines = [f"# {line}".rstrip() for line in tool.description.splitlines()]
+        props = tool.parameters.get("properties", {})
+        required = set(tool.parameters.get("required", ()))
+        params = []
+        for name, schema in props.items():
+            for line in (schema.get("description") or "").splitlines():
+                params.append(f"  # {line}".rstrip())
+            if "enum" in schema:
+                params.append(f"  # @enum({', '.join(repr(v) for v in schema['enum'])})".replace("'", '"'))
+            params.append(f"  {name}: {_type_text(schema)}{'' if name in required else '?'},")
+        lines.append(f"{tool.name}(" + ("\n" + "\n".join(params) + "\n" if params else "") + ")")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _type_text(schema: dict[str, Any]) -> str:
+    kind = schema.get("type")
+    if kind == "array":
+        return f"[{_type_text(schema.get('items', {}))}]"
+    if "$ref" in schema:
+        return schema["$ref"].rsplit("/", 1)[-1]
+    return kind if isinstance(kind, str) else "object"

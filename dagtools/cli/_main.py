@@ -1,0 +1,213 @@
+"""The `dagtools` command: the same operations as the Python API, for shells, CI and demos."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+
+from .._errors import DagtoolsError
+from .._tools import ToolCall
+from ..catalogue._render import FORMATS, describe_tools, render_tools
+from ..executors._base import SchemaOnlyExecutor
+from ..load._dagger import dagger_endpoint, is_dagger_source
+from ..load._introspect import stderr_progress
+from ..load._sources import load_schema
+from ..scripts._script import load_script, run_script
+from ..session._metatools import estimate_tokens
+from ..session._open import catalogue_for, open_session
+from ..session._session import Session
+from ._mcp import add_mcp_command
+from ._run import KITCHEN, add_model_options, add_run_arguments, run_command, run_demo
+
+__all__ = ["main"]
+
+
+
+def add_source_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", help="a schema: SDL or introspection file, path/to/file.py:attribute, a URL, "
+                        "or dagger (the Dagger session this runs in)")
+    parser.add_argument("--dialect", choices=["plain", "relay", "dagger"], help="force the API's conventions")
+    parser.add_argument("--allow-mutations", action="store_true", help="expose every mutation as a tool")
+    parser.add_argument("--mutation", action="append", default=[], metavar="NAME",
+                        help="expose one mutation (repeatable)")
+    parser.add_argument("--include-deprecated", action="store_true", help="show deprecated fields too")
+    parser.add_argument("--relay-ids", action="store_true", help="let ID arguments such as subjectId take Type#N")
+    parser.add_argument("--strict", action="store_true", help="refuse schemas that are invalid as published")
+    http = parser.add_argument_group("real APIs (a URL source)")
+    http.add_argument("-H", "--header", action="append", default=[], type=_header, metavar="'NAME: VALUE'",
+                      help="send this header to the API (repeatable), e.g. -H 'Authorization: Bearer ...'")
+    http.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                      help="how long to wait for each answer (default 30)")
+    http.add_argument("--no-cache", action="store_true", help="neither read nor write the cached schema")
+    http.add_argument("--refresh-schema", action="store_true", help="fetch the schema again and update the cache")
+
+
+def _header(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition(":")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a header; write it as 'Name: value'")
+    return name.strip(), value.strip()
+
+
+def source_options(args: argparse.Namespace) -> dict[str, Any]:
+    mutations: bool | list[str] = True if args.allow_mutations else list(args.mutation) or False
+    cache: bool | str = False if args.no_cache else "refresh" if args.refresh_schema else True
+    return {"dialect": args.dialect, "mutations": mutations, "include_deprecated": args.include_deprecated,
+            "relay_ids": args.relay_ids, "lenient": not args.strict, "headers": dict(args.header) or None,
+            "timeout": args.timeout, "cache": cache, "progress": stderr_progress()}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dagtools", description="Point LLM agents at any GraphQL API.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    demo = commands.add_parser("demo", help="run the french-fries task on the embedded kitchen API")
+    add_model_options(demo)
+    demo.set_defaults(handler=_demo)
+
+    run = commands.add_parser("run", help="let a model do a task on an API: dagtools run SOURCE \"prompt\" --model ...")
+    add_source_options(run)
+    add_run_arguments(run)
+    run.set_defaults(handler=lambda args: run_command(args, source_options(args)))
+
+    call = commands.add_parser("call", help="replay a YAML/JSON script of tool calls against an API")
+    add_source_options(call)
+    call.add_argument("script", help="the script: inputs, outputs and calls")
+    call.add_argument("--json", action="store_true", help="one JSON object per call, then the outputs")
+    call.set_defaults(handler=_call)
+
+    add_mcp_command(commands)
+
+    tools = commands.add_parser("tools", help="print the toolset a model starts with (or the whole catalogue)")
+    add_source_options(tools)
+    tools.add_argument("--format", choices=[*FORMATS, "tools-config"], default="openai",
+                       help="a provider's tool format, or tools-config: the catalogue as a tools config (JSON)")
+    tools.add_argument("--all", action="store_true", help="every tool in the catalogue, not the initial toolset")
+    tools.add_argument("--json", action="store_true", help="print exactly the JSON array of tools")
+    tools.set_defaults(handler=_tools)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except DagtoolsError as error:
+        print(f"dagtools: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+# -- call ----------------------------------------------------------------------------------------------
+
+def _call(args: argparse.Namespace) -> int:
+    return anyio.run(_replay, args.source, args.script, args.json, source_options(args))
+
+
+async def _replay(source: Any, script_path: str, as_json: bool, options: dict[str, Any], *,
+                  transcript: bool = False) -> int:
+    script = load_script(script_path)
+    session = await open_session(source, inputs=script.inputs, outputs=script.outputs, **options)
+    for warning in session.warnings:
+        print(f"dagtools: tolerated: {warning}", file=sys.stderr)
+    failures = 0
+    if transcript:
+        print(_section("Tools the model starts with"))
+        print(describe_tools(session.tools()))
+    active = set(session.active_tools)
+    async for record in run_script(session, script):
+        if as_json:
+            print(json.dumps(record.to_json(), ensure_ascii=False), flush=True)
+        else:
+            print(f"\n{_call_text(record.call)}\n  -> {record.result.content}", flush=True)
+            if transcript and set(session.active_tools) != active:
+                added = [t for t in session.tools() if t.name in set(session.active_tools) - active]
+                print(_section("Tools gained") + "\n" + describe_tools(added))
+                active = set(session.active_tools)
+        if record.problem:
+            failures += 1
+            print(f"dagtools: {record.problem}", file=sys.stderr)
+    if as_json:
+        print(json.dumps({"outputs": session.saved}, ensure_ascii=False))
+    else:
+        print(_section("Outputs") + "\n" + (json.dumps(session.saved, ensure_ascii=False) if session.saved else "none saved"))
+    if session.outputs and not session.done:
+        print(f"dagtools: the script never saved {', '.join(session.missing_outputs)}", file=sys.stderr)
+        failures += 1
+    await session.executor.aclose()
+    return 1 if failures else 0
+
+
+def _call_text(call: ToolCall) -> str:
+    arguments = call.arguments if isinstance(call.arguments, dict) else {"<raw>": call.arguments}
+    return f"{call.name}(" + ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items()) + ")"
+
+
+def _section(title: str) -> str:
+    return f"\n== {title} =="
+
+
+# -- demo ------------------------------------------------------------------------------------------------
+
+def _demo(args: argparse.Namespace) -> int:
+    api = KITCHEN / "api.py"
+    if not api.exists():
+        print("dagtools: the kitchen example is not here; run the demo from a checkout "
+              "(pip install -e . in the repository).", file=sys.stderr)
+        return 2
+    if args.model:
+        return run_demo(args)
+    if args.json:  # the same lines as `dagtools call ... --json`
+        return anyio.run(lambda: _replay(f"{api}:schema", str(KITCHEN / "fries.yaml"), True, {}))
+    print("The kitchen API: bake french fries with Type_field tools over Type#N objects.")
+    return anyio.run(lambda: _replay(f"{api}:schema", str(KITCHEN / "fries.yaml"), False,
+                                     {}, transcript=True))
+
+
+# -- tools -----------------------------------------------------------------------------------------------
+
+def _tools(args: argparse.Namespace) -> int:
+    options = source_options(args)
+    cache = options.pop("cache")
+    source = args.source
+    if is_dagger_source(source):
+        source, session_auth = dagger_endpoint()
+        options["headers"] = {**session_auth, **dict(options.get("headers") or {})}
+        options["dialect"] = options.get("dialect") or "dagger"
+        cache = False
+    loaded = load_schema(source, lenient=options.pop("lenient"), headers=options.pop("headers"),
+                         timeout=options.pop("timeout"), progress=options.pop("progress"),
+                         use_cache=cache is not False, refresh=cache == "refresh")
+    for warning in loaded.warnings:
+        print(f"dagtools: tolerated: {warning}", file=sys.stderr)
+    catalogue = catalogue_for(loaded.schema, **options)
+    if args.format == "tools-config":
+        from ..toolsconfig import export_tools_config
+
+        print(json.dumps(export_tools_config(catalogue), ensure_ascii=False, indent=1))
+        return 0
+    if args.all:
+        tools = catalogue.tools()
+    else:
+        session = Session(catalogue, SchemaOnlyExecutor(loaded.origin))
+        tools = session.tools()
+    rendered = render_tools(tools, args.format)
+    if args.json:
+        print(json.dumps(rendered, ensure_ascii=False, indent=1))
+        return 0
+    total = 0
+    for tool, item in zip(tools, rendered):
+        size = len(json.dumps(item, ensure_ascii=False))
+        total += size
+        print(f"{tool.name:<48} {size:>8} bytes {estimate_tokens(json.dumps(item, ensure_ascii=False)):>7} tokens")
+    text = json.dumps(rendered, ensure_ascii=False)
+    print(f"{len(tools)} tools of {len(catalogue)} in the catalogue, {args.format} format: "
+          f"{len(text.encode())} bytes, about {estimate_tokens(text)} tokens")
+    return 0
+

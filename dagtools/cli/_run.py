@@ -1,0 +1,138 @@
+"""`dagtools run` and `dagtools demo --model`: a model drives a session from the shell.
+
+The run prints as it goes (each call, its result, tokens) and ends with the saved outputs. With
+`--json` it prints one JSON script instead, which `dagtools call` replays (and `--model script:FILE`
+plays back as a model).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from .._tools import ToolCall
+from ..agent._agent import Agent, AgentEvent, RunResult
+from ..models import get_model
+from ..scripts._script import load_script
+from ..session._open import open_session
+from ._options import parse_input, parse_output, parse_value
+
+__all__ = ["add_model_options", "add_run_arguments", "run_command", "run_demo"]
+
+KITCHEN = Path(__file__).resolve().parents[2] / "examples" / "kitchen"
+DEMO_PROMPT = "Bake me some french fries."
+
+
+def add_model_options(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
+    parser.add_argument("--model", required=required, metavar="PROVIDER:NAME",
+                        help="openai:NAME, anthropic:NAME, ollama:NAME or script:FILE")
+    parser.add_argument("--base-url", help="an OpenAI- or Anthropic-compatible server (vLLM, Ollama, llama.cpp)")
+    parser.add_argument("--max-steps", type=int, default=30, help="model turns before the run stops (30)")
+    parser.add_argument("--max-tokens", type=int, help="total tokens before the run stops")
+    parser.add_argument("--json", action="store_true", help="print the run as a script `dagtools call` replays")
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("prompt", help="the task, in words")
+    parser.add_argument("--input", action="append", default=[], metavar="NAME=CHAIN[:DESCRIPTION]",
+                        help='an object the model starts with, such as oven=oven:"An oven" (repeatable)')
+    parser.add_argument("--value", action="append", default=[], metavar="NAME=JSON",
+                        help="a plain value the model is given (repeatable)")
+    parser.add_argument("--output", action="append", default=[], metavar="NAME:TYPE[:DESCRIPTION]",
+                        help="an output the model must save, such as fries:Plate (repeatable)")
+    add_model_options(parser, required=True)
+
+
+def run_command(args: argparse.Namespace, options: dict[str, Any]) -> int:
+    inputs = dict(parse_input(t) for t in args.input)
+    inputs.update(parse_value(t) for t in args.value)
+    outputs = dict(parse_output(t) for t in args.output)
+    return anyio.run(lambda: run_agent(args.source, args.prompt, inputs, outputs, args, options))
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    script = load_script(KITCHEN / "fries.yaml")
+    print("The kitchen API: a model bakes french fries with Type_field tools over Type#N objects.",
+          file=sys.stderr if args.json else sys.stdout)
+    return anyio.run(lambda: run_agent(f"{KITCHEN / 'api.py'}:schema", DEMO_PROMPT, script.inputs,
+                                       script.outputs, args, {}))
+
+
+async def run_agent(source: Any, prompt: str, inputs: dict[str, Any], outputs: dict[str, Any],
+                    args: argparse.Namespace, options: dict[str, Any]) -> int:
+    model = get_model(args.model, base_url=args.base_url)
+    session = await open_session(source, inputs=inputs, outputs=outputs, **options)
+    show = _Printer(sys.stderr if args.json else sys.stdout)
+    agent = Agent(session, model, max_steps=args.max_steps, max_tokens=args.max_tokens, on_event=show)
+    try:
+        result = await agent.run(prompt)
+    finally:
+        await session.executor.aclose()
+        close = getattr(model, "aclose", None)
+        if close is not None:
+            await close()
+    if args.json:
+        print(json.dumps(run_script(result, inputs, outputs), ensure_ascii=False, indent=1))
+    else:
+        print(f"\n== Outputs ==\n{json.dumps(result.outputs, ensure_ascii=False) if result.outputs else 'none saved'}")
+    usage = result.usage
+    print(f"dagtools: {result.reason}: {result.message} ({result.steps} steps, {usage.input_tokens} input + "
+          f"{usage.output_tokens} output tokens)", file=sys.stderr)
+    return 0 if result.reason == "saved" or (not outputs and result.reason == "model_stopped") else 1
+
+
+def run_script(result: RunResult, inputs: dict[str, Any], outputs: dict[str, Any]) -> dict[str, Any]:
+    """The run as a `dagtools call` script: the same inputs and outputs, each call with what it gave."""
+    calls = []
+    for call, outcome in result.calls():
+        item: dict[str, Any] = {"id": call.id, "tool": call.name, "arguments": _arguments(call)}
+        if outcome is None:
+            continue
+        if outcome.is_error:
+            item["expect_error"] = True
+        else:
+            item["expect"] = outcome.value
+        calls.append(item)
+    return {"inputs": inputs, "outputs": outputs, "calls": calls}
+
+
+class _Printer:
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def __call__(self, event: AgentEvent) -> None:
+        out = self.stream
+        if event.kind == "model" and event.response is not None:
+            usage = event.response.usage
+            print(f"\n-- step {event.step} ({usage.input_tokens} in, {usage.output_tokens} out tokens)", file=out)
+            if event.response.text:
+                print(event.response.text, file=out)
+        elif event.kind == "call" and event.call is not None and event.result is not None:
+            flag = " (error)" if event.result.is_error else ""
+            print(f"{_call_text(event.call)}\n  ->{flag} {event.result.content}", file=out)
+        elif event.kind == "nudge":
+            print(f"[told the model] {event.text}", file=out)
+        out.flush()
+
+
+def _arguments(call: ToolCall) -> Any:
+    """Arguments as the model meant them: parsed when they are a JSON object, else the raw text."""
+    if isinstance(call.arguments, str):
+        try:
+            parsed = json.loads(call.arguments)
+        except json.JSONDecodeError:
+            return call.arguments
+        return parsed if isinstance(parsed, dict) else call.arguments
+    return call.arguments
+
+
+def _call_text(call: ToolCall) -> str:
+    arguments = _arguments(call)
+    if not isinstance(arguments, dict):
+        return f"{call.name}({arguments})"
+    return f"{call.name}(" + ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items()) + ")"

@@ -1,0 +1,172 @@
+"""Load a schema from a live API: run the introspection query over HTTP and cache the answer on disk.
+
+The cache holds one JSON file per (URL, headers): its name is the SHA-256 of the URL and every header
+name and value, so a different token never reads another token's schema (which may differ, and whose
+existence is itself information), and the file holds no header values. Each entry records when it was
+fetched; an entry older than `ttl` (one hour by default) is fetched again, so a changed schema shows
+up within the hour. When that fetch fails the stale entry is still used, with a warning. `refresh`
+fetches and overwrites whatever the age; `use_cache=False` neither reads nor writes.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+import anyio
+from graphql import get_introspection_query
+
+from .._errors import ExecutorError, SchemaLoadError
+from ..executors._http import HttpExecutor, Progress
+from ._sources import LoadedSchema, _from_introspection
+
+__all__ = ["cache_key", "default_cache_dir", "fetch_schema", "fetch_schema_sync", "stderr_progress"]
+
+#: Seconds an entry is trusted before it is fetched again.
+DEFAULT_TTL = 3600.0
+#: Answers smaller than this load without a progress line.
+_PROGRESS_FROM = 256 * 1024
+_FORMAT = 1
+
+
+def default_cache_dir() -> Path:
+    """`DAGTOOLS_CACHE_DIR`, else `$XDG_CACHE_HOME/dagtools/schemas`, else `~/.cache/dagtools/schemas`."""
+    configured = os.environ.get("DAGTOOLS_CACHE_DIR")
+    if configured:
+        return Path(configured).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "dagtools" / "schemas"
+
+
+def cache_key(url: str, headers: Mapping[str, str] | None = None) -> str:
+    """The entry name for a URL and the headers sent with it (names compared case-insensitively)."""
+    parts = [url] + [f"{name.lower()}: {value}" for name, value in sorted((headers or {}).items(),
+                                                                          key=lambda item: item[0].lower())]
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
+
+
+async def fetch_schema(url: str, *, headers: Mapping[str, str] | None = None, cache_dir: str | Path | None = None,
+                       refresh: bool = False, use_cache: bool = True, progress: Progress | None = None,
+                       ttl: float = DEFAULT_TTL, timeout: float = 30.0, lenient: bool = True,
+                       executor: HttpExecutor | None = None) -> LoadedSchema:
+    """The schema of the API at `url`, from the cache when fresh, else by the introspection query."""
+    path = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
+    path = path / f"{cache_key(url, headers)}.json"
+    cached = _read_entry(path) if use_cache else None
+    warnings: list[str] = []
+    if cached is not None and not refresh and time.time() - cached["fetched_at"] < ttl:
+        return _loaded(cached["introspection"], url, lenient, warnings)
+    try:
+        introspection = await _introspect(url, headers, progress, timeout, executor)
+    except ExecutorError as error:
+        if cached is None or refresh:
+            raise SchemaLoadError(f"Cannot load the schema of {url}: {error}") from error
+        age = (time.time() - cached["fetched_at"]) / 60
+        warnings.append(f"the API could not be asked for its schema ({error}); used the copy cached "
+                        f"{age:.0f} minutes ago")
+        return _loaded(cached["introspection"], url, lenient, warnings)
+    loaded = _loaded(introspection, url, lenient, warnings)  # only a usable answer is cached
+    if use_cache:
+        _write_entry(path, url, introspection)
+    return loaded
+
+
+def fetch_schema_sync(url: str, **options: Any) -> LoadedSchema:
+    """`fetch_schema` for synchronous code, also when called from inside a running event loop."""
+    try:
+        anyio.get_current_task()
+    except Exception:  # no event loop here: run one
+        return anyio.run(lambda: fetch_schema(url, **options))
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # a loop runs here: give the fetch its own
+        return pool.submit(anyio.run, lambda: fetch_schema(url, **options)).result()
+
+
+def stderr_progress(stream: TextIO | None = None, *, threshold: int = _PROGRESS_FROM) -> Progress | None:
+    """A progress line of bytes received for big answers, or None when the stream is not a terminal."""
+    out = stream if stream is not None else sys.stderr
+    if not getattr(out, "isatty", lambda: False)():
+        return None
+    shown = [False]
+
+    def finish() -> None:
+        if shown[0]:
+            out.write("\n")
+            out.flush()
+            shown[0] = False
+
+    def report(received: int, total: int | None) -> None:
+        if received < threshold:
+            return
+        of = f" of {total / 1e6:.1f} MB" if total else ""
+        out.write(f"\rdagtools: loading the schema: {received / 1e6:.1f} MB{of}")
+        out.flush()
+        shown[0] = True
+
+    report.finish = finish  # type: ignore[attr-defined]  # ends the line once the answer is in
+    return report
+
+
+# -- internals ---------------------------------------------------------------------------------------------
+
+
+async def _introspect(url: str, headers: Mapping[str, str] | None, progress: Progress | None, timeout: float,
+                      executor: HttpExecutor | None) -> dict[str, Any]:
+    runner = executor or HttpExecutor(url, headers=headers, timeout=timeout)
+    try:
+        response = await runner.execute(get_introspection_query(descriptions=True), {},
+                                        operation_name="IntrospectionQuery", progress=progress)
+    finally:
+        if executor is None:
+            await runner.aclose()
+        getattr(progress, "finish", lambda: None)()
+    if response.data is None or "__schema" not in response.data:
+        messages = "; ".join(str(e.get("message", e)) for e in response.errors) or "no __schema in the answer"
+        raise SchemaLoadError(f"{url} refused the introspection query: {messages}. Check the headers "
+                              "(authentication) and that the server allows introspection.")
+    answer: dict[str, Any] = {"data": response.data}
+    if response.errors:
+        answer["errors"] = response.errors
+    return answer
+
+
+def _loaded(introspection: dict[str, Any], url: str, lenient: bool, warnings: list[str]) -> LoadedSchema:
+    loaded = _from_introspection(introspection, origin=url, lenient=lenient)
+    if warnings:
+        loaded = dataclasses.replace(loaded, warnings=tuple(warnings) + loaded.warnings)
+    return loaded
+
+
+def _read_entry(path: Path) -> dict[str, Any] | None:
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # absent or damaged: fetch again
+    if not isinstance(entry, dict) or entry.get("format") != _FORMAT or not isinstance(entry.get("fetched_at"), (int, float)) \
+            or not isinstance(entry.get("introspection"), dict):
+        return None
+    return entry
+
+
+def _write_entry(path: Path, url: str, introspection: dict[str, Any]) -> None:
+    """Write atomically (another process may be reading); a cache that cannot be written is skipped."""
+    entry = {"format": _FORMAT, "url": url, "fetched_at": time.time(), "introspection": introspection}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp",
+                                         delete=False) as handle:
+            json.dump(entry, handle, ensure_ascii=False)
+        os.replace(handle.name, path)
+    except OSError:
+        try:
+            os.unlink(handle.name)  # type: ignore[possibly-undefined]
+        except (OSError, NameError):
+            pass

@@ -1,0 +1,373 @@
+"""Turn any schema source into one GraphQLSchema, coping with public schemas that break the spec."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graphql import (
+    DocumentNode,
+    GraphQLError,
+    GraphQLSchema,
+    GraphQLSyntaxError,
+    build_ast_schema,
+    build_client_schema,
+    parse,
+    print_schema,
+    validate_schema,
+)
+from graphql.validation.validate import validate_sdl
+
+from .._errors import SchemaLoadError
+from ._python import call_factory, import_file, is_strawberry_schema, kind_of, schema_names
+from ._repair import SdlRepair
+
+__all__ = ["LoadedSchema", "load_schema", "schema_fingerprint"]
+
+#: How many individual errors a SchemaLoadError lists before summarising the rest.
+_MAX_LISTED_ERRORS = 10
+
+_URL = re.compile(r"^https?://", re.IGNORECASE)
+_PYTHON_ATTRIBUTE = re.compile(r"^(?P<file>.+\.py):(?P<attr>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)$", re.DOTALL)
+#: Keywords of load_schema that only URL sources use (the rest of dagtools.introspect.fetch_schema's).
+_URL_OPTIONS = {"cache_dir", "refresh", "use_cache", "ttl", "timeout", "progress"}
+_SCHEMA_SUFFIXES = {".json", ".graphql", ".graphqls", ".gql", ".sdl", ".py"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class LoadedSchema:
+    """A built schema, where it came from, and what lenient loading had to tolerate."""
+
+    schema: GraphQLSchema
+    origin: str
+    """Human-readable source: a path, "SDL string", "strawberry Schema", "examples/kitchen/api.py:schema"."""
+    warnings: tuple[str, ...] = ()
+    """Each problem lenient loading tolerated, in words a user understands."""
+    strawberry_schema: object | None = None
+    """The strawberry.Schema when the source was one (executors run through it)."""
+
+
+def load_schema(source: object, *, lenient: bool = True, headers: dict[str, str] | None = None,
+                **url_options: Any) -> LoadedSchema:
+    """Load a GraphQL schema from any supported source.
+
+    `source` may be a `GraphQLSchema`, a `strawberry.Schema`, a `LoadedSchema` (returned as is), an
+    introspection result `dict` (`{"data": {"__schema": ...}}` or `{"__schema": ...}`), a path to an
+    SDL or introspection JSON file, `"path/to/file.py:attribute"`, or SDL / JSON text.
+
+    With `lenient` (the default), a schema that is invalid as published still loads: repeated
+    definitions are dropped (the first one is kept) and validation errors become `warnings`.
+    With `lenient=False` any such problem raises `SchemaLoadError`.
+
+    An `http(s)://` URL is asked for its schema with the introspection query, sent with `headers` (and
+    those of `DAGTOOLS_HEADERS` / `DAGTOOLS_AUTHORIZATION`); the answer is cached on disk. The other
+    keywords (`cache_dir`, `refresh`, `use_cache`, `ttl`, `timeout`, `progress`) are those of
+    `dagtools.introspect.fetch_schema`; other sources ignore them and `headers`.
+    """
+    unknown = set(url_options) - _URL_OPTIONS
+    if unknown:
+        raise TypeError(f"load_schema() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
+    if isinstance(source, str) and _URL.match(source):
+        return _from_url(source, lenient=lenient, headers=headers, **url_options)
+    if _is_schema_object(source):
+        return _from_object(source, origin=None, lenient=lenient)
+    if isinstance(source, os.PathLike):
+        return _from_file(Path(os.fspath(source)), origin=os.fspath(source), lenient=lenient)
+    if isinstance(source, str):
+        return _from_string(source, lenient=lenient)
+    raise SchemaLoadError(
+        f"Cannot load a schema from {kind_of(source)}. Pass a GraphQLSchema, a strawberry.Schema, "
+        "an introspection result dict, a path to an SDL or introspection JSON file, "
+        "'path/to/file.py:attribute', or SDL text."
+    )
+
+
+def schema_fingerprint(schema: GraphQLSchema) -> str:
+    """SHA-256 hex digest of the printed schema: equal for schemas that print the same."""
+    return hashlib.sha256(print_schema(schema).encode("utf-8")).hexdigest()
+
+
+# --- strings: URL, python attribute, path, or text -------------------------------------------
+
+
+def _from_string(source: str, *, lenient: bool) -> LoadedSchema:
+    if _URL.match(source):
+        return _from_url(source, lenient=lenient)
+    if (match := _PYTHON_ATTRIBUTE.match(source.strip())) is not None:
+        return _from_python_attribute(match["file"], match["attr"], origin=source.strip(), lenient=lenient)
+    if _looks_like_path(source):
+        path = Path(source).expanduser()
+        if path.exists():
+            return _from_file(path, origin=source, lenient=lenient)
+        raise SchemaLoadError(
+            f"Schema file {source!r} does not exist (looked in {path.resolve().parent}). "
+            "Check the path, or pass SDL text or an introspection result instead."
+        )
+    return _from_text(source, origin=_text_origin(source), lenient=lenient)
+
+
+def _from_url(source: str, *, lenient: bool, headers: dict[str, str] | None = None, **options: Any) -> LoadedSchema:
+    from ..executors._http import env_headers, merge_headers
+    from ._introspect import fetch_schema_sync
+
+    return fetch_schema_sync(source, headers=merge_headers(env_headers(), headers), lenient=lenient, **options)
+
+
+def is_url(source: object) -> bool:
+    """Whether a source names a live API (http or https) rather than a file or text."""
+    return isinstance(source, str) and _URL.match(source) is not None
+
+
+def _looks_like_path(source: str) -> bool:
+    """Whether a string names a file rather than holding SDL or JSON text."""
+    if "\n" in source or "{" in source or not source.strip():
+        return False
+    if os.path.exists(source):
+        return True
+    return Path(source).suffix.lower() in _SCHEMA_SUFFIXES or "/" in source or os.sep in source
+
+
+def _text_origin(text: str) -> str:
+    return "introspection JSON string" if text.lstrip().startswith("{") else "SDL string"
+
+
+# --- files ------------------------------------------------------------------------------------
+
+
+def _from_file(path: Path, *, origin: str, lenient: bool) -> LoadedSchema:
+    if path.suffix.lower() == ".py":
+        raise SchemaLoadError(
+            f"{origin} is a Python file: name the schema inside it as '{origin}:attribute', "
+            f"for example '{origin}:schema'."
+        )
+    if path.is_dir():
+        raise SchemaLoadError(f"{origin} is a directory. Pass the path of an SDL or introspection JSON file.")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise SchemaLoadError(f"Schema file {origin!r} does not exist. Check the path.") from None
+    except UnicodeDecodeError as exc:
+        raise SchemaLoadError(
+            f"{origin} is not UTF-8 text ({exc.reason} at byte {exc.start}). "
+            "Pass an SDL file or an introspection JSON file."
+        ) from None
+    except OSError as exc:
+        raise SchemaLoadError(f"Cannot read schema file {origin}: {exc.strerror or exc}.") from None
+    as_json = path.suffix.lower() == ".json" or text.lstrip().startswith("{")
+    return _from_text(text, origin=origin, lenient=lenient, as_json=as_json)
+
+
+def _from_text(text: str, *, origin: str, lenient: bool, as_json: bool | None = None) -> LoadedSchema:
+    if not text.strip():
+        raise SchemaLoadError(f"{origin} is empty. Expected SDL (type definitions) or an introspection result.")
+    if as_json is None:
+        as_json = text.lstrip().startswith("{")
+    if as_json:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SchemaLoadError(
+                f"{origin} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}). "
+                "Expected an introspection result such as the body a GraphQL server returns for the "
+                "introspection query."
+            ) from None
+        return _from_introspection(data, origin=origin, lenient=lenient)
+    return _from_sdl(text, origin=origin, lenient=lenient)
+
+
+# --- introspection results --------------------------------------------------------------------
+
+
+def _from_introspection(data: object, *, origin: str, lenient: bool) -> LoadedSchema:
+    warnings: list[str] = []
+    introspection = _unwrap_introspection(data, origin=origin, warnings=warnings)
+    try:
+        schema = build_client_schema(introspection, assume_valid=lenient)  # type: ignore[arg-type]
+    except (TypeError, ValueError, KeyError, GraphQLError) as exc:
+        problem = f"it lacks the key {exc}" if isinstance(exc, KeyError) else str(exc).rstrip(".")
+        raise SchemaLoadError(
+            f"{origin} is not a usable introspection result: {problem}. Re-run the full introspection "
+            "query (graphql.get_introspection_query()) against the server and save its answer."
+        ) from None
+    schema._validation_errors = None  # validate now, even though the build assumed validity
+    return _validated(schema, origin=origin, lenient=lenient, warnings=warnings)
+
+
+def _unwrap_introspection(data: object, *, origin: str, warnings: list[str]) -> dict[str, Any]:
+    expected = 'Expected {"data": {"__schema": ...}} or {"__schema": ...}, the answer to the introspection query'
+    if not isinstance(data, dict):
+        raise SchemaLoadError(f"{origin} holds a JSON {type(data).__name__}, not an introspection result. {expected}.")
+    if "__schema" in data:
+        return data
+    errors = data.get("errors") or []
+    messages = "; ".join(str(e.get("message", e)) if isinstance(e, dict) else str(e) for e in errors)
+    inner = data.get("data")
+    if isinstance(inner, dict) and "__schema" in inner:
+        if messages:
+            warnings.append(f"the introspection response also carried errors: {messages}")
+        return inner
+    if messages:
+        raise SchemaLoadError(
+            f"{origin} is an introspection response that failed: {messages}. Fix the request "
+            "(authentication, introspection enabled on the server) and fetch it again."
+        )
+    keys = ", ".join(repr(k) for k in list(data)[:8]) or "none"
+    raise SchemaLoadError(f"{origin} is JSON but not an introspection result (top-level keys: {keys}). {expected}.")
+
+
+# --- SDL --------------------------------------------------------------------------------------
+
+
+def _from_sdl(text: str, *, origin: str, lenient: bool) -> LoadedSchema:
+    try:
+        document = parse(text)
+    except GraphQLSyntaxError as exc:
+        raise SchemaLoadError(
+            f"{origin} is not valid SDL{_at(exc)}: {exc.message.rstrip('.')}. Fix the syntax there, or pass "
+            "an introspection JSON file instead."
+        ) from None
+    return _from_document(document, origin=origin, lenient=lenient)
+
+
+def _from_document(document: DocumentNode, *, origin: str, lenient: bool) -> LoadedSchema:
+    # The strict attempt: exactly what build_ast_schema(document) checks, keeping the errors.
+    errors = validate_sdl(document)
+    warnings: list[str] = []
+    if errors:
+        if not lenient:
+            raise SchemaLoadError(
+                f"{origin} is not a valid schema:\n{_listing(origin, errors)}\n"
+                "Fix the SDL, or load it with lenient=True to drop repeated definitions and keep going."
+            )
+        repair = SdlRepair()
+        document = repair.document(document)
+        warnings.extend(repair.warnings())
+        errors = repair.remaining(errors)
+        if errors is None:  # no source positions to tell which errors the repair fixed: check again
+            errors = validate_sdl(document)
+        warnings.extend(_describe(error) for error in errors)
+    try:
+        schema = build_ast_schema(document, assume_valid_sdl=True)
+    except (TypeError, ValueError, KeyError, GraphQLError) as exc:
+        detail = _listing(origin, errors) if errors else f"  {exc}"
+        raise SchemaLoadError(
+            f"{origin} cannot be built into a schema:\n{detail}\nFix the SDL at these places."
+        ) from None
+    return _validated(schema, origin=origin, lenient=lenient, warnings=warnings)
+
+
+# --- schema objects ---------------------------------------------------------------------------
+
+
+def _is_schema_object(value: object) -> bool:
+    return isinstance(value, (LoadedSchema, GraphQLSchema, dict)) or is_strawberry_schema(value)
+
+
+def _from_object(source: object, *, origin: str | None, lenient: bool) -> LoadedSchema:
+    """Load one of the in-memory kinds; `origin` None names it after its kind."""
+    if isinstance(source, LoadedSchema):
+        return source
+    if isinstance(source, GraphQLSchema):
+        return _validated(source, origin=origin or "GraphQLSchema", lenient=lenient, warnings=[])
+    if isinstance(source, dict):
+        return _from_introspection(source, origin=origin or "introspection result", lenient=lenient)
+    graphql_schema = source._schema  # type: ignore[attr-defined]  # a strawberry Schema
+    loaded = _validated(graphql_schema, origin=origin or "strawberry Schema", lenient=lenient, warnings=[])
+    return dataclasses.replace(loaded, strawberry_schema=source)
+
+
+def _validated(schema: GraphQLSchema, *, origin: str, lenient: bool, warnings: list[str]) -> LoadedSchema:
+    """Run graphql-core's schema validation: errors raise when strict, become warnings when lenient."""
+    errors = validate_schema(schema)
+    if errors:
+        if not lenient:
+            raise SchemaLoadError(
+                f"{origin} is not a valid schema:\n{_listing(origin, errors)}\n"
+                "Fix the schema, or load it with lenient=True to use it as is."
+            )
+        warnings.extend(_describe(error) for error in errors)
+        schema._validation_errors = []  # let graphql-core execute it despite the recorded problems
+    return LoadedSchema(schema=schema, origin=origin, warnings=tuple(warnings))
+
+
+# --- python files: path/to/file.py:attribute ----------------------------------------------
+
+
+def _from_python_attribute(file: str, attribute: str, *, origin: str, lenient: bool) -> LoadedSchema:
+    path = Path(file).expanduser()
+    if not path.is_file():
+        raise SchemaLoadError(
+            f"Cannot load {origin}: Python file {file!r} does not exist (looked in {path.resolve().parent}). "
+            "Check the path."
+        )
+    module = import_file(path, origin=origin)
+    value: Any = module
+    for part in attribute.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            candidates = schema_names(module)
+            hint = f" Schemas it defines: {', '.join(candidates)}." if candidates else ""
+            raise SchemaLoadError(
+                f"Cannot load {origin}: {file} has no attribute {attribute!r} ({part!r} is missing).{hint} "
+                f"Name a module-level schema, e.g. '{file}:schema'."
+            ) from None
+    if callable(value) and not isinstance(value, type) and not _is_schema_object(value):
+        value = call_factory(value, origin=origin)
+    if _is_schema_object(value):
+        return _from_object(value, origin=origin, lenient=lenient)
+    if isinstance(value, (str, os.PathLike)):
+        text = os.fspath(value)
+        if isinstance(value, os.PathLike) or _looks_like_path(text):
+            target = path.parent / text  # relative to the Python file, like its other resources
+            if not target.is_file() or target.suffix.lower() == ".py":
+                raise SchemaLoadError(
+                    f"Cannot load {origin}: it names the file {text!r}, which is not an SDL or introspection "
+                    f"JSON file next to {file}. Fix the path it holds."
+                )
+            return dataclasses.replace(_from_file(target, origin=str(target), lenient=lenient), origin=origin)
+        return _from_text(text, origin=origin, lenient=lenient)
+    raise SchemaLoadError(
+        f"Cannot load {origin}: {attribute!r} is {kind_of(value)}, not a schema. It must be a "
+        "strawberry.Schema, a graphql GraphQLSchema, an introspection result dict, SDL text, or a "
+        "zero-argument function returning one of these."
+    )
+
+
+# --- messages ---------------------------------------------------------------------------------
+
+
+def _at(error: GraphQLError) -> str:
+    if error.locations:
+        location = error.locations[0]
+        return f" at line {location.line}, column {location.column}"
+    return ""
+
+
+def _where(origin: str, error: GraphQLError) -> str:
+    if error.locations:
+        location = error.locations[0]
+        return f"{origin}:{location.line}:{location.column}: "
+    return ""
+
+
+def _describe(error: GraphQLError) -> str:
+    if error.locations:
+        location = error.locations[0]
+        return f"{error.message} (line {location.line}, column {location.column})"
+    return error.message
+
+
+def _listing(origin: str, errors: Iterable[GraphQLError]) -> str:
+    errors = list(errors)
+    lines = [f"  {_where(origin, error)}{error.message}" for error in errors[:_MAX_LISTED_ERRORS]]
+    if len(errors) > _MAX_LISTED_ERRORS:
+        lines.append(f"  ... and {len(errors) - _MAX_LISTED_ERRORS} more")
+    return "\n".join(lines)

@@ -1,0 +1,140 @@
+"""What `dagtools mcp` serves and how: read from a YAML/JSON file, then overridden by the command line.
+
+    source: https://api.example.com/graphql     # or a schema file, or path/to/api.py:schema
+    tools: fixed                                 # or dynamic
+    transport: stdio                             # or http (with host, port, path)
+    headers: {Authorization: "Bearer ..."}       # sent to the API with every request
+    forward_headers: [Authorization]             # incoming HTTP headers passed on to the API
+    mutations: false                             # true, or a list of mutation field names
+    dialect: relay                               # plain | relay | dagger (detected when absent)
+    inputs:  {oven: {field: oven, description: An oven you can use.}}
+    outputs: {fries: {type: Plate, description: The fries, on a plate.}}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from .._errors import ConfigError
+
+__all__ = ["McpConfig", "ToolsMode", "load_mcp_config"]
+
+ToolsMode = Literal["fixed", "dynamic"]
+Transport = Literal["stdio", "http"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class McpConfig:
+    """Everything one `dagtools mcp` server needs; every client session is opened from it."""
+
+    source: str = ""
+    tools: ToolsMode = "fixed"
+    transport: Transport = "stdio"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    path: str = "/mcp"
+    headers: dict[str, str] = field(default_factory=dict)
+    forward_headers: tuple[str, ...] = ()
+    mutations: bool | tuple[str, ...] = False
+    dialect: str | None = None
+    include_deprecated: bool = False
+    relay_ids: bool = False
+    lenient: bool = True
+    inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    outputs: dict[str, Any] = field(default_factory=dict)
+    max_active_tools: int = 64
+    session_ttl: float = 3600.0
+    max_sessions: int = 1000
+
+    def __post_init__(self) -> None:
+        if self.tools not in ("fixed", "dynamic"):
+            raise ConfigError(f"tools must be fixed or dynamic, not {self.tools!r}.")
+        if self.transport not in ("stdio", "http"):
+            raise ConfigError(f"transport must be stdio or http, not {self.transport!r}.")
+        if self.dialect not in (None, "plain", "relay", "dagger"):
+            raise ConfigError(f"dialect must be plain, relay or dagger, not {self.dialect!r}.")
+
+    def with_options(self, **options: Any) -> McpConfig:
+        """This config with the options that were given (None means "not given") replacing its own."""
+        return replace(self, **{k: v for k, v in options.items() if v is not None})
+
+    @property
+    def session_options(self) -> dict[str, Any]:
+        """The `open_session` options every client session is opened with."""
+        return {"inputs": self.inputs, "outputs": self.outputs, "dialect": self.dialect,
+                "mutations": self.mutations, "include_deprecated": self.include_deprecated,
+                "relay_ids": self.relay_ids, "max_active_tools": self.max_active_tools}
+
+
+def load_mcp_config(path: str | Path | None = None, data: Mapping[str, Any] | None = None) -> McpConfig:
+    """Read a config file (YAML or JSON) or an already parsed mapping; `${VAR}` in header values is expanded
+    from the environment, so tokens need not be written into the file."""
+    origin = "config"
+    if path is not None:
+        origin = str(path)
+        try:
+            text = Path(path).read_text()
+        except FileNotFoundError:
+            raise ConfigError(f"Config file {origin} does not exist.") from None
+        try:
+            data = json.loads(text) if str(path).endswith(".json") else yaml.safe_load(text)
+        except (ValueError, yaml.YAMLError) as error:
+            raise ConfigError(f"Config file {origin} is not valid YAML or JSON: {error}") from None
+    data = dict(data or {})
+    known = {f.name for f in fields(McpConfig)}
+    known_dashed = {name.replace("_", "-"): name for name in known}
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        name = known_dashed.get(key, key)
+        if name not in known:
+            raise ConfigError(f"{origin}: unknown key {key!r}; use {', '.join(sorted(known))}.")
+        values[name] = value
+    if "headers" in values:
+        values["headers"] = parse_headers(values["headers"], origin)
+    if "forward_headers" in values:
+        forward = values["forward_headers"]
+        values["forward_headers"] = tuple([forward] if isinstance(forward, str) else forward or ())
+    if isinstance(values.get("mutations"), (list, tuple)):
+        values["mutations"] = tuple(values["mutations"])
+    for key in ("inputs", "outputs"):
+        if key in values and not isinstance(values[key], Mapping):
+            raise ConfigError(f"{origin}: {key} must be a mapping of names.")
+        if key in values:
+            values[key] = dict(values[key])
+    if "source" in values:
+        values["source"] = str(values["source"])
+        base = Path(path).parent if path is not None else None
+        values["source"] = _relative_source(values["source"], base)
+    return McpConfig(**values)
+
+
+def parse_headers(headers: Any, origin: str = "headers") -> dict[str, str]:
+    """Headers from a mapping or from `Name: value` strings, with `${VAR}` expanded from the environment."""
+    if isinstance(headers, Mapping):
+        pairs = list(headers.items())
+    else:
+        pairs = []
+        for item in headers or ():
+            name, sep, value = str(item).partition(":")
+            if not sep or not name.strip():
+                raise ConfigError(f"{origin}: header {item!r} must look like 'Name: value'.")
+            pairs.append((name, value))
+    return {str(k).strip(): os.path.expandvars(str(v).strip()) for k, v in pairs}
+
+
+def _relative_source(source: str, base: Path | None) -> str:
+    """A relative schema path in a config file is read from the file's folder."""
+    if base is None or "://" in source:
+        return source
+    path_part, sep, attribute = source.partition(":")
+    candidate = base / path_part
+    if not Path(path_part).is_absolute() and candidate.exists():
+        return str(candidate) + sep + attribute
+    return source

@@ -1,0 +1,323 @@
+"""`dagtools mcp`: one GraphQL API as an MCP server, one dagtools `Session` per MCP client.
+
+Built on the SDK's low-level `Server`, because every client has its own toolset. All sessions share
+one loaded schema and one compiled catalogue; each has its own registry and active tools.
+
+Which session a request belongs to:
+- Handshake era (initialize, up to 2025-11-25): the connection. A stdio process, an in-memory pair
+  or one `Mcp-Session-Id` of streamable HTTP each hold one session, dropped when it closes.
+- Stateless era (2026-07-28): requests carry no connection, so a key names the session: the
+  request's `_meta["dagtools/session"]`, else its `Dagtools-Session` HTTP header, else (HTTP) the
+  client's address and name, else (stdio, in-process: one client) the process. The values of the
+  forwarded headers are part of the key, so a session is reachable only with the credentials it
+  was opened with. Keyed sessions idle longer than `session_ttl` are dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from .._errors import ConfigError, DagtoolsError
+from .._tools import Tool, ToolCall, ToolResult
+from ..catalogue._render import render_tool
+from ..executors._base import Executor, SchemaOnlyExecutor
+from ..load._sources import LoadedSchema, load_schema
+from ..session._open import catalogue_for, is_executable, open_session
+from ..session._session import Session
+from ._config import McpConfig
+from ._toolsets import call_fixed_tool, dynamic_tools, fixed_tools
+
+__all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer", "serve_mcp"]
+
+SESSION_HEADER = "Dagtools-Session"
+SESSION_META_KEY = "dagtools/session"
+_STATE_KEY = "dagtools.session"
+
+INSTRUCTIONS = """\
+This server exposes a GraphQL API as tools. Every field of every object type is a tool named \
+Type_field; every object a tool returns is an ID such as Potato#2 that you pass to later tools. \
+Objects never change: a tool returns a new object instead. Start with selectTools: its description \
+lists the objects you hold and the tools you can select.{mode}"""
+
+_FIXED_NOTE = " Selected tools are run with callTool(tool, arguments); selectTools returns their parameters."
+
+
+def _mcp() -> Any:
+    try:
+        import mcp  # noqa: F401
+        import mcp_types
+    except ImportError:
+        raise ConfigError("dagtools mcp needs the MCP SDK: pip install 'dagtools[mcp]'") from None
+    return mcp_types
+
+
+@dataclass(eq=False)
+class _ClientState:
+    """One MCP client's dagtools session, and where its tool-list changes go in the stateless era."""
+
+    session: Session
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    last_used: float = field(default_factory=time.monotonic)
+    bus: Any = None
+    listen: Any = None
+
+
+class McpToolServer:
+    """The MCP face of one API: build it once, serve it over stdio or streamable HTTP, or hand
+    `.server` to the SDK's `Client` in tests."""
+
+    def __init__(self, config: McpConfig, *, loaded: LoadedSchema | None = None) -> None:
+        types = _mcp()
+        from mcp.server.caching import CacheHint
+        from mcp.server.lowlevel.server import NotificationOptions, Server
+
+        self.config = config
+        if loaded is None:
+            if not config.source:
+                raise ConfigError("Give the API to serve: a URL, a schema file, or path/to/api.py:attribute.")
+            loaded = load_schema(config.source, lenient=config.lenient, headers=config.headers or None)
+        self.loaded = loaded
+        self.catalogue = catalogue_for(loaded.schema, dialect=config.dialect, mutations=config.mutations,  # type: ignore[arg-type]
+                                       include_deprecated=config.include_deprecated, relay_ids=config.relay_ids)
+        self._dynamic = config.tools == "dynamic"
+        self._keyed: dict[str, _ClientState] = {}
+        self._opening: dict[str, anyio.Event] = {}
+        self._last_sweep = time.monotonic()
+        self._types = types
+        dynamic = self._dynamic
+
+        class _Server(Server):  # type: ignore[misc]
+            def create_initialization_options(self, notification_options: Any = None, *args: Any, **kw: Any) -> Any:
+                options = notification_options or NotificationOptions(tools_changed=dynamic)
+                return super().create_initialization_options(options, *args, **kw)
+
+        handlers: dict[str, Any] = {"on_list_tools": self._list_tools, "on_call_tool": self._call_tool}
+        if dynamic:
+            handlers["on_subscriptions_listen"] = self._listen
+        self.server = _Server(
+            "dagtools",
+            version=_version(),
+            title=f"dagtools: {loaded.origin}",
+            instructions=INSTRUCTIONS.format(mode="" if dynamic else _FIXED_NOTE),
+            cache_hints={"tools/list": CacheHint(ttl_ms=0, scope="private")},
+            get_tool_input_schema=self._input_schema,
+            **handlers,
+        )
+
+    # -- sessions ------------------------------------------------------------------------------------
+
+    async def session_for(self, ctx: Any) -> Session:
+        """The dagtools session the request belongs to, opened on first use (see the module docstring)."""
+        return (await self._state(ctx)).session
+
+    async def _state(self, ctx: Any) -> _ClientState:
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        headers = _headers(ctx)
+        forwarded = {name: headers[name.lower()] for name in self.config.forward_headers if name.lower() in headers}
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            connection = getattr(ctx.session, "_connection", None)
+            if connection is not None:
+                state = connection.state.get(_STATE_KEY)
+                if state is None:
+                    state = _ClientState(session=await self._open(forwarded))
+                    connection.state[_STATE_KEY] = state
+                    connection.exit_stack.push_async_callback(state.session.executor.aclose)
+                return state
+        key = self.session_key(ctx, headers, forwarded)
+        self._sweep()
+        while key in self._opening:  # another request of this client is opening its session
+            await self._opening[key].wait()
+        state = self._keyed.get(key)
+        if state is None:
+            opened = self._opening[key] = anyio.Event()
+            try:
+                state = _ClientState(session=await self._open(forwarded))
+                self._keyed[key] = state
+            finally:
+                del self._opening[key]
+                opened.set()
+        state.last_used = time.monotonic()
+        return state
+
+    def session_key(self, ctx: Any, headers: Mapping[str, str], forwarded: Mapping[str, str]) -> str:
+        """The stateless-era key of the request's session (see the module docstring)."""
+        meta = (ctx.params or {}).get("_meta") or {}
+        explicit = meta.get(SESSION_META_KEY) if isinstance(meta, Mapping) else None
+        explicit = explicit or headers.get(SESSION_HEADER.lower())
+        if explicit:
+            base = f"key:{explicit}"
+        elif ctx.request is not None:
+            client = getattr(ctx.request, "client", None)
+            params = ctx.session.client_params
+            name = f"{params.client_info.name}/{params.client_info.version}" if params else ""
+            base = f"anonymous:{client.host if client else ''}:{name}"
+        else:
+            base = "process"
+        material = base + "".join(f"\n{k}: {v}" for k, v in sorted(forwarded.items()))
+        return hashlib.sha256(material.encode()).hexdigest()
+
+    async def _open(self, forwarded: Mapping[str, str]) -> Session:
+        executor = self._executor(forwarded)
+        return await open_session(self.loaded, executor=executor, **self.config.session_options)
+
+    def _executor(self, forwarded: Mapping[str, str]) -> Executor | None:
+        """The API's own headers: the environment's, then the configured ones, then the forwarded ones."""
+        if is_executable(self.loaded.schema):
+            return None  # open_session runs the API in this process
+        source = self.config.source
+        if not source.lower().startswith(("http://", "https://")):
+            return SchemaOnlyExecutor(self.loaded.origin)
+        from ..executors._http import HttpExecutor, env_headers, merge_headers
+
+        return HttpExecutor(source, headers=merge_headers(env_headers(), self.config.headers, forwarded))
+
+    def _sweep(self) -> None:
+        now = time.monotonic()
+        if now - self._last_sweep < 30 and len(self._keyed) < self.config.max_sessions:
+            return
+        self._last_sweep = now
+        by_age = sorted(self._keyed.items(), key=lambda kv: kv[1].last_used)
+        excess = len(by_age) - self.config.max_sessions + 1
+        for index, (key, state) in enumerate(by_age):
+            if index < excess or now - state.last_used > self.config.session_ttl:
+                self._drop(key)
+
+    def _drop(self, key: str) -> None:
+        state = self._keyed.pop(key, None)
+        if state is not None and state.listen is not None:
+            state.listen.close()
+
+    async def aclose(self) -> None:
+        """Close every keyed session's executor (connection sessions close with their connection)."""
+        for key in list(self._keyed):
+            state = self._keyed[key]
+            self._drop(key)
+            await state.session.executor.aclose()
+
+    # -- protocol handlers ---------------------------------------------------------------------------
+
+    def tools_of(self, session: Session) -> list[Tool]:
+        return dynamic_tools(session) if self._dynamic else fixed_tools(session)
+
+    async def _list_tools(self, ctx: Any, params: Any) -> Any:
+        types = self._types
+        try:
+            session = await self.session_for(ctx)
+        except DagtoolsError as error:
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(code=types.INTERNAL_ERROR, message=f"dagtools could not open a session: {error}") from None
+        return types.ListToolsResult(tools=[self._mcp_tool(t) for t in self.tools_of(session)])
+
+    async def _call_tool(self, ctx: Any, params: Any) -> Any:
+        try:
+            state = await self._state(ctx)
+        except DagtoolsError as error:
+            return self._result(ToolResult(call_id="", name=params.name, is_error=True,
+                                           value={"error": f"dagtools could not open a session: {error}"}))
+        arguments = dict(params.arguments or {})
+        async with state.lock:
+            before = [t.name for t in self.tools_of(state.session)]
+            if self._dynamic:
+                result = await state.session.call_tool(ToolCall(name=params.name, arguments=arguments))
+            else:
+                result = await call_fixed_tool(state.session, params.name, arguments)
+            changed = self._dynamic and [t.name for t in self.tools_of(state.session)] != before
+        if changed:
+            await self._tools_changed(ctx, state)
+        return self._result(result)
+
+    async def _tools_changed(self, ctx: Any, state: _ClientState) -> None:
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            if state.bus is not None:
+                from mcp.server.subscriptions import ToolsListChanged
+
+                await state.bus.publish(ToolsListChanged())
+            return
+        await ctx.session.send_notification(self._types.ToolListChangedNotification(),
+                                            related_request_id=ctx.request_id)
+
+    async def _listen(self, ctx: Any, params: Any) -> Any:
+        from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+
+        state = await self._state(ctx)
+        if state.bus is None:
+            state.bus = InMemorySubscriptionBus()
+            state.listen = ListenHandler(state.bus, max_subscriptions=8)
+        return await state.listen(ctx, params)
+
+    def _input_schema(self, name: str) -> Mapping[str, Any] | None:
+        return self.catalogue.tool(name).parameters if name in self.catalogue else None
+
+    def _mcp_tool(self, tool: Tool) -> Any:
+        types = self._types
+        rendered = render_tool(tool, "mcp")
+        return types.Tool(
+            name=rendered["name"],
+            description=rendered["description"],
+            input_schema=rendered["inputSchema"],
+            annotations=types.ToolAnnotations(read_only_hint=tool.read_only,
+                                              destructive_hint=tool.destructive if not tool.read_only else None,
+                                              open_world_hint=tool.kind == "field"),
+        )
+
+    def _result(self, result: ToolResult) -> Any:
+        types = self._types
+        return types.CallToolResult(content=[types.TextContent(type="text", text=result.content)],
+                                    is_error=result.is_error)
+
+    # -- transports ----------------------------------------------------------------------------------
+
+    async def serve_stdio(self) -> None:
+        from mcp.server.stdio import stdio_server
+
+        try:
+            async with stdio_server() as (read_stream, write_stream):
+                await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+        finally:
+            await self.aclose()
+
+    def http_app(self) -> Any:
+        """The streamable HTTP ASGI app (both protocol eras), at `config.path`."""
+        return self.server.streamable_http_app(streamable_http_path=self.config.path, host=self.config.host)
+
+    async def serve_http(self) -> None:
+        import uvicorn
+
+        config = uvicorn.Config(self.http_app(), host=self.config.host, port=self.config.port,
+                                log_level="warning", lifespan="on")
+        server = uvicorn.Server(config)
+        try:
+            await server.serve()
+        finally:
+            await self.aclose()
+
+
+def serve_mcp(config: McpConfig) -> None:
+    """Serve the configured API over the configured transport until the client or a signal stops it.
+    The schema is loaded first, outside the event loop that serves it."""
+    server = McpToolServer(config)
+    anyio.run(server.serve_http if config.transport == "http" else server.serve_stdio)
+
+
+def _headers(ctx: Any) -> dict[str, str]:
+    request = getattr(ctx, "request", None)
+    headers = getattr(request, "headers", None)
+    if not headers:
+        return {}
+    return {str(k).lower(): str(v) for k, v in headers.items()}
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__

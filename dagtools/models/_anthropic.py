@@ -1,0 +1,126 @@
+"""The Anthropic Messages API over httpx: `tool_use` / `tool_result` blocks and a top-level system prompt."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+
+from .._errors import ModelError
+from .._tools import ToolCall
+from ..session._context import Message
+from ._base import HttpModel, ModelResponse, Usage, arguments_object
+
+__all__ = ["AnthropicModel", "to_anthropic_messages"]
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"
+
+
+class AnthropicModel(HttpModel):
+    """`POST {base_url}/v1/messages` with `x-api-key` from `api_key` or `ANTHROPIC_API_KEY`."""
+
+    provider = "Anthropic"
+    key_variable = "ANTHROPIC_API_KEY"
+    tool_format = "anthropic"
+
+    def __init__(self, name: str, *, base_url: str | None = None, api_key: str | None = None,
+                 max_tokens: int = 4096, temperature: float | None = None, extra: dict[str, Any] | None = None,
+                 timeout: float = 120.0, max_retries: int = 4, retry_wait: float = 1.0,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        super().__init__(base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL,
+                         timeout=timeout, max_retries=max_retries, retry_wait=retry_wait, transport=transport)
+        if self.base_url.endswith("/v1"):  # accept either form of the base URL
+            self.base_url = self.base_url[:-3]
+        self.name = name
+        self.api_key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY")
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.extra = dict(extra or {})
+
+    async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+        if not self.api_key:
+            raise ModelError("No Anthropic API key: set ANTHROPIC_API_KEY or pass api_key.")
+        system, wire = to_anthropic_messages(messages)
+        payload: dict[str, Any] = {"model": self.name, "max_tokens": self.max_tokens, "messages": wire}
+        if system:
+            payload["system"] = system
+        if tools:
+            payload["tools"] = tools
+        if self.temperature is not None:
+            payload["temperature"] = self.temperature
+        payload.update(self.extra)
+        headers = {"x-api-key": self.api_key, "anthropic-version": API_VERSION}
+        data = await self.post("/v1/messages", payload, headers)
+        return parse_anthropic_response(data)
+
+
+def to_anthropic_messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
+    """System text, and user/assistant turns that alternate as the API requires (tool results ride in
+    user turns, merged with any text that follows them)."""
+    system: list[str] = []
+    out: list[dict[str, Any]] = []
+
+    def push(role: str, blocks: list[dict[str, Any]]) -> None:
+        if not blocks:
+            return
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": list(blocks)})
+
+    for message in messages:
+        if message.role == "system":
+            system.append(message.content)
+        elif message.role == "tool":
+            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id or "",
+                                     "content": message.content}
+            if message.is_error:
+                block["is_error"] = True
+            push("user", [block])
+        elif message.role == "assistant":
+            blocks: list[dict[str, Any]] = [{"type": "text", "text": message.content}] if message.content else []
+            blocks += [{"type": "tool_use", "id": call.id, "name": call.name, "input": arguments_object(call.arguments)}
+                       for call in message.tool_calls]
+            push("assistant", blocks or [{"type": "text", "text": "(no answer)"}])
+        else:
+            push("user", [{"type": "text", "text": message.content or "(empty)"}])
+    # Tool results must come first in their user turn.
+    for item in out:
+        if item["role"] == "user":
+            item["content"].sort(key=lambda b: 0 if b.get("type") == "tool_result" else 1)
+    return "\n\n".join(s for s in system if s), out
+
+
+def parse_anthropic_response(data: dict[str, Any]) -> ModelResponse:
+    if data.get("type") == "error":
+        raise ModelError(f"Anthropic returned an error: {data.get('error')}")
+    content = data.get("content")
+    if not isinstance(content, list):
+        raise ModelError(f"Anthropic's answer has no content list; it sent keys {sorted(data)}.")
+    stop = str(data.get("stop_reason") or "end")
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for block in content:
+        if not isinstance(block, dict):
+            raise ModelError(f"Anthropic sent a malformed content block: {block!r}")
+        if block.get("type") == "text":
+            texts.append(str(block.get("text", "")))
+        elif block.get("type") == "tool_use":
+            if not block.get("name") or not block.get("id"):
+                raise ModelError(f"Anthropic sent a tool_use block without a name or id: {block!r}")
+            arguments = block.get("input")
+            calls.append(ToolCall(name=str(block["name"]), id=str(block["id"]),
+                                  arguments=arguments if isinstance(arguments, dict) else {}))
+    if stop == "refusal":
+        raise ModelError("The model refused: " + (" ".join(texts) or "no reason given"))
+    if stop == "end_turn":
+        stop = "end"
+    elif stop == "tool_use":
+        stop = "tool_calls"
+    usage = data.get("usage") or {}
+    return ModelResponse(text="\n".join(t for t in texts if t), tool_calls=tuple(calls), stop_reason=stop,
+                         usage=Usage(input_tokens=int(usage.get("input_tokens") or 0),
+                                     output_tokens=int(usage.get("output_tokens") or 0)))

@@ -1,0 +1,79 @@
+"""The active toolset: which catalogue tools the model can call now, grown by `selectTools`.
+
+It is capped (providers take at most 128 tools, and fewer read better); when a selection would pass
+the cap, the least recently used tools make room and the model is told which.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from .._errors import ConfigError, ToolCallError
+from ..catalogue._catalogue import Catalogue
+
+__all__ = ["ActiveToolset"]
+
+
+class ActiveToolset:
+    """Tool names in the order they were selected, with when each was last used."""
+
+    def __init__(self, catalogue: Catalogue, cap: int = 64) -> None:
+        if cap < 1:
+            raise ConfigError("max_active_tools must be at least 1.")
+        self.catalogue = catalogue
+        self.cap = cap
+        self._last_used: dict[str, int] = {}
+        self._clock = 0
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._last_used
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._last_used)
+
+    def __len__(self) -> int:
+        return len(self._last_used)
+
+    def touch(self, name: str) -> None:
+        """Note a use, so eviction spares the tools the model works with."""
+        self._clock += 1
+        self._last_used[name] = self._clock
+
+    def select(self, names: Iterable[str], *, ignore: Iterable[str] = ()) -> str:
+        """Activate `names` (`Type_*` for every tool of a type), all or none. Returns the model's answer."""
+        skip = set(ignore)
+        wanted: list[str] = []
+        unknown: list[str] = []
+        for name in (n.strip() for n in names):
+            if name in skip:
+                continue
+            if name.endswith("_*") and self.catalogue.tools_for_type(name[:-2]):
+                wanted += self.catalogue.tools_for_type(name[:-2])
+            elif name in self.catalogue:
+                wanted.append(name)
+            else:
+                unknown.append(name)
+        if unknown:
+            hints = []
+            for name in unknown:
+                close = self.catalogue.suggest(name)
+                hints.append(f"{name} (did you mean {', '.join(close)}?)" if close else name)
+            raise ToolCallError(f"No tool named {'; '.join(hints)}. Nothing was selected; call selectTools again "
+                                "with names from its description.")
+        wanted = list(dict.fromkeys(wanted))
+        if len(wanted) > self.cap:
+            raise ToolCallError(f"That is {len(wanted)} tools; at most {self.cap} can be active at once. "
+                                "Select the ones you need next.")
+        overflow = len(self._last_used) + len([n for n in wanted if n not in self]) - self.cap
+        dropped: list[str] = []
+        if overflow > 0:
+            candidates = sorted((used, n) for n, used in self._last_used.items() if n not in wanted)
+            dropped = [n for _, n in candidates[:overflow]]
+            for name in dropped:
+                del self._last_used[name]
+        for name in wanted:
+            self.touch(name)
+        if dropped:
+            return (f"ok. To stay within {self.cap} active tools, these were dropped: {', '.join(dropped)}. "
+                    "Select them again when you need them.")
+        return "ok"

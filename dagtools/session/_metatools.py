@@ -1,0 +1,200 @@
+"""The built-in tools: `selectTools` grows the active set, `save` hands outputs back, `readResult` pages.
+
+Their descriptions are where the model learns what exists: objects, values, and the tools it may
+select now. They stay inside a token budget however big the schema or the registry grows.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from graphql import GraphQLInputObjectType, GraphQLInputType, GraphQLList, GraphQLNonNull, get_named_type, is_composite_type, is_input_type
+
+from .._errors import ConfigError
+from .._tools import Tool
+from ..catalogue._catalogue import Catalogue
+from ..catalogue._json_schema import SchemaRenderer
+from ._outputs import Output
+from ._registry import Registry
+
+__all__ = [
+    "READ_RESULT",
+    "SAVE",
+    "SELECT_TOOLS",
+    "Output",
+    "ValueInput",
+    "estimate_tokens",
+    "read_result_tool",
+    "save_tool",
+    "select_tools_tool",
+]
+
+SELECT_TOOLS = "selectTools"
+SAVE = "save"
+READ_RESULT = "readResult"
+_OBJECTS_SHOWN_PER_TYPE = 5
+
+
+def estimate_tokens(text: str) -> int:
+    """About four bytes a token: the usual estimate for English and JSON in current tokenizers."""
+    return math.ceil(len(text.encode()) / 4)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ValueInput:
+    """A plain value the host gives the model before it starts."""
+
+    name: str
+    value: Any
+    description: str = ""
+
+
+def _object_lines(registry: Registry) -> list[str]:
+    lines: list[str] = []
+    for type_name in registry.types():
+        count = registry.count(type_name)
+        shown = range(1, count + 1) if count <= _OBJECTS_SHOWN_PER_TYPE else range(count - _OBJECTS_SHOWN_PER_TYPE + 1, count + 1)
+        if count > _OBJECTS_SHOWN_PER_TYPE:
+            lines.append(f"- {type_name}#1 to {type_name}#{count - _OBJECTS_SHOWN_PER_TYPE}: older {type_name} objects")
+        for number in shown:
+            entry = registry.find(type_name, number)
+            if entry is not None:
+                lines.append(f"- {entry.id}: {_one_line(entry.label)}")
+    return lines
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def selectable_types(catalogue: Catalogue, registry: Registry) -> list[str]:
+    """Root types first, then the type of every object the session holds."""
+    types = [t for t in (catalogue.query_type, catalogue.mutation_type) if t and catalogue.tools_for_type(t)]
+    types += sorted(t for t in registry.types() if t not in types)
+    return types
+
+
+def _tool_lines(catalogue: Catalogue, types: list[str], budget_bytes: int) -> list[str]:
+    full = [f"- {name}" for t in types for name in catalogue.tools_for_type(t)]
+    if sum(len(line) + 1 for line in full) <= budget_bytes:
+        return full
+    # Grouped: one line per type with field names only; long groups cut with a count.
+    lines = ["Tools are named Type_field; selectTools accepts any of these:"]
+    remaining = budget_bytes - len(lines[0])
+    per_type = max(remaining // max(len(types), 1), 60)
+    for type_name in types:
+        fields = [catalogue.ref(n).field_name for n in catalogue.tools_for_type(type_name)]
+        head = f"- {catalogue.prefix(type_name)}_*: "
+        text = head + ", ".join(fields)
+        if len(text) > per_type:
+            kept: list[str] = []
+            size = len(head)
+            for f in fields:
+                if size + len(f) + 2 > per_type - 30:
+                    break
+                kept.append(f)
+                size += len(f) + 2
+            text = head + ", ".join(kept) + f" and {len(fields) - len(kept)} more"
+        lines.append(text)
+    return lines
+
+
+def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[ValueInput], *,
+                      budget_tokens: int = 1500) -> Tool:
+    """The selectTools tool as of now: objects, values and selectable tools within the budget."""
+    parts = ["Gain new tools for subsequent turns."]
+    objects = _object_lines(registry)
+    if objects:
+        parts.append("Available objects:\n" + "\n".join(objects))
+    if values:
+        parts.append("Available values:\n" + "\n".join(
+            f"- {v.name}: {_one_line(repr_value(v.value), 120)}" + (f" ({_one_line(v.description)})" if v.description else "")
+            for v in values))
+    used = sum(len(p) + 2 for p in parts)
+    budget_bytes = max(budget_tokens * 4 - used - 300, 400)
+    types = selectable_types(catalogue, registry)
+    parts.append("Available tools:\n" + "\n".join(_tool_lines(catalogue, types, budget_bytes)))
+    parts.append("Tools of other types can be selected too once you hold such an object.")
+    return Tool(
+        name=SELECT_TOOLS,
+        description="\n\n".join(parts),
+        parameters={
+            "type": "object",
+            "properties": {
+                "tools": {"type": "array", "items": {"type": "string"}, "description": "The tools to select."},
+            },
+            "required": ["tools"],
+            "additionalProperties": False,
+        },
+        kind="selectTools",
+    )
+
+
+def repr_value(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+
+
+def output_schema(catalogue: Catalogue, output: Output) -> dict[str, Any]:
+    type_ = output.graphql_type(catalogue)
+    named = get_named_type(type_)
+    if is_composite_type(named):
+        schema = _wrap_ref(type_)
+        text = f'{named.name} ID, such as "{named.name}#1".'
+    elif is_input_type(type_) and not isinstance(named, GraphQLInputObjectType):
+        schema = SchemaRenderer(lambda *_: None, lambda _t: False).type(type_)  # type: ignore[arg-type]
+        text = ""
+    else:
+        raise ConfigError(f"Output {output.name!r}: {output.type} is an input type; outputs are objects, "
+                          "scalars or enums.")
+    text = " ".join(p for p in (text, output.description) if p)
+    if text:
+        inner = schema.get("description")
+        schema["description"] = f"{text}\n{inner}" if inner else text
+    return schema
+
+
+def _wrap_ref(type_: GraphQLInputType | Any) -> dict[str, Any]:
+    if isinstance(type_, GraphQLNonNull):
+        return _wrap_ref(type_.of_type)
+    if isinstance(type_, GraphQLList):
+        return {"type": "array", "items": _wrap_ref(type_.of_type)}
+    return {"type": "string"}
+
+
+def save_tool(catalogue: Catalogue, outputs: list[Output]) -> Tool:
+    lines = [f"- {o.name} ({o.type})" + (f": {o.description}" if o.description else "") for o in outputs]
+    description = ("Save your work, making the requested outputs available to the user.\n\n"
+                   "Your task is to return the following outputs:\n" + "\n".join(lines))
+    return Tool(
+        name=SAVE,
+        description=description,
+        parameters={
+            "type": "object",
+            "properties": {o.name: output_schema(catalogue, o) for o in outputs},
+            "required": [o.name for o in outputs],
+            "additionalProperties": False,
+        },
+        kind="save",
+    )
+
+
+def read_result_tool() -> Tool:
+    return Tool(
+        name=READ_RESULT,
+        description="Read more of a long result that was cut. Pass the `ref` and `offset` its note gave.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "ref": {"type": "string", "description": "The reference named in the note, such as \"Oven#1.manual\"."},
+                "offset": {"type": "integer", "minimum": 0, "description": "Where to start: a character or item offset."},
+            },
+            "required": ["ref", "offset"],
+            "additionalProperties": False,
+        },
+        kind="readResult",
+    )

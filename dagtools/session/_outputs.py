@@ -1,0 +1,110 @@
+"""The outputs a host asks for, and the checks `save` runs on what the model hands back.
+
+Every value is checked before any is stored: an object output must name an object of its type, a
+value output must pass the API's own input coercion. A save that fails stores nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from graphql import GraphQLList, GraphQLNonNull, get_named_type, is_composite_type
+from graphql.language import parse_type
+from graphql.utilities import type_from_ast
+
+from .._errors import ConfigError, ToolCallError
+from ..calls._arguments import resolve_reference, value_problems
+from ..catalogue._catalogue import Catalogue
+from ._registry import Registry
+
+__all__ = ["Output", "OutputSpec", "check_outputs", "normalize_outputs"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Output:
+    """One output the host asked for: a name, a GraphQL type (`Plate`, `[String!]`) and what it is."""
+
+    name: str
+    type: str
+    description: str = ""
+
+    def graphql_type(self, catalogue: Catalogue) -> Any:
+        try:
+            resolved = type_from_ast(catalogue.schema, parse_type(self.type))
+        except Exception as error:
+            raise ConfigError(f"Output {self.name!r}: {self.type!r} is not a GraphQL type ({error}).") from None
+        if resolved is None:
+            raise ConfigError(f"Output {self.name!r}: the schema has no type {self.type!r}. "
+                              "Name an object type, a scalar or an enum of the schema.")
+        return resolved
+
+
+
+OutputSpec = Output | str | Mapping[str, Any]
+
+
+def normalize_outputs(outputs: Mapping[str, OutputSpec] | Iterable[Output] | None) -> list[Output]:
+    """Outputs as the host may write them: `{"fries": "Plate"}`, `{"fries": {"type": ..., "description": ...}}`."""
+    if outputs is None:
+        return []
+    if not isinstance(outputs, Mapping):
+        return list(outputs)
+    result = []
+    for name, spec in outputs.items():
+        if isinstance(spec, Output):
+            result.append(replace(spec, name=name))
+        elif isinstance(spec, str):
+            result.append(Output(name=name, type=spec))
+        elif isinstance(spec, Mapping) and "type" in spec:
+            result.append(Output(name=name, type=str(spec["type"]), description=str(spec.get("description", ""))))
+        else:
+            raise ConfigError(f"Output {name!r} needs a type, such as {{type: Plate, description: ...}}.")
+    return result
+
+
+def check_outputs(catalogue: Catalogue, registry: Registry, outputs: list[Output], arguments: dict[str, Any]) -> dict[str, Any]:
+    """The values to store for a `save` call; raises ToolCallError naming every problem at once."""
+    declared = {o.name: o for o in outputs}
+    extra = [k for k in arguments if k not in declared]
+    missing = [k for k in declared if arguments.get(k) is None]
+    if extra or missing:
+        parts = []
+        if missing:
+            parts.append(f"missing {', '.join(missing)}")
+        if extra:
+            parts.append(f"no output named {', '.join(extra)}")
+        expected = ", ".join(f"{o.name} ({o.type})" for o in outputs)
+        raise ToolCallError(f"save was not done: {'; '.join(parts)}. Pass every output at once: {expected}.")
+    values: dict[str, Any] = {}
+    problems: list[str] = []
+    for name, output in declared.items():
+        try:
+            values[name] = _check(catalogue, registry, output, arguments[name])
+        except ToolCallError as error:
+            problems.append(f"{name}: {error}")
+    if problems:
+        raise ToolCallError("save was not done: " + "; ".join(problems) + ". Fix these and call save again.")
+    return values
+
+
+def _check(catalogue: Catalogue, registry: Registry, output: Output, value: Any) -> Any:
+    type_ = output.graphql_type(catalogue)
+    named = get_named_type(type_)
+    if not is_composite_type(named):
+        problems = [message for _, message in value_problems(value, type_)]
+        if problems:
+            raise ToolCallError("; ".join(problems))
+        return value
+
+    def check(item: Any, t: Any) -> Any:
+        while isinstance(t, GraphQLNonNull):
+            t = t.of_type
+        if isinstance(t, GraphQLList):
+            if not isinstance(item, list):
+                raise ToolCallError(f"expected a list of {named.name} IDs")
+            return [check(i, t.of_type) for i in item]
+        return resolve_reference(catalogue, registry, item, named.name, where="it").id
+
+    return check(value, type_)

@@ -1,0 +1,108 @@
+"""Per session: `Type#N` <-> handle, with what made each object and what it looks like.
+
+Pure and O(1) per mint and lookup: two dicts and a counter per type. Minting the same handle again
+returns the ID it already has, so an ID always means one thing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..calls._handles import Handle, parse_object_id
+
+__all__ = ["ObjectEntry", "Registry", "parse_object_id"]
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ObjectEntry:
+    """One object the session knows: its ID, how to reach it, and how it came to be."""
+
+    id: str
+    type_name: str
+    number: int
+    handle: Handle
+    expression: str
+    description: str = ""
+    identity: Any = None
+    preview: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """The line selectTools shows: the host's description, else the expression that made it."""
+        return self.description or self.expression
+
+
+class Registry:
+    """The objects of one session."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, ObjectEntry] = {}
+        self._by_handle: dict[tuple[str, Handle], str] = {}
+        self._counts: dict[str, int] = {}
+        self._latest: dict[str, str] = {}
+        self._order: dict[str, None] = {}  # insertion-ordered set of IDs, most recently used last
+
+    def mint(self, type_name: str, handle: Handle, *, expression: str, description: str = "",
+             identity: Any = None, preview: dict[str, Any] | None = None) -> ObjectEntry:
+        """The entry for this handle: the existing one, or a new `Type#N` with N counted per type."""
+        key = (type_name, handle)
+        existing = self._by_handle.get(key)
+        if existing is not None:
+            entry = self._by_id[existing]
+            if description and not entry.description:
+                entry = self._by_id[existing] = _replace(entry, description=description)
+            self.touch(existing)
+            return entry
+        number = self._counts.get(type_name, 0) + 1
+        self._counts[type_name] = number
+        entry = ObjectEntry(id=f"{type_name}#{number}", type_name=type_name, number=number, handle=handle,
+                            expression=expression, description=description, identity=identity,
+                            preview=dict(preview or {}))
+        self._by_id[entry.id] = entry
+        self._by_handle[key] = entry.id
+        self.touch(entry.id)
+        return entry
+
+    def touch(self, object_id: str) -> None:
+        """Make this object the most recent of its type (the default for its type's parameter)."""
+        entry = self._by_id[object_id]
+        self._latest[entry.type_name] = object_id
+        self._order.pop(object_id, None)
+        self._order[object_id] = None
+
+    def get(self, object_id: str) -> ObjectEntry | None:
+        return self._by_id.get(object_id)
+
+    def find(self, type_name: str, number: int) -> ObjectEntry | None:
+        return self._by_id.get(f"{type_name}#{number}")
+
+    def latest(self, type_name: str) -> ObjectEntry | None:
+        object_id = self._latest.get(type_name)
+        return self._by_id[object_id] if object_id else None
+
+    def count(self, type_name: str) -> int:
+        return self._counts.get(type_name, 0)
+
+    def types(self) -> list[str]:
+        return list(self._counts)
+
+    def recent(self) -> Iterator[ObjectEntry]:
+        """Entries from the most recently used back."""
+        for object_id in reversed(self._order):
+            yield self._by_id[object_id]
+
+    def __iter__(self) -> Iterator[ObjectEntry]:
+        return iter(self._by_id.values())
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def __contains__(self, object_id: object) -> bool:
+        return object_id in self._by_id
+
+
+def _replace(entry: ObjectEntry, **changes: Any) -> ObjectEntry:
+    from dataclasses import replace
+
+    return replace(entry, **changes)
