@@ -20,8 +20,12 @@ NAMES = ("github.schema.graphql", "linear.schema.graphql")
 MODES = ("fixed", "dynamic")
 
 _OPENING = [
-    {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}},
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+    },
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
     {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
 ]
@@ -35,8 +39,14 @@ def _dagtools() -> list[str]:
 def first_tools_list(source: str, mode: str) -> tuple[float, list[dict]]:
     """Seconds from spawn to the tools/list answer, and the tools it listed."""
     start = time.perf_counter()
-    process = subprocess.Popen([*_dagtools(), "mcp", source, "--tools", mode], cwd=ROOT, stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(
+        [*_dagtools(), "mcp", source, "--tools", mode],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     assert process.stdin is not None and process.stdout is not None
     try:
         process.stdin.write("".join(json.dumps(m) + "\n" for m in _OPENING))

@@ -66,8 +66,7 @@ def catalogue_figures() -> None:
     figure("catalogue_all_tool_schemas_ratio", full / build)
     catalogue = compile_catalogue(schema)
     figure("github_tools", len(catalogue))
-    every = json.dumps([{"name": t.name, "description": t.description, "parameters": t.parameters}
-                        for t in catalogue.tools()])
+    every = json.dumps([{"name": t.name, "description": t.description, "parameters": t.parameters} for t in catalogue.tools()])
     figure("github_all_tools_tokens", estimate_tokens(every))
     session = Session(catalogue, SchemaOnlyExecutor())
     initial = json.dumps(session.render_tools("openai"))
@@ -81,8 +80,7 @@ async def call_figures() -> None:
     session = await open_session(schema, inputs={"potato": {"field": "potato"}, "sink": {"field": "sink"}})
     session.select(["Potato_rinse", "Potato_variety"])
     gql = schema._schema
-    for tool, arguments in (("Potato_rinse", {"Potato": "Potato#1", "sink": "Sink#1"}),
-                            ("Potato_variety", {"Potato": "Potato#1"})):
+    for tool, arguments in (("Potato_rinse", {"Potato": "Potato#1", "sink": "Sink#1"}), ("Potato_variety", {"Potato": "Potato#1"})):
         call = ToolCall(name=tool, arguments=arguments)
         result = await session.execute(call)
         assert not result.is_error, result.content

@@ -77,8 +77,12 @@ async def requests_per_turn(reads: int = 5) -> tuple[int, str]:
         page = await session.call_tool(ToolCall(name="Repository_issues", arguments={"first": reads}))
         ids = page.value["result"]
         counting.documents.clear()
-        turn = [ToolCall(name="Issue_title", arguments={"Issue": ids[i % len(ids)]}) if i % 2 == 0 else
-                ToolCall(name="Issue_author", arguments={"Issue": ids[i % len(ids)]}) for i in range(reads)]
+        turn = [
+            ToolCall(name="Issue_title", arguments={"Issue": ids[i % len(ids)]})
+            if i % 2 == 0
+            else ToolCall(name="Issue_author", arguments={"Issue": ids[i % len(ids)]})
+            for i in range(reads)
+        ]
         results = await session.call_tools(turn)
         assert not any(r.is_error for r in results), results
         await counting.aclose()

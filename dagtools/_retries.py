@@ -34,8 +34,9 @@ def retrying(attempts: int, *, first: float, max_wait: float) -> AsyncRetrying:
         asked = getattr(error, "retry_after", None)
         return min(max(asked, delay), max_wait) if asked is not None else delay
 
-    return AsyncRetrying(stop=stop_after_attempt(max(attempts, 1)), wait=wait, sleep=anyio.sleep,
-                         retry=retry_if_exception_type(Retryable), reraise=True)
+    return AsyncRetrying(
+        stop=stop_after_attempt(max(attempts, 1)), wait=wait, sleep=anyio.sleep, retry=retry_if_exception_type(Retryable), reraise=True
+    )
 
 
 def retry_after_seconds(value: str | None) -> float | None:

@@ -58,8 +58,7 @@ class FakeServer:
         self.requests.append(body)
         self.headers.append(dict(request.headers))
         if self.always_status is not None:
-            return JSONResponse({"error": {"message": "invalid api key", "type": "authentication_error"}},
-                                status_code=self.always_status)
+            return JSONResponse({"error": {"message": "invalid api key", "type": "authentication_error"}}, status_code=self.always_status)
         if self.statuses:
             return JSONResponse({"error": {"message": "overloaded"}}, status_code=self.statuses.pop(0))
         if self.provider == "openai":
@@ -108,15 +107,20 @@ class FakeServer:
             self._problem(f"calls {pending} have no tool message")
         import json
 
-        calls = [{"id": f"call_{turn}_{i}", "type": "function",
-                  "function": {"name": name, "arguments": json.dumps(args)}}
-                 for i, (name, args) in enumerate(self._turn(turn))]
+        calls = [
+            {"id": f"call_{turn}_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+            for i, (name, args) in enumerate(self._turn(turn))
+        ]
         message: dict[str, Any] = {"role": "assistant", "content": None if calls else "Done."}
         if calls:
             message["tool_calls"] = calls
-        return {"id": f"chatcmpl-{turn}", "object": "chat.completion", "model": body.get("model"),
-                "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
-                "usage": {"prompt_tokens": 100 + turn, "completion_tokens": 10, "total_tokens": 110 + turn}}
+        return {
+            "id": f"chatcmpl-{turn}",
+            "object": "chat.completion",
+            "model": body.get("model"),
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": {"prompt_tokens": 100 + turn, "completion_tokens": 10, "total_tokens": 110 + turn},
+        }
 
     # -- Anthropic Messages ---------------------------------------------------------------------------
 
@@ -155,12 +159,19 @@ class FakeServer:
                 if pending and {b.get("tool_use_id") for b in results} != set(pending):
                     self._problem(f"tool_use {pending} not all answered in the next user turn")
                 pending = []
-        calls = [{"type": "tool_use", "id": f"toolu_{turn}_{i}", "name": name, "input": args}
-                 for i, (name, args) in enumerate(self._turn(turn))]
+        calls = [
+            {"type": "tool_use", "id": f"toolu_{turn}_{i}", "name": name, "input": args} for i, (name, args) in enumerate(self._turn(turn))
+        ]
         content = calls or [{"type": "text", "text": "Done."}]
-        return {"id": f"msg_{turn}", "type": "message", "role": "assistant", "model": body.get("model"),
-                "content": content, "stop_reason": "tool_use" if calls else "end_turn",
-                "usage": {"input_tokens": 200 + turn, "output_tokens": 20}}
+        return {
+            "id": f"msg_{turn}",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model"),
+            "content": content,
+            "stop_reason": "tool_use" if calls else "end_turn",
+            "usage": {"input_tokens": 200 + turn, "output_tokens": 20},
+        }
 
     # -- serving --------------------------------------------------------------------------------------
 

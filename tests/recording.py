@@ -18,8 +18,7 @@ class RecordingExecutor:
     def documents(self) -> list[str]:
         return [text for text, _ in self.sent]
 
-    async def execute(self, document: str, variables: dict[str, Any] | None = None, *,
-                      operation_name: str | None = None) -> Response:
+    async def execute(self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None) -> Response:
         self.sent.append((document, dict(variables or {})))
         return await self.inner.execute(document, variables, operation_name=operation_name)
 

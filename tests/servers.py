@@ -24,8 +24,7 @@ from typing import Any
 
 import uvicorn
 
-__all__ = ["Fault", "FaultServer", "Recorder", "Request", "free_port", "read_body", "serve_asgi", "serve_schema",
-           "wait_for_port"]
+__all__ = ["Fault", "FaultServer", "Recorder", "Request", "free_port", "read_body", "serve_asgi", "serve_schema", "wait_for_port"]
 
 
 @dataclass(frozen=True)
@@ -156,8 +155,7 @@ class Fault:
 
     @classmethod
     def json_body(cls, value: Any, status: int = 200, **headers: str) -> Fault:
-        return cls("answer", status, json.dumps(value).encode(), {"Content-Type": "application/json",
-                                                                  **_header_names(headers)})
+        return cls("answer", status, json.dumps(value).encode(), {"Content-Type": "application/json", **_header_names(headers)})
 
     @classmethod
     def raw(cls, body: bytes, content_type: str = "text/html") -> Fault:
@@ -271,8 +269,9 @@ class FaultServer:
 
     async def _graphql(self, body: bytes) -> bytes:
         payload = json.loads(body or b"{}")
-        result = await self.schema.execute(payload.get("query", ""), variable_values=payload.get("variables"),
-                                           operation_name=payload.get("operationName"))
+        result = await self.schema.execute(
+            payload.get("query", ""), variable_values=payload.get("variables"), operation_name=payload.get("operationName")
+        )
         answer: dict[str, Any] = {"data": result.data}
         if result.errors:
             answer["errors"] = [error.formatted for error in result.errors]

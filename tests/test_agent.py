@@ -53,8 +53,15 @@ async def test_system_prompt_states_the_rules_inputs_and_outputs():
     session = await kitchen_session()
     await session.add_input("limit", value=3, description="How many potatoes at most.")
     text = system_prompt(session)
-    for needle in ("immutable", "Type#N", "selectTools", "save", "Oven#1: An oven you can use for cooking.",
-                   "limit = 3", "fries (Plate): The baked french fries, on a plate."):
+    for needle in (
+        "immutable",
+        "Type#N",
+        "selectTools",
+        "save",
+        "Oven#1: An oven you can use for cooking.",
+        "limit = 3",
+        "fries (Plate): The baked french fries, on a plate.",
+    ):
         assert needle in text
 
 
@@ -104,9 +111,12 @@ async def test_a_looping_model_stops_at_the_step_limit():
 
 
 async def test_the_token_limit_stops_a_run():
-    looping = FunctionModel(lambda messages, tools: ModelResponse(
-        tool_calls=(ToolCall(name="selectTools", arguments={"tools": ["Potato_peel"]}),),
-        usage=Usage(input_tokens=400, output_tokens=200)))
+    looping = FunctionModel(
+        lambda messages, tools: ModelResponse(
+            tool_calls=(ToolCall(name="selectTools", arguments={"tools": ["Potato_peel"]}),),
+            usage=Usage(input_tokens=400, output_tokens=200),
+        )
+    )
     _, _, result = await run(looping, max_tokens=1000)
     assert result.reason == "token_limit" and result.steps == 2
     assert result.usage.total_tokens == 1200
@@ -145,21 +155,28 @@ def test_run_sync():
 
 # -- the command line ----------------------------------------------------------------------------------
 
+
 def dagtools(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, "NO_PROXY": "127.0.0.1,localhost", **(env or {})}
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
         if key not in (env or {}):
             full_env.pop(key, None)
-    return subprocess.run([sys.executable, "-m", "dagtools.cli", *args], cwd=ROOT, env=full_env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "dagtools.cli", *args], cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=120
+    )
 
 
 SEED_ARGS = [
-    "--input", "oven=oven:An oven you can use for cooking.",
-    "--input", "potato=potato:The raw potato to turn into french fries.",
-    "--input", "sink=sink:A sink for cleaning food.",
-    "--input", "plate=plate:A plate for serving food.",
-    "--output", "fries:Plate:The baked french fries, on a plate.",
+    "--input",
+    "oven=oven:An oven you can use for cooking.",
+    "--input",
+    "potato=potato:The raw potato to turn into french fries.",
+    "--input",
+    "sink=sink:A sink for cleaning food.",
+    "--input",
+    "plate=plate:A plate for serving food.",
+    "--output",
+    "fries:Plate:The baked french fries, on a plate.",
 ]
 
 
@@ -184,8 +201,9 @@ def test_cli_run_with_a_script_model_and_replay_its_json(tmp_path):
 
 
 def test_cli_run_through_openai(openai_server):
-    done = dagtools("run", API, PROMPT, *SEED_ARGS, "--model", "openai:fake-gpt", "--base-url", openai_server.url,
-                    env={"OPENAI_API_KEY": "test-key"})
+    done = dagtools(
+        "run", API, PROMPT, *SEED_ARGS, "--model", "openai:fake-gpt", "--base-url", openai_server.url, env={"OPENAI_API_KEY": "test-key"}
+    )
     assert done.returncode == 0, done.stderr
     assert '{"fries": "Plate#2"}' in done.stdout and "100 in" in done.stdout
     assert 'Potato_rinse(Potato: "Potato#1", sink: "Sink#1")' in done.stdout
@@ -193,8 +211,7 @@ def test_cli_run_through_openai(openai_server):
 
 
 def test_cli_demo_through_anthropic(anthropic_server):
-    done = dagtools("demo", "--model", "anthropic:fake-claude", "--base-url", anthropic_server.url,
-                    env={"ANTHROPIC_API_KEY": "test-key"})
+    done = dagtools("demo", "--model", "anthropic:fake-claude", "--base-url", anthropic_server.url, env={"ANTHROPIC_API_KEY": "test-key"})
     assert done.returncode == 0, done.stderr
     assert '{"fries": "Plate#2"}' in done.stdout
     assert anthropic_server.problems == []
@@ -219,10 +236,12 @@ def test_parse_input_keeps_colons_inside_the_chain():
     from dagtools.cli._options import parse_input, parse_output, parse_value
 
     assert parse_input('repo=repository(owner: "a", name: "b:c"):The repo') == (
-        "repo", {"field": 'repository(owner: "a", name: "b:c")', "description": "The repo"})
+        "repo",
+        {"field": 'repository(owner: "a", name: "b:c")', "description": "The repo"},
+    )
     assert parse_input("oven=oven") == ("oven", {"field": "oven", "description": ""})
-    assert parse_value('limit=3') == ("limit", {"value": 3})
-    assert parse_value('name=octocat') == ("name", {"value": "octocat"})
+    assert parse_value("limit=3") == ("limit", {"value": 3})
+    assert parse_value("name=octocat") == ("name", {"value": "octocat"})
     assert parse_output("fries:[Plate!]:All of them") == ("fries", {"type": "[Plate!]", "description": "All of them"})
 
 
@@ -236,10 +255,14 @@ async def test_a_model_turn_goes_through_call_tools_as_one_batch():
         return await original(calls)
 
     session.call_tools = call_tools  # type: ignore[attr-defined]
-    turns = [[{"tool": "selectTools", "arguments": {"tools": ["Potato_rinse", "Potato_description"]}}],
-             [{"tool": "Potato_rinse", "arguments": {"Potato": "Potato#1", "sink": "Sink#1"}},
-              {"tool": "Potato_description", "arguments": {"Potato": "Potato#1"}}],
-             [{"tool": "save", "arguments": {"fries": "Plate#1"}}]]
+    turns = [
+        [{"tool": "selectTools", "arguments": {"tools": ["Potato_rinse", "Potato_description"]}}],
+        [
+            {"tool": "Potato_rinse", "arguments": {"Potato": "Potato#1", "sink": "Sink#1"}},
+            {"tool": "Potato_description", "arguments": {"Potato": "Potato#1"}},
+        ],
+        [{"tool": "save", "arguments": {"fries": "Plate#1"}}],
+    ]
     result = await Agent(session, ScriptedModel(turns)).run(PROMPT)
     assert result.reason == "saved"
     assert batches[1] == ["Potato_rinse", "Potato_description"]
@@ -248,7 +271,9 @@ async def test_a_model_turn_goes_through_call_tools_as_one_batch():
 def test_mcp_and_run_read_the_same_option_forms():
     from dagtools.cli._options import parse_input, parse_output
 
-    assert parse_input("oven=oven # An oven") == parse_input("oven=oven:An oven") == (
-        "oven", {"field": "oven", "description": "An oven"})
-    assert parse_output("fries=Plate # On a plate") == parse_output("fries:Plate:On a plate") == (
-        "fries", {"type": "Plate", "description": "On a plate"})
+    assert parse_input("oven=oven # An oven") == parse_input("oven=oven:An oven") == ("oven", {"field": "oven", "description": "An oven"})
+    assert (
+        parse_output("fries=Plate # On a plate")
+        == parse_output("fries:Plate:On a plate")
+        == ("fries", {"type": "Plate", "description": "On a plate"})
+    )

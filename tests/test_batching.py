@@ -16,11 +16,9 @@ def calls(*specs: tuple[str, dict[str, Any]]) -> list[ToolCall]:
 
 
 async def setup_issues(session: Session) -> None:
-    results = await session.call_tools(calls(("Query_repository", {"name": "engine"}),
-                                             ("Query_repository", {"name": "compiler"})))
+    results = await session.call_tools(calls(("Query_repository", {"name": "engine"}), ("Query_repository", {"name": "compiler"})))
     assert [r.value["result"] for r in results] == ["Repository#1", "Repository#2"]
-    results = await session.call_tools(calls(*[("Repository_issue", {"Repository": "Repository#1", "number": n})
-                                               for n in (1, 2, 3)]))
+    results = await session.call_tools(calls(*[("Repository_issue", {"Repository": "Repository#1", "number": n}) for n in (1, 2, 3)]))
     assert [r.value["result"] for r in results] == ["Issue#1", "Issue#2", "Issue#3"]
 
 
@@ -28,13 +26,15 @@ async def test_a_turn_of_five_reads_is_one_request(transport: Transport) -> None
     session, _, executor = relay_session(transport)
     await setup_issues(session)
     executor.sent.clear()
-    results = await session.call_tools(calls(
-        ("Issue_title", {"Issue": "Issue#1"}),
-        ("Issue_state", {"Issue": "Issue#2"}),
-        ("Issue_author", {"Issue": "Issue#3"}),
-        ("Repository_stats", {"Repository": "Repository#1"}),
-        ("Repository_issues", {"Repository": "Repository#2", "first": 1}),
-    ))
+    results = await session.call_tools(
+        calls(
+            ("Issue_title", {"Issue": "Issue#1"}),
+            ("Issue_state", {"Issue": "Issue#2"}),
+            ("Issue_author", {"Issue": "Issue#3"}),
+            ("Repository_stats", {"Repository": "Repository#1"}),
+            ("Repository_issues", {"Repository": "Repository#2", "first": 1}),
+        )
+    )
     assert len(executor.sent) == 1
     text, variables = executor.sent[0]
     assert text.startswith("query(") and "c0: node(id: $c0_v0)" in text and "c4: node(id: $c4_v0)" in text
@@ -49,8 +49,13 @@ async def test_a_turn_of_five_reads_is_one_request(transport: Transport) -> None
 
 
 async def test_results_match_running_the_calls_one_by_one(transport: Transport) -> None:
-    turn = calls(("Query_repository", {"name": "engine"}), ("Repository_issues", {"first": 2}),
-                 ("Issue_title", {}), ("Query_viewer", {}), ("User_name", {}))
+    turn = calls(
+        ("Query_repository", {"name": "engine"}),
+        ("Repository_issues", {"first": 2}),
+        ("Issue_title", {}),
+        ("Query_viewer", {}),
+        ("User_name", {}),
+    )
     one, _, _ = relay_session(transport)
     expected = [(await one.call_tool(c)).value for c in turn]
     batched, _, executor = relay_session(transport)
@@ -63,13 +68,15 @@ async def test_an_error_stays_with_its_call(transport: Transport) -> None:
     session, _, executor = relay_session(transport)
     await setup_issues(session)
     executor.sent.clear()
-    results = await session.call_tools(calls(
-        ("Issue_title", {"Issue": "Issue#9"}),
-        ("Issue_title", {"Issue": "Issue#1"}),
-        ("Repository_issues", {"Repository": "Repository#1", "after": "bogus"}),
-        ("Repository_issue", {"Repository": "Repository#1", "number": 99}),
-        ("Issue_body", {"Issue": "Issue#3"}),
-    ))
+    results = await session.call_tools(
+        calls(
+            ("Issue_title", {"Issue": "Issue#9"}),
+            ("Issue_title", {"Issue": "Issue#1"}),
+            ("Repository_issues", {"Repository": "Repository#1", "after": "bogus"}),
+            ("Repository_issue", {"Repository": "Repository#1", "number": 99}),
+            ("Issue_body", {"Issue": "Issue#3"}),
+        )
+    )
     assert len(executor.sent) == 1
     assert [r.is_error for r in results] == [True, False, True, True, False]
     assert "There is no object Issue#9" in results[0].value["error"]
@@ -83,11 +90,18 @@ async def test_an_error_that_nulls_the_whole_answer_still_fails_only_its_call(tr
     catalogue = compile_catalogue(kitchen._schema)
     session = Session(catalogue, executor)
     session.select(catalogue.names())
-    await session.call_tools(calls(("Query_potato", {}),))
-    await session.call_tools(calls(("Potato_peel", {}),))
+    await session.call_tools(
+        calls(
+            ("Query_potato", {}),
+        )
+    )
+    await session.call_tools(
+        calls(
+            ("Potato_peel", {}),
+        )
+    )
     executor.sent.clear()
-    results = await session.call_tools(calls(("Potato_peel", {"Potato": "Potato#2"}),
-                                             ("Potato_variety", {"Potato": "Potato#1"})))
+    results = await session.call_tools(calls(("Potato_peel", {"Potato": "Potato#2"}), ("Potato_variety", {"Potato": "Potato#1"})))
     assert results[0].is_error and "already peeled" in results[0].value["error"]
     assert results[1].value == {"result": "Russet"}
     assert len(executor.sent) == 3  # the batch, then each call alone
@@ -97,28 +111,33 @@ async def test_writes_run_in_order_and_reads_see_the_state_around_them(transport
     session, store, executor = relay_session(transport, mutations=True)
     await setup_issues(session)
     executor.sent.clear()
-    results = await session.call_tools(calls(
-        ("Issue_state", {"Issue": "Issue#1"}),
-        ("Repository_stats", {"Repository": "Repository#1"}),
-        ("Mutation_closeIssue", {"issueId": "Issue#1"}),
-        ("Issue_state", {"Issue": "Issue#1"}),
-        ("Mutation_addComment", {"issueId": "Issue#1", "body": "Closed."}),
-        ("Issue_comments", {"Issue": "Issue#1"}),
-    ))
+    results = await session.call_tools(
+        calls(
+            ("Issue_state", {"Issue": "Issue#1"}),
+            ("Repository_stats", {"Repository": "Repository#1"}),
+            ("Mutation_closeIssue", {"issueId": "Issue#1"}),
+            ("Issue_state", {"Issue": "Issue#1"}),
+            ("Mutation_addComment", {"issueId": "Issue#1", "body": "Closed."}),
+            ("Issue_comments", {"Issue": "Issue#1"}),
+        )
+    )
     assert [r.value["result"] for r in results[:2]] == ["OPEN", "Stats#1"]
     assert results[3].value == {"result": "CLOSED"}
     assert len(results[5].value["result"]) == 3
     assert store.calls == {"closeIssue": 1, "addComment": 1}
-    assert [t.split("(")[0].split(" ")[0] for t in executor.documents] == ["query", "mutation", "query", "mutation",
-                                                                           "query"]
+    assert [t.split("(")[0].split(" ")[0] for t in executor.documents] == ["query", "mutation", "query", "mutation", "query"]
 
 
 async def test_a_read_that_needs_an_object_from_the_same_turn_waits_for_it(transport: Transport) -> None:
     session, _, executor = relay_session(transport)
-    results = await session.call_tools(calls(("Query_repository", {"name": "compiler"}),
-                                             ("Repository_description", {}),
-                                             ("Repository_issue", {"Repository": "Repository#1", "number": 6}),
-                                             ("Issue_title", {"Issue": "Issue#1"})))
+    results = await session.call_tools(
+        calls(
+            ("Query_repository", {"name": "compiler"}),
+            ("Repository_description", {}),
+            ("Repository_issue", {"Repository": "Repository#1", "number": 6}),
+            ("Issue_title", {"Issue": "Issue#1"}),
+        )
+    )
     assert [r.is_error for r in results] == [False, False, False, False]
     assert results[1].value == {"result": "The A-0 compiler."}
     assert results[3].value == {"result": "Moth found in relay 70"}
@@ -127,9 +146,9 @@ async def test_a_read_that_needs_an_object_from_the_same_turn_waits_for_it(trans
 async def test_select_tools_in_a_turn_takes_effect_for_the_calls_after_it(transport: Transport) -> None:
     api = make_schema()
     session = Session(compile_catalogue(api._schema), transport.executor(api))
-    results = await session.call_tools(calls(("Query_viewer", {}),
-                                             ("selectTools", {"tools": ["Query_viewer", "User_name"]}),
-                                             ("Query_viewer", {}), ("User_name", {})))
+    results = await session.call_tools(
+        calls(("Query_viewer", {}), ("selectTools", {"tools": ["Query_viewer", "User_name"]}), ("Query_viewer", {}), ("User_name", {}))
+    )
     assert results[0].is_error and "not selected yet" in results[0].value["error"]
     assert results[1].value == "ok"
     assert results[3].value == {"result": "Ada Lovelace"}
@@ -140,8 +159,7 @@ async def test_call_tools_records_the_turn_in_the_context(transport: Transport) 
     results = await session.call_tools(calls(("Query_viewer", {}), ("Query_repository", {"name": "nope"})))
     messages: list[Message] = list(session.context)
     assert len(messages) == 3
-    assert messages[0].role == "assistant" and [c.name for c in messages[0].tool_calls] == ["Query_viewer",
-                                                                                           "Query_repository"]
+    assert messages[0].role == "assistant" and [c.name for c in messages[0].tool_calls] == ["Query_viewer", "Query_repository"]
     assert [m.tool_call_id for m in messages[1:]] == [r.call_id for r in results]
     assert messages[2].is_error
 

@@ -37,8 +37,7 @@ def test_object_parameter_and_object_arguments(kitchen):
     assert list(props) == ["Potato", "sink"]
     assert "Defaults to the most recent Potato" in props["Potato"]["description"]
     assert tool.parameters["required"] == ["sink"]
-    assert props["sink"] == {"type": "string",
-                             "description": 'Sink ID, such as "Sink#1". The sink to use to rinse the potato.'}
+    assert props["sink"] == {"type": "string", "description": 'Sink ID, such as "Sink#1". The sink to use to rinse the potato.'}
     assert "Potato" not in kitchen.tool("Query_potato").parameters["properties"]  # root fields take no object
 
 

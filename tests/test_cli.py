@@ -13,8 +13,7 @@ KITCHEN = "examples/kitchen/api.py:schema"
 
 
 def dagtools(*args: str, check: bool = False) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dagtools.cli", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120, check=check)
+    return subprocess.run([sys.executable, "-m", "dagtools.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=120, check=check)
 
 
 def test_call_reproduces_the_seed_transcript():
@@ -22,8 +21,16 @@ def test_call_reproduces_the_seed_transcript():
     assert run.returncode == 0, run.stderr
     lines = [json.loads(line) for line in run.stdout.splitlines()]
     calls = lines[:-1]
-    assert [c["tool"] for c in calls] == ["selectTools", "Potato_rinse", "Potato_peel", "Potato_slice",
-                                          "Oven_bake", "selectTools", "Fries_plate", "save"]
+    assert [c["tool"] for c in calls] == [
+        "selectTools",
+        "Potato_rinse",
+        "Potato_peel",
+        "Potato_slice",
+        "Oven_bake",
+        "selectTools",
+        "Fries_plate",
+        "save",
+    ]
     minted = [c["result"]["result"] for c in calls if isinstance(c["result"], dict)]
     assert minted == ["Potato#2", "Potato#3", "Potato#4", "Fries#1", "Plate#2"]
     assert not any(c["is_error"] for c in calls)
@@ -50,13 +57,15 @@ def test_call_fails_on_an_unexpected_error_or_a_failed_expectation(tmp_path: Pat
         "calls:\n"
         "  - {tool: selectTools, arguments: {tools: [Potato_peel]}}\n"
         "  - {tool: Potato_peel, expect: {result: 'Potato#2'}}\n"
-        "  - {tool: Potato_peel, arguments: {Potato: 'Potato#2'}, expect_error: true}\n")
+        "  - {tool: Potato_peel, arguments: {Potato: 'Potato#2'}, expect_error: true}\n"
+    )
     assert dagtools("call", KITCHEN, str(script)).returncode == 0
     script.write_text(
         "inputs: {potato: {field: potato}}\n"
         "calls:\n"
         "  - {tool: selectTools, arguments: {tools: [Potato_peel]}}\n"
-        "  - {tool: Potato_peel, expect: {result: 'Potato#9'}}\n")
+        "  - {tool: Potato_peel, expect: {result: 'Potato#9'}}\n"
+    )
     run = dagtools("call", KITCHEN, str(script))
     assert run.returncode == 1 and "does not match the expected" in run.stderr
     script.write_text("calls:\n  - {tool: Potato_peal}\n")

@@ -37,8 +37,13 @@ async def test_protocol_path_call_tool_and_client_results_are_recorded():
     assert session.context.messages[3].tool_call_id == "c2"
 
     # A tool the client runs itself: the session hands the call back and waits.
-    session.add_tool(Tool(name="askUser", description="Ask the user a question.",
-                          parameters={"type": "object", "properties": {"question": {"type": "string"}}}))
+    session.add_tool(
+        Tool(
+            name="askUser",
+            description="Ask the user a question.",
+            parameters={"type": "object", "properties": {"question": {"type": "string"}}},
+        )
+    )
     assert "askUser" in [t.name for t in session.tools()]
     ask = ToolCall(name="askUser", arguments={"question": "Salt?"}, id="c3")
     pending = await session.call_tool(ask)
@@ -46,8 +51,7 @@ async def test_protocol_path_call_tool_and_client_results_are_recorded():
     assert session.context.has_call("c3") and not session.context.has_result("c3")
     recorded = session.tool_call_result("c3", "Yes, please.")
     assert recorded.content == "Yes, please."
-    assert session.context.messages[-1] == Message(role="tool", content="Yes, please.", tool_call_id="c3",
-                                                   name="askUser")
+    assert session.context.messages[-1] == Message(role="tool", content="Yes, please.", tool_call_id="c3", name="askUser")
     with pytest.raises(ConfigError, match="No client tool call 'c3'"):
         session.tool_call_result("c3", "again")
 
@@ -70,12 +74,29 @@ async def test_nothing_fancy_path_the_user_owns_the_context():
     session = await kitchen_session()
     # The user's own conversation, in the OpenAI wire format, and a model answer they parse themselves.
     history: list[Message] = [Message(role="user", content="Rinse the potato.")]
-    answer = {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "a", "type": "function", "function": {"name": "selectTools",
-                                                     "arguments": json.dumps({"tools": ["Potato_rinse"]})}},
-        {"id": "b", "type": "function", "function": {"name": "Potato_rinse",
-                                                     "arguments": '{"Potato": "Potato#1", "sink": "Sink#1"}'}},
-    ]}, "finish_reason": "tool_calls"}]}
+    answer = {
+        "choices": [
+            {
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "a",
+                            "type": "function",
+                            "function": {"name": "selectTools", "arguments": json.dumps({"tools": ["Potato_rinse"]})},
+                        },
+                        {
+                            "id": "b",
+                            "type": "function",
+                            "function": {"name": "Potato_rinse", "arguments": '{"Potato": "Potato#1", "sink": "Sink#1"}'},
+                        },
+                    ],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ]
+    }
     response = parse_openai_response(answer)
     history.append(Message(role="assistant", tool_calls=response.tool_calls))
     for call in response.tool_calls:

@@ -59,10 +59,11 @@ def test_endpoint_from_the_session_variables() -> None:
     assert headers == {"Authorization": "Basic " + base64.b64encode(b"tok:").decode()}
 
 
-@pytest.mark.parametrize("environ, missing", [({}, "DAGGER_SESSION_PORT and DAGGER_SESSION_TOKEN are not set"),
-                                              ({"DAGGER_SESSION_PORT": "1"}, "DAGGER_SESSION_TOKEN is not set")])
-async def test_missing_session_variables_are_a_config_error(monkeypatch: pytest.MonkeyPatch, environ: dict[str, str],
-                                                            missing: str) -> None:
+@pytest.mark.parametrize(
+    "environ, missing",
+    [({}, "DAGGER_SESSION_PORT and DAGGER_SESSION_TOKEN are not set"), ({"DAGGER_SESSION_PORT": "1"}, "DAGGER_SESSION_TOKEN is not set")],
+)
+async def test_missing_session_variables_are_a_config_error(monkeypatch: pytest.MonkeyPatch, environ: dict[str, str], missing: str) -> None:
     monkeypatch.delenv("DAGGER_SESSION_PORT", raising=False)
     monkeypatch.delenv("DAGGER_SESSION_TOKEN", raising=False)
     for key, value in environ.items():
@@ -81,8 +82,9 @@ async def test_open_session_on_the_dagger_session(engine: BasicAuth) -> None:
     try:
         assert session.catalogue.dialect.name == "dagger"
         session.select(["Query_potato", "Potato_peel", "Potato_description"])
-        results = await session.call_tools([ToolCall(name="Query_potato", arguments={"variety": "Russet"}),
-                                            ToolCall(name="Potato_peel", arguments={"Potato": "Potato#1"})])
+        results = await session.call_tools(
+            [ToolCall(name="Query_potato", arguments={"variety": "Russet"}), ToolCall(name="Potato_peel", arguments={"Potato": "Potato#1"})]
+        )
         assert [r.value.get("result") for r in results] == ["Potato#1", "Potato#2"], results
         description = await session.call_tool(ToolCall(name="Potato_description", arguments={}))
         assert description.value == {"result": "an unrinsed, peeled, whole Russet potato"}
@@ -108,8 +110,7 @@ def test_cli_tools_on_the_dagger_session(engine: BasicAuth, capsys: pytest.Captu
     assert '"Potato_peel"' in out and "loadPotatoFromID" not in out
 
 
-@pytest.mark.parametrize("name, loader", [("dagger-v0.19.11.graphqls", "loadContainerFromID"),
-                                          ("dagger.docs.schema.graphqls", "node")])
+@pytest.mark.parametrize("name, loader", [("dagger-v0.19.11.graphqls", "loadContainerFromID"), ("dagger.docs.schema.graphqls", "node")])
 def test_dagger_plumbing_stays_out_of_the_catalogue(name: str, loader: str) -> None:
     schema = load_schema(shared_schema_path(name)).schema
     dagger = compile_catalogue(schema)
@@ -137,14 +138,21 @@ def _container(commands: tuple[str, ...]) -> dict[str, Any]:
         if failed:
             raise RuntimeError(f"process {failed[0]!r} exited with 1")
         return "|".join(commands)
-    return {"id": "|".join(commands), "sync": sync, "stdout": "\n".join(commands),
-            "withExec": lambda _info, args: _container(commands + (" ".join(args),))}
+
+    return {
+        "id": "|".join(commands),
+        "sync": sync,
+        "stdout": "\n".join(commands),
+        "withExec": lambda _info, args: _container(commands + (" ".join(args),)),
+    }
 
 
 async def test_minting_reads_sync_so_a_failing_pipeline_fails_at_its_call() -> None:
     schema = build_schema(SDL)
-    root = {"container": lambda _info: _container(()),
-            "loadContainerFromID": lambda _info, id: _container(tuple(c for c in id.split("|") if c))}
+    root = {
+        "container": lambda _info: _container(()),
+        "loadContainerFromID": lambda _info, id: _container(tuple(c for c in id.split("|") if c)),
+    }
     session = Session(compile_catalogue(schema, dialect="dagger"), LocalExecutor(schema, root_value=root))
     assert "Container_sync" not in session.catalogue
     session.select(["Query_container", "Container_withExec", "Container_stdout"])

@@ -33,18 +33,15 @@ async def test_unknown_tool_suggests(session):
 
 
 async def test_tool_not_selected_yet(session):
-    await check(session, "Potato_dice", {}, "Potato_dice is not selected yet",
-                'selectTools(tools: ["Potato_dice"])')
+    await check(session, "Potato_dice", {}, "Potato_dice is not selected yet", 'selectTools(tools: ["Potato_dice"])')
 
 
 async def test_unknown_id(session):
-    await check(session, "Potato_peel", {"Potato": "Potato#9"}, "There is no object Potato#9",
-                "Potato#1 to Potato#2")
+    await check(session, "Potato_peel", {"Potato": "Potato#9"}, "There is no object Potato#9", "Potato#1 to Potato#2")
 
 
 async def test_id_of_the_wrong_type(session):
-    await check(session, "Potato_peel", {"Potato": "Sink#1"}, "Sink#1 is a Sink", "takes a Potato",
-                "Potato#2")
+    await check(session, "Potato_peel", {"Potato": "Sink#1"}, "Sink#1 is a Sink", "takes a Potato", "Potato#2")
 
 
 async def test_wrong_type_in_object_argument(session):
@@ -65,8 +62,7 @@ async def test_bare_number_where_the_type_is_known_means_that_type(session):
 async def test_no_object_yet_for_a_defaulted_parameter(session):
     error = await check(session, "Plate_fries", {"Plate": "Plate#1"}, "Plate#1.fries is null")
     assert "no such object" in error
-    await check(session, "Fries_plate", {"plate": "Plate#1"}, "There is no Fries object yet",
-                "Oven_bake")
+    await check(session, "Fries_plate", {"plate": "Plate#1"}, "There is no Fries object yet", "Oven_bake")
 
 
 async def test_missing_argument(session):
@@ -74,13 +70,11 @@ async def test_missing_argument(session):
 
 
 async def test_extra_argument(session):
-    await check(session, "Potato_slice", {"shape": "STICKS", "shap": 1}, "has no parameter 'shap'",
-                "did you mean 'shape'")
+    await check(session, "Potato_slice", {"shape": "STICKS", "shap": 1}, "has no parameter 'shap'", "did you mean 'shape'")
 
 
 async def test_mistyped_argument(session):
-    await check(session, "Oven_bake", {"item": "Potato#2", "settings": {"minutes": "long"}},
-                "settings.minutes", "Int cannot represent")
+    await check(session, "Oven_bake", {"item": "Potato#2", "settings": {"minutes": "long"}}, "settings.minutes", "Int cannot represent")
 
 
 async def test_bad_enum_value(session):
@@ -94,8 +88,7 @@ async def test_non_json_arguments(session):
 
 async def test_graphql_error_from_a_resolver(session):
     await call(session, "Potato_peel")  # Potato#3, peeled
-    await check(session, "Potato_peel", {"Potato": "Potato#3"}, "This potato is already peeled",
-                "Nothing was created")
+    await check(session, "Potato_peel", {"Potato": "Potato#3"}, "This potato is already peeled", "Nothing was created")
 
 
 async def test_null_object(session):
@@ -119,8 +112,13 @@ async def test_save_with_an_unknown_object(session):
 
 
 async def test_select_unknown_tools_selects_nothing(session):
-    error = await check(session, "selectTools", {"tools": ["Potato_dice", "Potato_slise"]},
-                        "Potato_slise (did you mean Potato_slice", "Nothing was selected")
+    error = await check(
+        session,
+        "selectTools",
+        {"tools": ["Potato_dice", "Potato_slise"]},
+        "Potato_slise (did you mean Potato_slice",
+        "Nothing was selected",
+    )
     assert "Potato_dice" not in error.split("No tool named", 1)[1].split("(")[0]
 
 

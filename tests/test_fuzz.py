@@ -12,17 +12,54 @@ from dagtools import ToolCall
 from .kitchen import kitchen_session, state
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 10**12) | st.floats(allow_nan=False) | st.text(max_size=12)
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 10**12)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=12)
     | st.sampled_from(["Potato#1", "Potato#2", "Sink#1", "Plate#1", "Fries#1", "3", "#1", "potato#1", "STICKS"]),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
     max_leaves=8,
 )
 
-NAMES = ["selectTools", "save", "readResult", "Potato_rinse", "Potato_peel", "Potato_slice", "Oven_bake",
-         "Oven_manual", "Sink_rinse", "Fries_plate", "Plate_fries", "Query_potato", "Query_potatoes",
-         "Mutation_tip", "Potato_wash", "Nope_nothing", ""]
-PARAMS = ["Potato", "Oven", "Sink", "Fries", "Plate", "sink", "item", "shape", "plate", "settings", "variety",
-          "tools", "fries", "ref", "offset", "minutes", "x"]
+NAMES = [
+    "selectTools",
+    "save",
+    "readResult",
+    "Potato_rinse",
+    "Potato_peel",
+    "Potato_slice",
+    "Oven_bake",
+    "Oven_manual",
+    "Sink_rinse",
+    "Fries_plate",
+    "Plate_fries",
+    "Query_potato",
+    "Query_potatoes",
+    "Mutation_tip",
+    "Potato_wash",
+    "Nope_nothing",
+    "",
+]
+PARAMS = [
+    "Potato",
+    "Oven",
+    "Sink",
+    "Fries",
+    "Plate",
+    "sink",
+    "item",
+    "shape",
+    "plate",
+    "settings",
+    "variety",
+    "tools",
+    "fries",
+    "ref",
+    "offset",
+    "minutes",
+    "x",
+]
 
 calls = st.builds(
     lambda name, arguments, raw: ToolCall(name=name, arguments=raw if raw is not None else arguments),

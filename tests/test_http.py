@@ -34,8 +34,9 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def dagtools(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "dagtools.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT, env=os.environ.copy())
+    return subprocess.run(
+        [sys.executable, "-m", "dagtools.cli", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=os.environ.copy()
+    )
 
 
 def introspections(requests) -> int:
@@ -63,8 +64,7 @@ def test_fries_over_http_with_the_cli(kitchen_url: str) -> None:
     done = dagtools("call", kitchen_url, str(FRIES), "--json")
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [line["result"] for line in lines[1:5]] == [{"result": f"Potato#{n}"} for n in (2, 3, 4)] + \
-        [{"result": "Fries#1"}]
+    assert [line["result"] for line in lines[1:5]] == [{"result": f"Potato#{n}"} for n in (2, 3, 4)] + [{"result": "Fries#1"}]
     assert lines[-1] == {"outputs": {"fries": "Plate#2"}}
 
 
@@ -174,8 +174,11 @@ async def test_introspection_refused(cache_dir: Path) -> None:
 
 
 async def test_headers_reach_the_server_for_schema_and_calls(kitchen_server) -> None:
-    session = await open_session(kitchen_server.url, headers={"Authorization": "Bearer secret", "X-Team": "fries"},
-                                 inputs={"potato": {"field": "potato", "description": "A potato."}})
+    session = await open_session(
+        kitchen_server.url,
+        headers={"Authorization": "Bearer secret", "X-Team": "fries"},
+        inputs={"potato": {"field": "potato", "description": "A potato."}},
+    )
     try:
         session.select(["Potato_peel"])
         result = await session.call_tool(ToolCall(name="Potato_peel", arguments={"Potato": "Potato#1"}))
@@ -219,9 +222,12 @@ def fault_server():
 
 async def faulty_session(server: FaultServer, *, mutations: bool = False, **executor_options):
     options = {"retries": 2, "backoff": 0.01, "timeout": 2.0, **executor_options}
-    session = await open_session(load_schema(kitchen_schema), executor=HttpExecutor(server.url, **options),
-                                 mutations=mutations,
-                                 inputs={"potato": {"field": "potato", "description": "A potato."}})
+    session = await open_session(
+        load_schema(kitchen_schema),
+        executor=HttpExecutor(server.url, **options),
+        mutations=mutations,
+        inputs={"potato": {"field": "potato", "description": "A potato."}},
+    )
     session.select(["Potato_peel", "Potato_dice"] + (["Mutation_tip"] if mutations else []))
     server.requests.clear()
     return session
@@ -261,27 +267,46 @@ async def test_a_500_then_success_is_retried(fault_server: FaultServer) -> None:
 
 async def test_always_500(fault_server: FaultServer) -> None:
     session = await faulty_session(fault_server)
-    text = await assert_fault(fault_server, session, *[Fault.status_code(500, b"database on fire")] * 3,
-                              requests=3, expected=["The API could not be reached for Potato#1.peel",
-                                                    f"{fault_server.url} answered HTTP 500 Internal Server Error",
-                                                    "(tried 3 times)", "database on fire", "try again later",
-                                                    "Nothing was created"])
+    text = await assert_fault(
+        fault_server,
+        session,
+        *[Fault.status_code(500, b"database on fire")] * 3,
+        requests=3,
+        expected=[
+            "The API could not be reached for Potato#1.peel",
+            f"{fault_server.url} answered HTTP 500 Internal Server Error",
+            "(tried 3 times)",
+            "database on fire",
+            "try again later",
+            "Nothing was created",
+        ],
+    )
     assert "Traceback" not in text
 
 
 async def test_a_hang_past_the_timeout(fault_server: FaultServer) -> None:
     session = await faulty_session(fault_server, timeout=0.3, retries=1)
     started = time.monotonic()
-    await assert_fault(fault_server, session, Fault.hang(10), Fault.hang(10), requests=2,
-                       expected=["did not answer within 0.3s", "(tried 2 times)", "--timeout"])
+    await assert_fault(
+        fault_server,
+        session,
+        Fault.hang(10),
+        Fault.hang(10),
+        requests=2,
+        expected=["did not answer within 0.3s", "(tried 2 times)", "--timeout"],
+    )
     assert time.monotonic() - started < 5
 
 
 async def test_a_reset_connection(fault_server: FaultServer) -> None:
     session = await faulty_session(fault_server)
-    await assert_fault(fault_server, session, *[Fault.reset()] * 3, requests=3,
-                       expected=["connection closed or reset by the server", "(tried 3 times)",
-                                 "server is running"])
+    await assert_fault(
+        fault_server,
+        session,
+        *[Fault.reset()] * 3,
+        requests=3,
+        expected=["connection closed or reset by the server", "(tried 3 times)", "server is running"],
+    )
 
 
 async def test_one_reset_is_retried(fault_server: FaultServer) -> None:
@@ -295,38 +320,60 @@ async def test_one_reset_is_retried(fault_server: FaultServer) -> None:
 
 async def test_a_body_that_is_not_json(fault_server: FaultServer) -> None:
     session = await faulty_session(fault_server)
-    await assert_fault(fault_server, session, Fault.raw(b"<html><body>Welcome to nginx!</body></html>"), requests=1,
-                       expected=["answered with something that is not JSON (text/html)", "Welcome to nginx!",
-                                 "GraphQL endpoint"])
+    await assert_fault(
+        fault_server,
+        session,
+        Fault.raw(b"<html><body>Welcome to nginx!</body></html>"),
+        requests=1,
+        expected=["answered with something that is not JSON (text/html)", "Welcome to nginx!", "GraphQL endpoint"],
+    )
 
 
 async def test_json_that_is_not_a_graphql_answer(fault_server: FaultServer) -> None:
     session = await faulty_session(fault_server)
-    await assert_fault(fault_server, session, Fault.json_body({"message": "hello"}), requests=1,
-                       expected=["not a GraphQL response", '{"message": "hello"}'])
+    await assert_fault(
+        fault_server,
+        session,
+        Fault.json_body({"message": "hello"}),
+        requests=1,
+        expected=["not a GraphQL response", '{"message": "hello"}'],
+    )
 
 
 async def test_errors_with_partial_data(fault_server: FaultServer) -> None:
     session = await faulty_session(fault_server)
     answer = {"data": {"potato": None}, "errors": [{"message": "the potato has gone off", "path": ["potato", "peel"]}]}
-    text = await assert_fault(fault_server, session, Fault.json_body(answer), requests=1,
-                              expected=["The API returned an error for Potato#1.peel",
-                                        "the potato has gone off (at potato.peel)"])
+    text = await assert_fault(
+        fault_server,
+        session,
+        Fault.json_body(answer),
+        requests=1,
+        expected=["The API returned an error for Potato#1.peel", "the potato has gone off (at potato.peel)"],
+    )
     assert "could not be reached" not in text
 
 
 async def test_graphql_errors_on_a_400_are_an_answer(fault_server: FaultServer) -> None:
     session = await faulty_session(fault_server)
     answer = {"errors": [{"message": "Cannot query field 'peel'"}]}
-    await assert_fault(fault_server, session, Fault.json_body(answer, status=400), requests=1,
-                       expected=["The API returned an error for Potato#1.peel", "Cannot query field 'peel'"])
+    await assert_fault(
+        fault_server,
+        session,
+        Fault.json_body(answer, status=400),
+        requests=1,
+        expected=["The API returned an error for Potato#1.peel", "Cannot query field 'peel'"],
+    )
 
 
 async def test_401_names_the_authorization_header(fault_server: FaultServer) -> None:
     session = await faulty_session(fault_server)
-    await assert_fault(fault_server, session, Fault.json_body({"message": "Bad credentials"}, status=401),
-                       requests=1, expected=["HTTP 401 Unauthorized", "Bad credentials",
-                                             "check the Authorization header"])
+    await assert_fault(
+        fault_server,
+        session,
+        Fault.json_body({"message": "Bad credentials"}, status=401),
+        requests=1,
+        expected=["HTTP 401 Unauthorized", "Bad credentials", "check the Authorization header"],
+    )
 
 
 async def test_429_waits_as_retry_after_asks(fault_server: FaultServer) -> None:
@@ -369,8 +416,11 @@ async def test_the_executor_alone(fault_server: FaultServer) -> None:
             await executor.execute("mutation { tip(amount: 1) }")
         response = await executor.execute("query Named { potato { variety } }", operation_name="Named")
         assert response.errors == [] and response.data == {"potato": {"variety": "Russet"}}
-        assert fault_server.requests[-1].json() == {"query": "query Named { potato { variety } }", "variables": {},
-                                                    "operationName": "Named"}
+        assert fault_server.requests[-1].json() == {
+            "query": "query Named { potato { variety } }",
+            "variables": {},
+            "operationName": "Named",
+        }
     finally:
         await executor.aclose()
 
@@ -429,7 +479,9 @@ def test_environment_headers() -> None:
     from dagtools.executors._http import env_headers
 
     assert env_headers({}) == {}
-    assert env_headers({"DAGTOOLS_HEADERS": '{"authorization": "a", "X-Key": "k"}',
-                        "DAGTOOLS_AUTHORIZATION": "Bearer b"}) == {"Authorization": "Bearer b", "X-Key": "k"}
+    assert env_headers({"DAGTOOLS_HEADERS": '{"authorization": "a", "X-Key": "k"}', "DAGTOOLS_AUTHORIZATION": "Bearer b"}) == {
+        "Authorization": "Bearer b",
+        "X-Key": "k",
+    }
     with pytest.raises(ExecutorError, match="DAGTOOLS_HEADERS is not valid JSON"):
         env_headers({"DAGTOOLS_HEADERS": "X-Key: k"})

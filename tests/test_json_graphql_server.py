@@ -35,8 +35,7 @@ DB = {
 
 SCRIPT = {
     "calls": [
-        {"tool": "selectTools", "arguments": {"tools": ["Query_allPosts", "Post_User", "User_name", "Post_Comments"]},
-         "expect": "ok"},
+        {"tool": "selectTools", "arguments": {"tools": ["Query_allPosts", "Post_User", "User_name", "Post_Comments"]}, "expect": "ok"},
         {"tool": "Query_allPosts", "arguments": {}, "expect": {"result": ["Post#1", "Post#2"]}},
         {"tool": "Post_User", "arguments": {"Post": "Post#2"}, "expect": {"result": "User#1"}},
         {"tool": "User_name", "arguments": {"User": "User#1"}, "expect": {"result": "Jane Doe"}},
@@ -57,8 +56,13 @@ def json_graphql_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
     port = free_port()
     log = (folder / "server.log").open("w+")
     # Its CLI takes the data file, then --port and --host (it listens on localhost:3000 otherwise).
-    server = subprocess.Popen([npx, "--yes", PACKAGE, "db.json", "--port", str(port), "--host", "127.0.0.1"],
-                              cwd=folder, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    server = subprocess.Popen(
+        [npx, "--yes", PACKAGE, "db.json", "--port", str(port), "--host", "127.0.0.1"],
+        cwd=folder,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         try:
             wait_for_port(port, timeout=180, alive=lambda: server.poll() is None)
@@ -89,8 +93,9 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def dagtools(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "dagtools.cli", *args], capture_output=True, text=True,
-                          timeout=120, cwd=ROOT, env=os.environ.copy())
+    return subprocess.run(
+        [sys.executable, "-m", "dagtools.cli", *args], capture_output=True, text=True, timeout=120, cwd=ROOT, env=os.environ.copy()
+    )
 
 
 def test_tools(json_graphql_server: str) -> None:

@@ -81,6 +81,7 @@ async def listening(client: Client, changes: Changes) -> AsyncIterator[None]:
         yield
         return
     async with client.listen(tools_list_changed=True) as subscription, anyio.create_task_group() as tg:
+
         async def follow() -> None:
             async for _ in subscription:
                 changes.event.set()
@@ -132,6 +133,7 @@ async def fries_fixed(client: Client) -> Any:
 
 # -- in memory ------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("era", ERAS)
 async def test_dynamic_client_follows_list_changes_to_finish_fries(era: str) -> None:
     server = kitchen("dynamic")
@@ -163,8 +165,12 @@ async def test_errors_come_back_as_error_results(era: str) -> None:
         early_save = await client.call_tool("save", {})
         assert early_save.is_error
     async with Client(kitchen("fixed").server, mode=era) as client:
-        for name, arguments in [("callTool", {"tool": "Potato_peel"}), ("callTool", {}),
-                                ("describeTools", {"tools": ["Nope_nope"]}), ("selectTools", {"tools": ["Nope"]})]:
+        for name, arguments in [
+            ("callTool", {"tool": "Potato_peel"}),
+            ("callTool", {}),
+            ("describeTools", {"tools": ["Nope_nope"]}),
+            ("selectTools", {"tools": ["Nope"]}),
+        ]:
             result = await client.call_tool(name, arguments)
             assert result.is_error, (name, arguments)
 
@@ -190,8 +196,9 @@ async def test_stateless_era_keeps_a_clients_objects_across_requests() -> None:
     async with Client(server.server, mode="auto") as again:  # same process, no key: the same session
         peeled = await again.call_tool("callTool", {"tool": "Potato_peel", "arguments": {"Potato": "Potato#1"}})
         assert value(peeled) == {"result": "Potato#2"}
-        other = await again.call_tool("callTool", {"tool": "Potato_peel", "arguments": {"Potato": "Potato#2"}},
-                                      meta={"dagtools/session": "someone-else"})  # type: ignore[arg-type]
+        other = await again.call_tool(
+            "callTool", {"tool": "Potato_peel", "arguments": {"Potato": "Potato#2"}}, meta={"dagtools/session": "someone-else"}
+        )  # type: ignore[arg-type]
         assert other.is_error
 
 
@@ -227,22 +234,49 @@ async def test_fixed_select_tools_returns_full_schemas_and_describe_does_not_sel
 
 # -- configuration --------------------------------------------------------------------------------------
 
+
 def test_config_file_and_command_line(tmp_path: Path) -> None:
     import argparse
 
     path = tmp_path / "mcp.yaml"
-    path.write_text(yaml.safe_dump({"source": KITCHEN, "tools": "dynamic", "headers": {"X-Key": "${DAGTOOLS_TEST_KEY}"},
-                                    "forward-headers": ["Authorization"], "mutations": ["tip"],
-                                    "inputs": FRIES["inputs"], "outputs": FRIES["outputs"]}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "source": KITCHEN,
+                "tools": "dynamic",
+                "headers": {"X-Key": "${DAGTOOLS_TEST_KEY}"},
+                "forward-headers": ["Authorization"],
+                "mutations": ["tip"],
+                "inputs": FRIES["inputs"],
+                "outputs": FRIES["outputs"],
+            }
+        )
+    )
     os.environ["DAGTOOLS_TEST_KEY"] = "secret"
     config = load_mcp_config(path)
     assert config.headers == {"X-Key": "secret"} and config.forward_headers == ("Authorization",)
     assert config.mutations == ("tip",) and config.tools == "dynamic"
     parser = argparse.ArgumentParser()
     add_mcp_command(parser.add_subparsers())
-    args = parser.parse_args(["mcp", "--config", str(path), "--tools", "fixed", "--header", "X-Other: 1",
-                              "--forward-header", "X-Trace", "--input", 'p=potato # A potato',
-                              "--output", "n=Int # A number", "--port", "9"])
+    args = parser.parse_args(
+        [
+            "mcp",
+            "--config",
+            str(path),
+            "--tools",
+            "fixed",
+            "--header",
+            "X-Other: 1",
+            "--forward-header",
+            "X-Trace",
+            "--input",
+            "p=potato # A potato",
+            "--output",
+            "n=Int # A number",
+            "--port",
+            "9",
+        ]
+    )
     merged = mcp_config_from_args(args)
     assert merged.tools == "fixed" and merged.port == 9 and merged.source == KITCHEN
     assert merged.headers == {"X-Key": "secret", "X-Other": "1"}
@@ -256,6 +290,7 @@ def test_config_file_and_command_line(tmp_path: Path) -> None:
 
 
 # -- over stdio -----------------------------------------------------------------------------------------
+
 
 def stdio(*extra: str) -> StdioServerParameters:
     return StdioServerParameters(command=DAGTOOLS, args=["mcp", KITCHEN, *extra], cwd=str(ROOT))
@@ -277,6 +312,7 @@ async def test_stdio_subprocess_dynamic_mode_both_eras() -> None:
 
 # -- over streamable HTTP -------------------------------------------------------------------------------
 
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -286,9 +322,23 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def http_url() -> Iterator[str]:
     port = _free_port()
-    process = subprocess.Popen([DAGTOOLS, "mcp", "--config", str(ROOT / "examples" / "kitchen" / "mcp.yaml"),
-                                "--tools", "dynamic", "--transport", "http", "--port", str(port)],
-                               cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [
+            DAGTOOLS,
+            "mcp",
+            "--config",
+            str(ROOT / "examples" / "kitchen" / "mcp.yaml"),
+            "--tools",
+            "dynamic",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+        ],
+        cwd=str(ROOT),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 30
     while True:
         try:
@@ -324,8 +374,7 @@ async def test_http_dynamic_fries(http_url: str, era: str) -> None:
 async def test_http_concurrent_clients_are_isolated(http_url: str, era: str) -> None:
     async def peel_twice(client: Client) -> list[Any]:
         await client.call_tool("selectTools", {"tools": ["Potato_peel", "Potato_slice"]})
-        return [value(await client.call_tool("Potato_peel", {})),
-                value(await client.call_tool("Potato_slice", {"shape": "STICKS"}))]
+        return [value(await client.call_tool("Potato_peel", {})), value(await client.call_tool("Potato_slice", {"shape": "STICKS"}))]
 
     async with http_client(http_url, era, key=f"a-{era}") as a, http_client(http_url, era, key=f"b-{era}") as b:
         results: dict[str, Any] = {}

@@ -21,11 +21,18 @@ from tests.test_mcp import DAGTOOLS, ERAS, ROOT, expected_version, fries_fixed, 
 
 MCP_YAML = str(ROOT / "examples" / "kitchen" / "mcp.yaml")
 # The fries task's inputs and output as options, instead of the config file.
-FRIES_OPTIONS = ["--input", "oven=oven # An oven you can use for cooking.",
-                 "--input", "potato=potato # The raw potato to turn into french fries.",
-                 "--input", "sink=sink # A sink for cleaning food.",
-                 "--input", "plate=plate # A plate for serving food.",
-                 "--output", "fries=Plate # The baked french fries, on a plate."]
+FRIES_OPTIONS = [
+    "--input",
+    "oven=oven # An oven you can use for cooking.",
+    "--input",
+    "potato=potato # The raw potato to turn into french fries.",
+    "--input",
+    "sink=sink # A sink for cleaning food.",
+    "--input",
+    "plate=plate # A plate for serving food.",
+    "--output",
+    "fries=Plate # The baked french fries, on a plate.",
+]
 
 
 @pytest.fixture
@@ -43,8 +50,7 @@ def subprocess_env(cache_dir: Path) -> dict[str, str]:
 
 def stdio(url: str, cache_dir: Path, *extra: str) -> StdioServerParameters:
     # The SDK starts the server with a small safe environment, merged under `env`.
-    return StdioServerParameters(command=DAGTOOLS, args=["mcp", url, *extra], cwd=str(ROOT),
-                                 env={"DAGTOOLS_CACHE_DIR": str(cache_dir)})
+    return StdioServerParameters(command=DAGTOOLS, args=["mcp", url, *extra], cwd=str(ROOT), env={"DAGTOOLS_CACHE_DIR": str(cache_dir)})
 
 
 def api_calls(recorder: Recorder) -> list[Request]:
@@ -60,7 +66,11 @@ class McpHttp:
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.process = subprocess.Popen(
             [DAGTOOLS, "mcp", source, "--transport", "http", "--port", str(self.port), *extra],
-            cwd=str(ROOT), env=subprocess_env(cache_dir), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            cwd=str(ROOT),
+            env=subprocess_env(cache_dir),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
 
     def __enter__(self) -> McpHttp:
         try:
@@ -91,6 +101,7 @@ def mcp_http(kitchen_url: str, cache_dir: Path) -> Iterator[McpHttp]:
 
 # -- over stdio ---------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("era", ERAS)
 async def test_stdio_fixed_fries_against_the_url(kitchen_server: Recorder, cache_dir: Path, era: str) -> None:
     params = stdio(kitchen_server.url, cache_dir, "--config", MCP_YAML)  # the URL overrides the file's source
@@ -108,8 +119,7 @@ async def test_stdio_with_input_and_output_options(kitchen_url: str, cache_dir: 
 
 
 async def test_header_option_reaches_the_api(kitchen_server: Recorder, cache_dir: Path) -> None:
-    params = stdio(kitchen_server.url, cache_dir, "--config", MCP_YAML,
-                   "--header", "X-Api-Key: secret", "--header", "X-Tenant: kitchen")
+    params = stdio(kitchen_server.url, cache_dir, "--config", MCP_YAML, "--header", "X-Api-Key: secret", "--header", "X-Tenant: kitchen")
     async with Client(params, mode="legacy") as client:
         await client.call_tool("selectTools", {"tools": ["Potato_peel"]})
         peeled = await client.call_tool("callTool", {"tool": "Potato_peel", "arguments": {"Potato": "Potato#1"}})
@@ -123,6 +133,7 @@ async def test_header_option_reaches_the_api(kitchen_server: Recorder, cache_dir
 
 # -- over streamable HTTP -----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("era", ERAS)
 async def test_http_fixed_fries_against_the_url(mcp_http: McpHttp, kitchen_server: Recorder, era: str) -> None:
     async with http_client(mcp_http.url, era, key=f"fries-{era}") as client:
@@ -132,8 +143,7 @@ async def test_http_fixed_fries_against_the_url(mcp_http: McpHttp, kitchen_serve
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_forward_header_passes_only_the_listed_headers(kitchen_server: Recorder, cache_dir: Path,
-                                                             era: str) -> None:
+async def test_forward_header_passes_only_the_listed_headers(kitchen_server: Recorder, cache_dir: Path, era: str) -> None:
     with McpHttp(kitchen_server.url, cache_dir, "--config", MCP_YAML, "--forward-header", "X-User-Token") as server:
         before = len(kitchen_server.requests)
         headers = {"X-User-Token": "alice-token", "X-Unlisted": "keep-me-here"}

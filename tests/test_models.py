@@ -132,9 +132,16 @@ def test_malformed_and_refused_answers():
 
 
 def test_openai_keeps_bad_json_arguments_as_text():
-    response = parse_openai_response({"choices": [{"message": {"tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "save", "arguments": "{oops"}}]},
-        "finish_reason": "tool_calls"}]})
+    response = parse_openai_response(
+        {
+            "choices": [
+                {
+                    "message": {"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "save", "arguments": "{oops"}}]},
+                    "finish_reason": "tool_calls",
+                }
+            ]
+        }
+    )
     assert response.tool_calls == (ToolCall(name="save", arguments="{oops", id="c1"),)
     wire = to_openai_messages([Message(role="assistant", tool_calls=response.tool_calls)])
     assert wire[0]["tool_calls"][0]["function"]["arguments"] == "{oops"
@@ -142,17 +149,18 @@ def test_openai_keeps_bad_json_arguments_as_text():
 
 def test_anthropic_messages_alternate_and_flag_errors():
     call = ToolCall(name="Potato_peel", arguments={"Potato": "Potato#9"}, id="t1")
-    system, wire = to_anthropic_messages([
-        Message(role="system", content="rules"),
-        Message(role="user", content="go"),
-        Message(role="assistant", tool_calls=(call,)),
-        Message(role="tool", content='{"error": "no Potato#9"}', tool_call_id="t1", is_error=True),
-        Message(role="user", content="You stopped without saving."),
-    ])
+    system, wire = to_anthropic_messages(
+        [
+            Message(role="system", content="rules"),
+            Message(role="user", content="go"),
+            Message(role="assistant", tool_calls=(call,)),
+            Message(role="tool", content='{"error": "no Potato#9"}', tool_call_id="t1", is_error=True),
+            Message(role="user", content="You stopped without saving."),
+        ]
+    )
     assert system == "rules"
     assert [m["role"] for m in wire] == ["user", "assistant", "user"]
-    assert wire[2]["content"][0] == {"type": "tool_result", "tool_use_id": "t1",
-                                     "content": '{"error": "no Potato#9"}', "is_error": True}
+    assert wire[2]["content"][0] == {"type": "tool_result", "tool_use_id": "t1", "content": '{"error": "no Potato#9"}', "is_error": True}
     assert wire[2]["content"][1]["type"] == "text"
 
 

@@ -24,7 +24,10 @@ async def test_a_mutation_the_host_did_not_allow_is_refused_with_a_reason(transp
 def test_allow_all() -> None:
     catalogue = compile_catalogue(make_schema()._schema, mutations=True)
     assert {n for n in catalogue.names() if n.startswith("Mutation_")} == {
-        "Mutation_createIssue", "Mutation_addComment", "Mutation_closeIssue"}
+        "Mutation_createIssue",
+        "Mutation_addComment",
+        "Mutation_closeIssue",
+    }
 
 
 @pytest.mark.parametrize("allowed", [["addComment"], ["Mutation_addComment"]])
@@ -92,8 +95,7 @@ async def test_snapshot_fields_not_read_say_so(transport: Transport) -> None:
 async def test_a_failing_mutation_creates_nothing(transport: Transport) -> None:
     session, store, _ = relay_session(transport, mutations=True)
     await call(session, "Query_repository", name="engine")
-    result = await session.call_tool(ToolCall(name="Mutation_addComment",
-                                              arguments={"issueId": "Repository#1", "body": "x"}))
+    result = await session.call_tool(ToolCall(name="Mutation_addComment", arguments={"issueId": "Repository#1", "body": "x"}))
     assert result.is_error and "not the id of an issue" in result.value["error"]
     assert store.calls["addComment"] == 1
     assert session.registry.count("AddCommentPayload") == 0

@@ -19,10 +19,8 @@ def kitchen_tool(name):
 def test_openai_anthropic_mcp_carry_the_same_schema():
     tool = kitchen_tool("Oven_bake")
     openai = render_tool(tool, "openai")
-    assert openai == {"type": "function", "function": {"name": "Oven_bake", "description": tool.description,
-                                                       "parameters": tool.parameters}}
-    assert render_tool(tool, "anthropic") == {"name": "Oven_bake", "description": tool.description,
-                                              "input_schema": tool.parameters}
+    assert openai == {"type": "function", "function": {"name": "Oven_bake", "description": tool.description, "parameters": tool.parameters}}
+    assert render_tool(tool, "anthropic") == {"name": "Oven_bake", "description": tool.description, "input_schema": tool.parameters}
     mcp = render_tool(tool, "mcp")
     assert mcp["inputSchema"] == tool.parameters
     assert mcp["annotations"] == {"readOnlyHint": True, "destructiveHint": False}
@@ -56,9 +54,11 @@ def test_strict_enums_accept_null_when_optional():
 def test_gemini_inlines_refs():
     from graphql import build_schema
 
-    tool = compile_catalogue(build_schema("""
+    tool = compile_catalogue(
+        build_schema("""
         input F { and: [F!], name: String }
-        type Query { items(where: F): Int }""")).tool("Query_items")
+        type Query { items(where: F): Int }""")
+    ).tool("Query_items")
     gemini = render_tool(tool, "gemini")
     text = json.dumps(gemini)
     assert "$ref" not in text and "$defs" not in text

@@ -153,10 +153,15 @@ async def test_connection_of_edges_reaches_nodes_without_identity(transport: Tra
     type PageInfo { hasNextPage: Boolean! endCursor: String }
     type Tag { name: String! uses: Int! }
     """
-    data = {"tags": lambda _info, first=2, after=None: {
-        "edges": [{"cursor": str(i), "node": {"name": f"t{i}", "uses": i}}
-                  for i in range(int(after or -1) + 1, min(int(after or -1) + 1 + first, 5))],
-        "pageInfo": {"hasNextPage": int(after or -1) + first < 4, "endCursor": str(int(after or -1) + first)}}}
+    data = {
+        "tags": lambda _info, first=2, after=None: {
+            "edges": [
+                {"cursor": str(i), "node": {"name": f"t{i}", "uses": i}}
+                for i in range(int(after or -1) + 1, min(int(after or -1) + 1 + first, 5))
+            ],
+            "pageInfo": {"hasNextPage": int(after or -1) + first < 4, "endCursor": str(int(after or -1) + first)},
+        }
+    }
 
     class Root:
         def __getattr__(self, name: str) -> Any:

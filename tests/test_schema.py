@@ -82,9 +82,7 @@ def test_every_shared_schema_loads(name: str) -> None:
 
 def test_github_sdl_lenient_keeps_the_first_of_a_repeated_field() -> None:
     loaded = load_shared("github.schema.graphql")
-    assert (
-        "EnterpriseOwnerInfo.repositoryDeployKeySetting is defined twice; kept the first definition" in loaded.warnings
-    )
+    assert "EnterpriseOwnerInfo.repositoryDeployKeySetting is defined twice; kept the first definition" in loaded.warnings
     assert "repositoryDeployKeySetting" in loaded.schema.get_type("EnterpriseOwnerInfo").fields
     result = graphql_sync(loaded.schema, "{ __typename }")
     assert result.errors is None
@@ -98,9 +96,7 @@ def test_github_sdl_strict_names_the_repeated_field() -> None:
     message = str(raised.value)
     assert str(path) in message
     assert "EnterpriseOwnerInfo.repositoryDeployKeySetting" in message
-    assert re.search(
-        r"github\.schema\.graphql:\d+:\d+: Field 'EnterpriseOwnerInfo\.repositoryDeployKeySetting'", message
-    )
+    assert re.search(r"github\.schema\.graphql:\d+:\d+: Field 'EnterpriseOwnerInfo\.repositoryDeployKeySetting'", message)
     assert "lenient=True" in message
 
 
@@ -220,9 +216,7 @@ def test_unrepairable_sdl_still_fails_with_positions() -> None:
     with pytest.raises(SchemaLoadError) as raised:
         load_schema("type Query { a: Missing a: Int }")
     assert str(raised.value) == (
-        "SDL string cannot be built into a schema:\n"
-        "  SDL string:1:17: Unknown type 'Missing'.\n"
-        "Fix the SDL at these places."
+        "SDL string cannot be built into a schema:\n  SDL string:1:17: Unknown type 'Missing'.\nFix the SDL at these places."
     )
 
 
@@ -337,9 +331,7 @@ def test_python_file_schema_problems_name_the_attribute(tmp_path: Path) -> None:
         )
         """,
     )
-    assert load_schema(f"{path}:schema").warnings == (
-        "Interface field I.x expected but T does not provide it. (line 1, column 35)",
-    )
+    assert load_schema(f"{path}:schema").warnings == ("Interface field I.x expected but T does not provide it. (line 1, column 35)",)
     with pytest.raises(SchemaLoadError, match=rf"^{re.escape(str(path))}:schema is not a valid schema:\n"):
         load_schema(f"{path}:schema", lenient=False)
 
@@ -495,8 +487,7 @@ def test_python_file_that_fails_to_import(tmp_path: Path) -> None:
     with pytest.raises(SchemaLoadError) as raised:
         load_schema(f"{path}:schema")
     assert str(raised.value) == (
-        f"Cannot load {path}:schema: importing bad.py raised ModuleNotFoundError: "
-        "No module named 'not_a_module_anywhere_12345'"
+        f"Cannot load {path}:schema: importing bad.py raised ModuleNotFoundError: No module named 'not_a_module_anywhere_12345'"
     )
     write(path, "schema = (\n")
     with pytest.raises(SchemaLoadError, match=r"importing bad\.py raised SyntaxError: .*\(bad\.py, line 1\)$"):

@@ -71,7 +71,11 @@ async def test_previews_of_cheap_scalars():
     assert result.value["result"] == "Potato#2"
     preview = result.value["preview"]
     assert {k: preview[k] for k in ("variety", "rinsed", "peeled", "cut")} == {
-        "variety": "Russet", "rinsed": False, "peeled": True, "cut": "WHOLE"}
+        "variety": "Russet",
+        "rinsed": False,
+        "peeled": True,
+        "cut": "WHOLE",
+    }
     assert "id" not in preview  # ids are the session's business, not the model's
     assert result.value["preview"]["peeled"] is True
 
@@ -112,10 +116,13 @@ async def test_long_values_are_cut_with_a_note_and_read_on():
 async def test_inputs_from_chains_with_arguments_and_plain_values():
     from examples.kitchen.api import schema
 
-    s = await open_session(schema, inputs={
-        "gold": {"field": 'potato(variety: "Yukon Gold")', "description": "A golden potato."},
-        "budget": {"value": 3, "description": "How many calls you may make."},
-    })
+    s = await open_session(
+        schema,
+        inputs={
+            "gold": {"field": 'potato(variety: "Yukon Gold")', "description": "A golden potato."},
+            "budget": {"value": 3, "description": "How many calls you may make."},
+        },
+    )
     description = s.tools()[0].description
     assert "- Potato#1: A golden potato." in description
     assert "- budget: 3 (How many calls you may make.)" in description
@@ -150,8 +157,7 @@ async def test_select_tools_wildcard_and_cap_evicts_least_recently_used():
 
 
 async def test_save_checks_scalars_and_lists():
-    s = await kitchen_session(outputs={"note": {"type": "String!"}, "potatoes": {"type": "[Potato!]"},
-                                       "cut": {"type": "Cut"}})
+    s = await kitchen_session(outputs={"note": {"type": "String!"}, "potatoes": {"type": "[Potato!]"}, "cut": {"type": "Cut"}})
     bad = await call(s, "save", note=3, potatoes=["Potato#1"], cut="CHUNKS")
     assert bad.is_error and "note:" in bad.value["error"] and "cut:" in bad.value["error"]
     assert not s.done and s.saved == {}
@@ -175,8 +181,13 @@ async def test_client_tools_wait_for_their_result():
     from dagtools import Tool
 
     s = await kitchen_session()
-    s.add_tool(Tool(name="askUser", description="Ask the user a question.",
-                    parameters={"type": "object", "properties": {"question": {"type": "string"}}}))
+    s.add_tool(
+        Tool(
+            name="askUser",
+            description="Ask the user a question.",
+            parameters={"type": "object", "properties": {"question": {"type": "string"}}},
+        )
+    )
     pending = await s.call_tool(ToolCall(name="askUser", arguments={"question": "Salt?"}, id="q1"))
     assert pending.pending and not s.context.has_result("q1")
     s.tool_call_result("q1", "Yes, please.")
@@ -229,8 +240,7 @@ def test_select_tools_description_stays_in_budget_with_many_objects_of_many_type
     session = Session(catalogue, SchemaOnlyExecutor())
     for type_name in ("Repository", "Issue", "PullRequest", "User", "Organization", "Commit", "Team", "Project"):
         for n in range(200):
-            session.registry.mint(type_name, Handle((Step.of("node", {"id": f"{type_name}{n}"}),)),
-                                  expression=f"node(id: {n})")
+            session.registry.mint(type_name, Handle((Step.of("node", {"id": f"{type_name}{n}"}),)), expression=f"node(id: {n})")
     description = session.tools()[0].description
     assert estimate_tokens(description) <= 1500 + 200
     assert "Repository#200" in description and "Repository_*" in description

@@ -48,11 +48,15 @@ def kitchen_session(executor: Any = None) -> Session:
 
 
 def api_entry(name: str = "GetThing", **changes: Any) -> dict[str, Any]:
-    entry = {"type": "api",
-             "function": {"name": name, "description": "A thing.",
-                          "parameters": {"type": "object", "properties": {"id": {"type": "string"}},
-                                         "required": ["id"]}},
-             "api": {"query": "query($id: ID!) { thing(id: $id) { name } }"}}
+    entry = {
+        "type": "api",
+        "function": {
+            "name": name,
+            "description": "A thing.",
+            "parameters": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
+        },
+        "api": {"query": "query($id: ID!) { thing(id: $id) { name } }"},
+    }
     entry.update(changes)
     return entry
 
@@ -67,8 +71,13 @@ async def call(session: Session, name: str, **arguments: Any):
 def test_loads_the_kitchen_example_file():
     config = load_tools_config(KITCHEN_TOOLS)
     kinds = {entry.name: entry.type for entry in config}
-    assert kinds == {"GetHousePotato": "api", "ListPotatoes": "api", "BakePotato": "api",
-                     "CelsiusToFahrenheit": "local", "ShowPlate": "client"}
+    assert kinds == {
+        "GetHousePotato": "api",
+        "ListPotatoes": "api",
+        "BakePotato": "api",
+        "CelsiusToFahrenheit": "local",
+        "ShowPlate": "client",
+    }
     house = config.entry("GetHousePotato")
     assert house.context == ("variety",)
     assert house.api is not None and house.api.name == "default" and not house.api.is_rest
@@ -108,31 +117,34 @@ def _with(path: str, value: Any) -> dict[str, Any]:
 REST = {"name": "orders", "path": "/orders/{id}", "method": "GET"}
 
 
-@pytest.mark.parametrize(("entry", "message"), [
-    ("not an object", "must be an object"),
-    ({"type": "api"}, "needs a `function` object with a `name`"),
-    (_with("type", "graphql"), "unknown type 'graphql'"),
-    (_with("function.name", "has space"), "a name must be 1 to 64"),
-    (_with("extra", 1), "unknown key(s) extra"),
-    (_with("function.parameters", {"type": "string"}), "must be a JSON Schema object"),
-    (_with("function.parameters.required", ["nope"]), "must list names among its properties"),
-    (_with("context", "id"), "`context` must be a list"),
-    (_with("context", ["userId"]), "context field(s) userId are not among its parameters"),
-    (_with("api", KeyError), "an api tool needs an `api` object"),
-    (_with("api", {"name": "default"}), "exactly one of `query` (GraphQL) or `path`"),
-    (_with("api", {"query": "query { a }", "path": "/a"}), "exactly one of"),
-    (_with("api.query", "query($id: ID!) { thing(id: $id) { name }"), "is not valid GraphQL"),
-    (_with("api.query", "query A { a } query B { b }"), "exactly one operation, not 2"),
-    (_with("api.query", "query($id: ID!, $other: Int) { thing(id: $id) { name } }"), "$other are not among"),
-    (_with("api.query", "query { things { name } }"), "parameter(s) id are not variables of its query"),
-    (_with("api", {**REST, "method": "FETCH"}), "unknown REST method 'FETCH'"),
-    (_with("api", {**REST, "path": "orders"}), "must be a string starting with /"),
-    (_with("api", {**REST, "path": "/orders/{orderId}"}), "path parameter(s) orderId"),
-    ({**api_entry(), "type": "local"}, "a local tool has no `api`"),
-    ({**api_entry("InternalSaveChatMessage")}, "needs the parameter(s) role, content"),
-    ({**api_entry("InternalGetChatMessages")}, "takes only context fields"),
-    ({"type": "client", "function": {"name": "InternalGetChatMessages"}}, "must be an api tool"),
-])
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ("not an object", "must be an object"),
+        ({"type": "api"}, "needs a `function` object with a `name`"),
+        (_with("type", "graphql"), "unknown type 'graphql'"),
+        (_with("function.name", "has space"), "a name must be 1 to 64"),
+        (_with("extra", 1), "unknown key(s) extra"),
+        (_with("function.parameters", {"type": "string"}), "must be a JSON Schema object"),
+        (_with("function.parameters.required", ["nope"]), "must list names among its properties"),
+        (_with("context", "id"), "`context` must be a list"),
+        (_with("context", ["userId"]), "context field(s) userId are not among its parameters"),
+        (_with("api", KeyError), "an api tool needs an `api` object"),
+        (_with("api", {"name": "default"}), "exactly one of `query` (GraphQL) or `path`"),
+        (_with("api", {"query": "query { a }", "path": "/a"}), "exactly one of"),
+        (_with("api.query", "query($id: ID!) { thing(id: $id) { name }"), "is not valid GraphQL"),
+        (_with("api.query", "query A { a } query B { b }"), "exactly one operation, not 2"),
+        (_with("api.query", "query($id: ID!, $other: Int) { thing(id: $id) { name } }"), "$other are not among"),
+        (_with("api.query", "query { things { name } }"), "parameter(s) id are not variables of its query"),
+        (_with("api", {**REST, "method": "FETCH"}), "unknown REST method 'FETCH'"),
+        (_with("api", {**REST, "path": "orders"}), "must be a string starting with /"),
+        (_with("api", {**REST, "path": "/orders/{orderId}"}), "path parameter(s) orderId"),
+        ({**api_entry(), "type": "local"}, "a local tool has no `api`"),
+        ({**api_entry("InternalSaveChatMessage")}, "needs the parameter(s) role, content"),
+        ({**api_entry("InternalGetChatMessages")}, "takes only context fields"),
+        ({"type": "client", "function": {"name": "InternalGetChatMessages"}}, "must be an api tool"),
+    ],
+)
 def test_validation_errors_name_the_entry(entry, message):
     with pytest.raises(ConfigError) as raised:
         load_tools_config([entry])
@@ -196,13 +208,13 @@ def test_attach_refuses_missing_handlers_stray_handlers_unknown_apis_and_taken_n
     with pytest.raises(ConfigError, match="needs a callable"):
         attach_tools_config(kitchen_session(), KITCHEN_TOOLS, context=HOUSE)
     with pytest.raises(ConfigError, match="not local tools"):
-        attach_tools_config(kitchen_session(), KITCHEN_TOOLS, context=HOUSE,
-                            handlers={"CelsiusToFahrenheit": fahrenheit, "ShowPlate": fahrenheit})
+        attach_tools_config(
+            kitchen_session(), KITCHEN_TOOLS, context=HOUSE, handlers={"CelsiusToFahrenheit": fahrenheit, "ShowPlate": fahrenheit}
+        )
     with pytest.raises(ConfigError, match="API 'shop', which is not registered"):
         attach_tools_config(kitchen_session(), [_with("api.name", "shop")])
     with pytest.raises(ConfigError, match="is a REST tool"):
-        attach_tools_config(kitchen_session(), [_with("api", REST)], executors={"orders": LocalExecutor(
-            kitchen_session().executor.schema)})
+        attach_tools_config(kitchen_session(), [_with("api", REST)], executors={"orders": LocalExecutor(kitchen_session().executor.schema)})
     taken = copy.deepcopy(api_entry("Query_oven"))
     with pytest.raises(ConfigError, match="tools named Query_oven already"):
         attach_tools_config(kitchen_session(), [taken])
@@ -222,8 +234,9 @@ async def test_graphql_tools_report_errors_and_check_arguments():
 
 async def test_graphql_tools_over_real_http(kitchen_server):
     session = kitchen_session()
-    attached = attach_tools_config(session, KITCHEN_TOOLS, executors={"default": kitchen_server.url},
-                                   context=HOUSE, handlers={"CelsiusToFahrenheit": fahrenheit})
+    attached = attach_tools_config(
+        session, KITCHEN_TOOLS, executors={"default": kitchen_server.url}, context=HOUSE, handlers={"CelsiusToFahrenheit": fahrenheit}
+    )
     result = await call(session, "GetHousePotato")
     assert result.value["result"]["potato"]["variety"] == "Yukon Gold"
     listed = await call(session, "ListPotatoes")
@@ -259,9 +272,14 @@ async def _order(request: Request) -> Response:
     order_id = request.path_params["id"]
     if order_id == "missing":
         return JSONResponse({"detail": "no such order"}, status_code=404)
-    return JSONResponse({"id": order_id, "raw_path": request.scope["raw_path"].decode(),
-                         "customer": request.query_params.get("customerId"),
-                         "fields": request.query_params.getlist("fields")})
+    return JSONResponse(
+        {
+            "id": order_id,
+            "raw_path": request.scope["raw_path"].decode(),
+            "customer": request.query_params.get("customerId"),
+            "fields": request.query_params.getlist("fields"),
+        }
+    )
 
 
 async def _create(request: Request) -> Response:
@@ -272,24 +290,28 @@ async def _delete(request: Request) -> Response:
     return Response(status_code=204)
 
 
-REST_APP = Starlette(routes=[Route("/orders/{id:path}", _order, methods=["GET"]),
-                             Route("/orders", _create, methods=["POST"]),
-                             Route("/orders/{id}", _delete, methods=["DELETE"])])
+REST_APP = Starlette(
+    routes=[
+        Route("/orders/{id:path}", _order, methods=["GET"]),
+        Route("/orders", _create, methods=["POST"]),
+        Route("/orders/{id}", _delete, methods=["DELETE"]),
+    ]
+)
 
 
 def rest_config() -> list[dict[str, Any]]:
     def entry(name: str, path: str, method: str, properties: dict[str, Any], context: list[str]) -> dict[str, Any]:
-        return {"type": "api", "context": context,
-                "function": {"name": name, "description": name,
-                             "parameters": {"type": "object", "properties": properties}},
-                "api": {"name": "orders", "path": path, "method": method}}
+        return {
+            "type": "api",
+            "context": context,
+            "function": {"name": name, "description": name, "parameters": {"type": "object", "properties": properties}},
+            "api": {"name": "orders", "path": path, "method": method},
+        }
 
     text = {"type": "string"}
     return [
-        entry("GetOrder", "/orders/{id}", "GET", {"id": text, "customerId": text, "fields": {"type": "array"}},
-              ["customerId"]),
-        entry("CreateOrder", "/orders", "POST", {"item": text, "quantity": {"type": "integer"}, "customerId": text},
-              ["customerId"]),
+        entry("GetOrder", "/orders/{id}", "GET", {"id": text, "customerId": text, "fields": {"type": "array"}}, ["customerId"]),
+        entry("CreateOrder", "/orders", "POST", {"item": text, "quantity": {"type": "integer"}, "customerId": text}, ["customerId"]),
         entry("CancelOrder", "/orders/{id}", "DELETE", {"id": text}, []),
     ]
 
@@ -297,11 +319,9 @@ def rest_config() -> list[dict[str, Any]]:
 async def test_rest_tools_against_a_loopback_app():
     with serve_asgi(REST_APP) as base:
         session = kitchen_session()
-        attach_tools_config(session, rest_config(), executors={"orders": RestApi(base_url=base)},
-                            context={"customerId": "c-42"})
+        attach_tools_config(session, rest_config(), executors={"orders": RestApi(base_url=base)}, context={"customerId": "c-42"})
         got = await call(session, "GetOrder", id="a/b c", fields=["total", "status"])
-        assert got.value == {"result": {"id": "a/b c", "raw_path": "/orders/a%2Fb%20c", "customer": "c-42",
-                                        "fields": ["total", "status"]}}
+        assert got.value == {"result": {"id": "a/b c", "raw_path": "/orders/a%2Fb%20c", "customer": "c-42", "fields": ["total", "status"]}}
         created = await call(session, "CreateOrder", item="fries", quantity=2)
         assert created.value == {"result": {"created": {"item": "fries", "quantity": 2, "customerId": "c-42"}}}
         assert (await call(session, "CancelOrder", id="o-1")).value == {"result": None}
@@ -333,8 +353,9 @@ async def test_a_conversation_saved_in_one_session_continues_in_another():
     attach_tools_config(first, KITCHEN_TOOLS, context=HOUSE, handlers={"CelsiusToFahrenheit": fahrenheit})
     assert await store.load(first) == 0
     first.context.add_user("Make me fries.")
-    await first.call_tools([ToolCall(name="GetHousePotato", id="a1"),
-                            ToolCall(name="CelsiusToFahrenheit", arguments={"celsius": 220}, id="a2")])
+    await first.call_tools(
+        [ToolCall(name="GetHousePotato", id="a1"), ToolCall(name="CelsiusToFahrenheit", arguments={"celsius": 220}, id="a2")]
+    )
     await call(first, "GetHousePotato", variety="Russet")  # an error result round-trips as one
     assert await store.save_new(first) == 6
     first.context.add_assistant("Here is your potato.")
@@ -348,8 +369,7 @@ async def test_a_conversation_saved_in_one_session_continues_in_another():
     assert await later.load(second) == 7
     assert second.context.messages == first.context.messages
     calls = second.context.messages[1].tool_calls
-    assert [(c.id, c.name, c.arguments) for c in calls] == [("a1", "GetHousePotato", {}),
-                                                          ("a2", "CelsiusToFahrenheit", {"celsius": 220})]
+    assert [(c.id, c.name, c.arguments) for c in calls] == [("a1", "GetHousePotato", {}), ("a2", "CelsiusToFahrenheit", {"celsius": 220})]
     second.context.add_user("Thanks!")
     assert await later.save_new(second) == 1  # only the new message: the loaded ones are stored already
     assert [m.user_id for m in chat.storage.messages].count("u-1") == 8
@@ -369,8 +389,7 @@ async def test_results_saved_without_tool_call_ids_are_paired_with_their_calls()
     config = json.loads(CHAT_TOOLS.read_text())
     save = config[0]
     del save["function"]["parameters"]["properties"]["tool_call_id"]
-    save["api"]["query"] = save["api"]["query"].replace(", $tool_call_id: String", "").replace(
-        ", toolCallId: $tool_call_id", "")
+    save["api"]["query"] = save["api"]["query"].replace(", $tool_call_id: String", "").replace(", toolCallId: $tool_call_id", "")
     chat = make_schema()
     store = ChatStore(config, executors={"chat": LocalExecutor(chat)}, context={"userId": "u"})
     session = kitchen_session()

@@ -34,8 +34,13 @@ TRANSPORTS = ("local", "http")
 
 
 async def _answer(send: Any, status: int, body: bytes, content_type: str = "application/json") -> None:
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -48,8 +53,13 @@ class GraphQLCoreApp:
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         payload = json.loads(await read_body(receive) or b"{}")
-        result = await graphql(self.schema, payload.get("query", ""), root_value=self.root_value,
-                               variable_values=payload.get("variables"), operation_name=payload.get("operationName"))
+        result = await graphql(
+            self.schema,
+            payload.get("query", ""),
+            root_value=self.root_value,
+            variable_values=payload.get("variables"),
+            operation_name=payload.get("operationName"),
+        )
         answer: dict[str, Any] = {"data": result.data}
         if result.errors:
             answer["errors"] = [error.formatted for error in result.errors]
@@ -154,8 +164,7 @@ class Transport:
         assert not mismatched, f"documents sent vs HTTP requests received differ: {mismatched}"
 
 
-def relay_session(transport: Transport, *, relay_ids: bool = True,
-                  **options: Any) -> tuple[Session, Any, RecordingExecutor]:
+def relay_session(transport: Transport, *, relay_ids: bool = True, **options: Any) -> tuple[Session, Any, RecordingExecutor]:
     """A session on a fresh Relay example API with every tool selected; its store shows what ran."""
     from examples.relay.api import make_schema
 

@@ -53,12 +53,15 @@ def system_prompt(session: Session, extra: str | None = None) -> str:
     if objects:
         parts.append("Objects you start with:\n" + "\n".join(objects))
     if session.values:
-        parts.append("Values you are given:\n" + "\n".join(
-            f"- {v.name} = {repr_value(v.value)}" + (f": {v.description}" if v.description else "")
-            for v in session.values))
+        parts.append(
+            "Values you are given:\n"
+            + "\n".join(f"- {v.name} = {repr_value(v.value)}" + (f": {v.description}" if v.description else "") for v in session.values)
+        )
     if session.outputs:
-        parts.append("Outputs to save:\n" + "\n".join(
-            f"- {o.name} ({o.type})" + (f": {o.description}" if o.description else "") for o in session.outputs))
+        parts.append(
+            "Outputs to save:\n"
+            + "\n".join(f"- {o.name} ({o.type})" + (f": {o.description}" if o.description else "") for o in session.outputs)
+        )
     if extra:
         parts.append(extra)
     return "\n\n".join(parts)
@@ -100,8 +103,11 @@ class RunResult:
         for message in self.transcript:
             for call in message.tool_calls:
                 recorded = results.get(call.id)
-                result = None if recorded is None else ToolResult(
-                    call_id=call.id, name=call.name, value=_parse(recorded.content), is_error=recorded.is_error)
+                result = (
+                    None
+                    if recorded is None
+                    else ToolResult(call_id=call.id, name=call.name, value=_parse(recorded.content), is_error=recorded.is_error)
+                )
                 out.append((call, result))
         return out
 
@@ -109,8 +115,16 @@ class RunResult:
 class Agent:
     """A model driving a session. `run(prompt)` is async; `run_sync(prompt)` wraps it for scripts."""
 
-    def __init__(self, session: Session, model: Model, *, max_steps: int = 30, max_tokens: int | None = None,
-                 system_prompt: str | None = None, on_event: Callable[[AgentEvent], None] | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        model: Model,
+        *,
+        max_steps: int = 30,
+        max_tokens: int | None = None,
+        system_prompt: str | None = None,
+        on_event: Callable[[AgentEvent], None] | None = None,
+    ) -> None:
         if max_steps < 1:
             raise ConfigError("max_steps must be at least 1.")
         self.session = session
@@ -133,11 +147,17 @@ class Agent:
         last_text = ""
         while True:
             if steps >= self.max_steps:
-                return self._end("step_limit", f"stopped after {steps} model turns (the step limit) "
-                                 + self._unsaved(), steps, usage, last_text)
+                return self._end(
+                    "step_limit", f"stopped after {steps} model turns (the step limit) " + self._unsaved(), steps, usage, last_text
+                )
             if self.max_tokens is not None and usage.total_tokens >= self.max_tokens:
-                return self._end("token_limit", f"stopped after {usage.total_tokens} tokens (the limit is "
-                                 f"{self.max_tokens}) " + self._unsaved(), steps, usage, last_text)
+                return self._end(
+                    "token_limit",
+                    f"stopped after {usage.total_tokens} tokens (the limit is {self.max_tokens}) " + self._unsaved(),
+                    steps,
+                    usage,
+                    last_text,
+                )
             tools = session.render_tools(getattr(self.model, "tool_format", "openai"))
             steps += 1
             try:
@@ -146,8 +166,7 @@ class Agent:
                 message = f"the model failed: {error}" if str(error) else f"the model failed: {type(error).__name__}"
                 return self._end("model_error", message, steps, usage, last_text)
             usage = usage + response.usage
-            calls = tuple(replace(call, id=call.id or f"call_{steps}_{i + 1}")
-                          for i, call in enumerate(response.tool_calls))
+            calls = tuple(replace(call, id=call.id or f"call_{steps}_{i + 1}") for i, call in enumerate(response.tool_calls))
             context.add_assistant(response.text, calls)
             last_text = response.text or last_text
             self._emit(AgentEvent(kind="model", step=steps, response=replace(response, tool_calls=calls)))
@@ -157,11 +176,11 @@ class Agent:
                     return self._end("saved", "saved " + ", ".join(session.saved), steps, usage, last_text)
                 continue
             if not session.outputs:
-                return self._end("model_stopped", "the model answered without calling a tool", steps, usage,
-                                 last_text)
+                return self._end("model_stopped", "the model answered without calling a tool", steps, usage, last_text)
             if nudged:
-                return self._end("model_stopped", "the model stopped twice without saving "
-                                 + ", ".join(session.missing_outputs), steps, usage, last_text)
+                return self._end(
+                    "model_stopped", "the model stopped twice without saving " + ", ".join(session.missing_outputs), steps, usage, last_text
+                )
             nudged = True
             nudge = self._nudge()
             context.add_user(nudge)
@@ -176,24 +195,38 @@ class Agent:
         for call, result in zip(calls, results):
             if result.pending:
                 # A client tool: no one runs it inside an automatic run, so the model hears so.
-                result = session.tool_call_result(call.id, ToolResult(
-                    call_id=call.id, name=call.name, is_error=True,
-                    value={"error": f"{call.name} is run by the client, and no client is attached to this run. "
-                                    "Use another tool."}))
+                result = session.tool_call_result(
+                    call.id,
+                    ToolResult(
+                        call_id=call.id,
+                        name=call.name,
+                        is_error=True,
+                        value={"error": f"{call.name} is run by the client, and no client is attached to this run. Use another tool."},
+                    ),
+                )
             self._emit(AgentEvent(kind="call", step=step, call=call, result=result))
 
     def _nudge(self) -> str:
         missing = self.session.missing_outputs
-        return (f"You stopped without saving, so the user has nothing yet. Still missing: {', '.join(missing)}. "
-                "Finish the task and call save with every output; if you cannot, say why.")
+        return (
+            f"You stopped without saving, so the user has nothing yet. Still missing: {', '.join(missing)}. "
+            "Finish the task and call save with every output; if you cannot, say why."
+        )
 
     def _unsaved(self) -> str:
         missing = self.session.missing_outputs
         return f"before saving {', '.join(missing)}" if missing and not self.session.done else ""
 
     def _end(self, reason: RunReason, message: str, steps: int, usage: Usage, text: str) -> RunResult:
-        result = RunResult(outputs=dict(self.session.saved), reason=reason, message=message.strip(), steps=steps,
-                           usage=usage, transcript=list(self.session.context), text=text)
+        result = RunResult(
+            outputs=dict(self.session.saved),
+            reason=reason,
+            message=message.strip(),
+            steps=steps,
+            usage=usage,
+            transcript=list(self.session.context),
+            text=text,
+        )
         self._emit(AgentEvent(kind="end", step=steps, text=result.message))
         return result
 

@@ -40,11 +40,13 @@ def value_problems(value: Any, type_: Any) -> list[tuple[list[str | int], str]]:
     except ImportError:  # graphql-core 3.2
         from graphql import coerce_input_value
 
-        coerce_input_value(value, type_, lambda path, _v, error: problems.append(
-            (list(path), getattr(error, "message", str(error)).rstrip("."))))
+        coerce_input_value(
+            value, type_, lambda path, _v, error: problems.append((list(path), getattr(error, "message", str(error)).rstrip(".")))
+        )
     else:
-        validate_input_value(value, type_, lambda error, path: problems.append(
-            (list(path), getattr(error, "message", str(error)).rstrip("."))))
+        validate_input_value(
+            value, type_, lambda error, path: problems.append((list(path), getattr(error, "message", str(error)).rstrip(".")))
+        )
     return problems
 
 
@@ -73,8 +75,7 @@ def parse_arguments(tool_name: str, raw: dict[str, Any] | str | None) -> dict[st
                 'Send a JSON object, such as {"Potato": "Potato#1"}.'
             ) from None
     if not isinstance(raw, dict):
-        raise ToolCallError(f"The arguments for {tool_name} must be a JSON object of parameter names to values, "
-                            f"not {type(raw).__name__}.")
+        raise ToolCallError(f"The arguments for {tool_name} must be a JSON object of parameter names to values, not {type(raw).__name__}.")
     return raw
 
 
@@ -100,12 +101,12 @@ def resolve_reference(catalogue: Catalogue, registry: Registry, value: Any, targ
     if parsed is None and text.lstrip("#").isdigit():
         if target == "*" or catalogue.schema.get_type(target) is None or _is_abstract(catalogue, target):
             options = _options(catalogue, registry, target)
-            raise ToolCallError(f'{where} needs the full object ID, with its type: "{text}" could be '
-                                f"{options or 'any type'}. Give the full Type#N.")
+            raise ToolCallError(
+                f'{where} needs the full object ID, with its type: "{text}" could be {options or "any type"}. Give the full Type#N.'
+            )
         parsed = (target, int(text.lstrip("#")))
     if parsed is None:
-        raise ToolCallError(f'{where} takes an object ID such as "{_example(target)}"; '
-                            f"{json.dumps(value)} is not one.")
+        raise ToolCallError(f'{where} takes an object ID such as "{_example(target)}"; {json.dumps(value)} is not one.')
     type_name, number = parsed
     if catalogue.schema.get_type(type_name) is None:
         fixed = next((t for t in registry.types() if t.lower() == type_name.lower()), None)
@@ -115,12 +116,15 @@ def resolve_reference(catalogue: Catalogue, registry: Registry, value: Any, targ
     if entry is None:
         count = registry.count(type_name)
         known = f"{type_name}#1 to {type_name}#{count}" if count else f"none of type {type_name} yet"
-        raise ToolCallError(f"There is no object {type_name}#{number} (known: {known}). "
-                            "Use an ID that a tool returned or that selectTools lists.")
+        raise ToolCallError(
+            f"There is no object {type_name}#{number} (known: {known}). Use an ID that a tool returned or that selectTools lists."
+        )
     if not catalogue.is_of_type(entry.type_name, target):
         options = _options(catalogue, registry, target)
-        raise ToolCallError(f"{entry.id} is {article(entry.type_name)}, but {where} takes {article(target)}. "
-                            + (f"Use one of: {options}." if options else f"Get {article(target)} first."))
+        raise ToolCallError(
+            f"{entry.id} is {article(entry.type_name)}, but {where} takes {article(target)}. "
+            + (f"Use one of: {options}." if options else f"Get {article(target)} first.")
+        )
     return entry
 
 
@@ -158,8 +162,7 @@ def bind_arguments(catalogue: Catalogue, registry: Registry, tool: Tool, argumen
         for name in unknown:
             close = get_close_matches(name, list(declared) + ([object_parameter] if object_parameter else []), n=1)
             hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        raise ToolCallError(f"{tool.name} has no parameter {', '.join(hints)}. "
-                            f"Its parameters: {signature(catalogue, tool)}.")
+        raise ToolCallError(f"{tool.name} has no parameter {', '.join(hints)}. Its parameters: {signature(catalogue, tool)}.")
     if object_parameter is not None:
         given = arguments.get(object_parameter)
         if given is None:
@@ -168,13 +171,16 @@ def bind_arguments(catalogue: Catalogue, registry: Registry, tool: Tool, argumen
                 makers = [n for n in catalogue.returning(ref.type_name) if n != tool.name][:5]
                 raise ToolCallError(
                     f"There is no {ref.type_name} object yet, so {tool.name} has nothing to operate on. "
-                    + (f"Get one first, with {', '.join(makers)}." if makers else f"Get {article(ref.type_name)} first."))
+                    + (f"Get one first, with {', '.join(makers)}." if makers else f"Get {article(ref.type_name)} first.")
+                )
         else:
             parent = resolve_reference(catalogue, registry, given, ref.type_name, where=f"{tool.name}'s {object_parameter}")
     missing = [n for n, a in declared.items() if is_required(a) and arguments.get(n) is None]
     if missing:
-        raise ToolCallError(f"{tool.name} is missing the required argument{'s' if len(missing) > 1 else ''} "
-                            f"{', '.join(missing)}. Its parameters: {signature(catalogue, tool)}.")
+        raise ToolCallError(
+            f"{tool.name} is missing the required argument{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(missing)}. Its parameters: {signature(catalogue, tool)}."
+        )
     values: dict[str, Any] = {}
     shown: dict[str, Any] = {}
     problems: list[str] = []
@@ -186,13 +192,17 @@ def bind_arguments(catalogue: Catalogue, registry: Registry, tool: Tool, argumen
         values[name] = value
         shown[name] = display
     if problems:
-        raise ToolCallError(f"Bad argument{'s' if len(problems) > 1 else ''} for {tool.name}: "
-                            + "; ".join(problems) + f". Its parameters: {signature(catalogue, tool)}.")
+        raise ToolCallError(
+            f"Bad argument{'s' if len(problems) > 1 else ''} for {tool.name}: "
+            + "; ".join(problems)
+            + f". Its parameters: {signature(catalogue, tool)}."
+        )
     return Bound(parent=parent, values=values, shown=shown)
 
 
-def _substitute(catalogue: Catalogue, registry: Registry, arg: GraphQLArgument | GraphQLInputField, name: str,
-                value: Any, where: str) -> tuple[Any, Any]:
+def _substitute(
+    catalogue: Catalogue, registry: Registry, arg: GraphQLArgument | GraphQLInputField, name: str, value: Any, where: str
+) -> tuple[Any, Any]:
     """Replace object references with real ids, inside lists and input objects too."""
     if value is None:
         return None, None
@@ -201,6 +211,7 @@ def _substitute(catalogue: Catalogue, registry: Registry, arg: GraphQLArgument |
         return _map_list(arg.type, value, lambda v: _reference_value(catalogue, registry, v, target, where))
     named = get_named_type(arg.type)
     if isinstance(named, GraphQLInputObjectType):
+
         def visit(item: Any) -> tuple[Any, Any]:
             if not isinstance(item, dict):
                 return item, item
@@ -212,6 +223,7 @@ def _substitute(catalogue: Catalogue, registry: Registry, arg: GraphQLArgument |
                     continue
                 real[key], shown[key] = _substitute(catalogue, registry, field, key, inner, f"{where}.{key}")
             return real, shown
+
         return _map_list(arg.type, value, visit)
     return value, value
 

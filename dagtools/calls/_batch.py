@@ -48,8 +48,8 @@ def merge_documents(documents: Sequence[Document]) -> tuple[str, dict[str, Any]]
         start = text.index(" {")
         header = text[:start]
         if "(" in header:
-            declarations.append(header[header.index("(") + 1:-1])
-        bodies.append(text[start + 3:-2])
+            declarations.append(header[header.index("(") + 1 : -1])
+        bodies.append(text[start + 3 : -2])
         variables.update(document.variables)
     header = f"query({', '.join(declarations)})" if declarations else "query"
     return f"{header} {{ {' '.join(bodies)} }}", variables
@@ -154,8 +154,7 @@ async def _flush(session: Session, batch: list[_Entry], results: list[ToolResult
     for j, (index, call, prepared) in enumerate(entries):
         alias = f"c{j}"
         root = prepared.steps[0].field  # errors name the field, as they would for the call alone
-        errors = [{**e, "path": [root, *e["path"][1:]]} for e in response.errors
-                  if e.get("path") and e["path"][0] == alias] + unplaced
+        errors = [{**e, "path": [root, *e["path"][1:]]} for e in response.errors if e.get("path") and e["path"][0] == alias] + unplaced
         try:
             value = session.fields.interpret(prepared, documents[j].path, response.data, errors)
         except ToolCallError as error:

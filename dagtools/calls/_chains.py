@@ -57,7 +57,7 @@ def parse_chain(catalogue: Catalogue, text: str) -> tuple[tuple[Step, ...], Any]
     field_type: Any = None
     for segment in split_chain(text):
         if not segment:
-            raise ConfigError(f"Chain {text!r} has an empty step; write it like potato or repository(owner: \"a\").issue(number: 1).")
+            raise ConfigError(f'Chain {text!r} has an empty step; write it like potato or repository(owner: "a").issue(number: 1).')
         try:
             document = parse("{ " + segment + " }", no_location=True)
         except GraphQLError as error:

@@ -85,8 +85,11 @@ def _detect(catalogue: Catalogue, type_name: str) -> Connection | None:
     if node_type is None:
         return None
     scalars = tuple(
-        name for name, field in type_.fields.items()
-        if not field.args and not is_list(field.type) and field.deprecation_reason is None
+        name
+        for name, field in type_.fields.items()
+        if not field.args
+        and not is_list(field.type)
+        and field.deprecation_reason is None
         and isinstance(get_named_type(field.type), (GraphQLScalarType, GraphQLEnumType))
     )
     return Connection(type_name=type_name, node_type=node_type, via_edges=via_edges, scalars=scalars)

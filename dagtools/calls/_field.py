@@ -69,8 +69,10 @@ class FieldCalls:
         steps = (parent.handle.steps if parent else ()) + (step,)
         next_page = None
         if "after" in field.args:
-            shown = {**({tool.object_parameter: parent.id} if parent and tool.object_parameter else {}),
-                     **{k: (str(v) if isinstance(v, Ref) else v) for k, v in bound.shown.items()}}
+            shown = {
+                **({tool.object_parameter: parent.id} if parent and tool.object_parameter else {}),
+                **{k: (str(v) if isinstance(v, Ref) else v) for k, v in bound.shown.items()},
+            }
             next_page = _next_page(tool.name, shown)
         return PreparedCall(steps, operation, expression, field.type, next_page=next_page)
 
@@ -88,22 +90,24 @@ class FieldCalls:
             raise ToolCallError(unreachable(prepared.expression, error)) from error
         return self.interpret(prepared, document.path, response.data, response.errors, description=description)
 
-    def interpret(self, prepared: PreparedCall, path: tuple[str | int, ...], data: Any, errors: list[dict[str, Any]],
-                  *, description: str = "") -> Result:
+    def interpret(
+        self, prepared: PreparedCall, path: tuple[str | int, ...], data: Any, errors: list[dict[str, Any]], *, description: str = ""
+    ) -> Result:
         """Turn the answer to one call's document (or its part of a batch) into the model's result."""
         expression = prepared.expression
         if errors:
             messages = "; ".join(format_error(e) for e in errors[:5])
-            raise ToolCallError(f"The API returned an error for {expression}: {messages}. Nothing was created; "
-                                "change the arguments or try another object or tool.")
+            raise ToolCallError(
+                f"The API returned an error for {expression}: {messages}. Nothing was created; "
+                "change the arguments or try another object or tool."
+            )
         value, depth = navigate(data, path)
         named = get_named_type(prepared.field_type)
         if value is None:
             if depth < len(path):
                 raise ToolCallError(f"{expression} could not be reached: part of the chain leading to it is null.")
             if is_composite_type(named):
-                raise ToolCallError(f"{expression} is null: there is no such object. "
-                                    "Try other arguments or another tool.")
+                raise ToolCallError(f"{expression} is null: there is no such object. Try other arguments or another tool.")
             return {"result": None}
         if not is_composite_type(named):
             return self.long_values.present(value, expression)
@@ -122,8 +126,7 @@ class FieldCalls:
             out["preview"] = entry.preview
         return out
 
-    def _mint_items(self, items: list[Any], steps_of: Callable[[int], tuple[Step, ...]], operation: str,
-                    expression: str) -> Result:
+    def _mint_items(self, items: list[Any], steps_of: Callable[[int], tuple[Step, ...]], operation: str, expression: str) -> Result:
         """A list of objects as a list of IDs, with previews while they fit the budget."""
         ids: list[str | None] = []
         previews: dict[str, Any] = {}
@@ -141,8 +144,14 @@ class FieldCalls:
             out["preview"] = shown
         return out
 
-    def _walk_connection(self, connection: Connection, value: dict[str, Any], steps: tuple[Step, ...], expression: str,
-                         next_page: Callable[[str], str] | None) -> Result:
+    def _walk_connection(
+        self,
+        connection: Connection,
+        value: dict[str, Any],
+        steps: tuple[Step, ...],
+        expression: str,
+        next_page: Callable[[str], str] | None,
+    ) -> Result:
         """One page of a connection as the list of its node IDs, its scalars and the call for the next page."""
         out = self._mint_items(connection.items(value), lambda i: steps + connection.item_steps(i), "query", expression)
         for name in connection.scalars:
@@ -157,8 +166,9 @@ class FieldCalls:
         data = thaw(parent.handle.snapshot) or {}
         if values or field_name not in data:
             readable = ", ".join(k for k in data if k != "__typename") or "none"
-            raise ToolCallError(f"{parent.id} came from a mutation and has no id to reach it again, so only the "
-                                f"fields read then are available: {readable}.")
+            raise ToolCallError(
+                f"{parent.id} came from a mutation and has no id to reach it again, so only the fields read then are available: {readable}."
+            )
         value = data[field_name]
         expression = f"{parent.id}.{field_name}"
         if is_leaf_type(get_named_type(field_type)):
@@ -166,13 +176,11 @@ class FieldCalls:
         if value is None:
             return {"result": None}
         if isinstance(value, list):  # objects a mutation linked to, reached again through their identity
-            ids = [self.mint(v, (), "mutation", f"{expression}[{i}]", "").id if v is not None else None
-                   for i, v in enumerate(value)]
+            ids = [self.mint(v, (), "mutation", f"{expression}[{i}]", "").id if v is not None else None for i, v in enumerate(value)]
             return self.long_values.present(ids, expression)
         return {"result": self.mint(value, (), "mutation", expression, "").id}
 
-    def mint(self, value: dict[str, Any], steps: tuple[Step, ...], operation: str, expression: str,
-             description: str) -> ObjectEntry:
+    def mint(self, value: dict[str, Any], steps: tuple[Step, ...], operation: str, expression: str, description: str) -> ObjectEntry:
         """The registry entry for an object read from an answer."""
         type_name = value.get("__typename") or self._end_type(steps, operation).name
         identity = self.catalogue.identity(type_name)
@@ -184,8 +192,7 @@ class FieldCalls:
         else:
             handle = Handle(steps)
         preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
-        return self.registry.mint(type_name, handle, expression=expression, description=description,
-                                  identity=id_value, preview=preview)
+        return self.registry.mint(type_name, handle, expression=expression, description=description, identity=id_value, preview=preview)
 
     def _end_type(self, steps: tuple[Step, ...], operation: str) -> Any:
         schema = self.catalogue.schema
@@ -205,14 +212,16 @@ def _glimpse(value: Any, limit: int = 160) -> Any:
 
 
 def unreachable(expression: str, error: Exception) -> str:
-    return (f"The API could not be reached for {expression}: {error} Nothing was created; "
-            "try again later, or go on with the objects you have.")
+    return (
+        f"The API could not be reached for {expression}: {error} Nothing was created; try again later, or go on with the objects you have."
+    )
 
 
 def _next_page(tool_name: str, shown: dict[str, Any]) -> Callable[[str], str]:
     def hint(cursor: str) -> str:
         arguments = {k: v for k, v in shown.items() if k != "after"} | {"after": cursor}
         return f"For the next page call {tool_name} with {json.dumps(arguments, ensure_ascii=False)}"
+
     return hint
 
 

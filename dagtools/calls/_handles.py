@@ -55,8 +55,7 @@ class Step:
     index: int | None = None
 
     @classmethod
-    def of(cls, field: str, arguments: dict[str, Any] | None = None, *, on: str | None = None,
-           index: int | None = None) -> Step:
+    def of(cls, field: str, arguments: dict[str, Any] | None = None, *, on: str | None = None, index: int | None = None) -> Step:
         args = tuple((k, freeze(v)) for k, v in (arguments or {}).items())
         return cls(field, args, on, index)
 
@@ -105,5 +104,4 @@ class Handle:
     def from_json(cls, data: dict[str, Any] | str) -> Handle:
         if isinstance(data, str):
             data = json.loads(data)
-        return cls(tuple(Step.from_json(s) for s in data["steps"]), data.get("operation", "query"),
-                   freeze(data.get("snapshot")))
+        return cls(tuple(Step.from_json(s) for s in data["steps"]), data.get("operation", "query"), freeze(data.get("snapshot")))

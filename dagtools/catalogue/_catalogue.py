@@ -38,8 +38,7 @@ MutationPolicy = bool | frozenset[str]
 NAME_LIMIT = 64
 _VALID_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _PREVIEW_LIMIT = 8
-_PREVIEW_FIRST = ("name", "title", "login", "displayName", "fullName", "slug", "number", "state", "status",
-                  "description", "url")
+_PREVIEW_FIRST = ("name", "title", "login", "displayName", "fullName", "slug", "number", "state", "status", "description", "url")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +60,9 @@ def shorten(name: str, key: str) -> str:
 class Catalogue:
     """The tools of one schema under one set of options. Build it with `compile_catalogue`."""
 
-    def __init__(self, schema: GraphQLSchema, *, dialect: Dialect, mutations: MutationPolicy,
-                 include_deprecated: bool, previews: bool | None = None) -> None:
+    def __init__(
+        self, schema: GraphQLSchema, *, dialect: Dialect, mutations: MutationPolicy, include_deprecated: bool, previews: bool | None = None
+    ) -> None:
         self.schema = schema
         self.dialect = dialect
         self.mutations = mutations
@@ -168,8 +168,7 @@ class Catalogue:
         pool = list(candidates) if candidates is not None else None
         if pool is None:
             prefix = name.split("_", 1)[0]
-            same_type = [n for t, names in self._by_type.items() if self.prefix(t).lower() == prefix.lower()
-                         for n in names]
+            same_type = [n for t, names in self._by_type.items() if self.prefix(t).lower() == prefix.lower() for n in names]
             pool = same_type or list(self._refs)
         lowered = {n.lower(): n for n in pool}
         found = get_close_matches(name.lower(), list(lowered), n=limit, cutoff=0.6)
@@ -262,12 +261,12 @@ class Catalogue:
     def arguments(self, ref: FieldRef) -> dict:
         """The field's arguments that the model sees (deprecated optional ones hidden)."""
         return {
-            name: arg for name, arg in self.field(ref).args.items()
+            name: arg
+            for name, arg in self.field(ref).args.items()
             if self.include_deprecated or arg.deprecation_reason is None or is_required(arg)
         }
 
-    def parameters(self, ref: FieldRef, *, first: tuple[str, dict, bool] | None = None,
-                   object_references: bool = True) -> dict:
+    def parameters(self, ref: FieldRef, *, first: tuple[str, dict, bool] | None = None, object_references: bool = True) -> dict:
         """The JSON Schema of a field's arguments, after an optional `first` (name, schema, required).
 
         With `object_references`, arguments that name objects take `Type#N`; without, the API's ids.
@@ -298,11 +297,15 @@ class Catalogue:
         object_parameter = self.object_parameter(ref)
         first = None
         if object_parameter is not None:
-            first = (object_parameter, {
-                "type": "string",
-                "description": f'The {ref.type_name} to operate against, such as "{ref.type_name}#1". '
-                f"Defaults to the most recent {ref.type_name}.",
-            }, False)
+            first = (
+                object_parameter,
+                {
+                    "type": "string",
+                    "description": f'The {ref.type_name} to operate against, such as "{ref.type_name}#1". '
+                    f"Defaults to the most recent {ref.type_name}.",
+                },
+                False,
+            )
         parameters = self.parameters(ref, first=first)
         text = (field.description or "").strip() or f"{ref.type_name} {ref.field_name}"
         if field.deprecation_reason is not None:
@@ -361,8 +364,7 @@ def compile_catalogue(
     """Name every tool of `schema`. Mutations are left out unless allowed (all, or a list of names)."""
     policy: MutationPolicy = mutations if isinstance(mutations, bool) else frozenset(mutations)
     resolved = dialect if isinstance(dialect, Dialect) else detect_dialect(schema, dialect, relay_ids=relay_ids)
-    catalogue = Catalogue(schema, dialect=resolved, mutations=policy, include_deprecated=include_deprecated,
-                          previews=previews)
+    catalogue = Catalogue(schema, dialect=resolved, mutations=policy, include_deprecated=include_deprecated, previews=previews)
     bad = [n for n in catalogue.names() if not _VALID_NAME.match(n)]
     if bad:  # GraphQL names are always valid characters; this guards the shortening rule itself
         raise CatalogueError(f"Tool names not valid for every provider: {bad[:5]}")

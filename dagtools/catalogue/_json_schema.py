@@ -54,8 +54,9 @@ DEFS_BUDGET = 12_000
 class SchemaRenderer:
     """Renders argument types for one tool; collects `$defs`, breadth first, within a size budget."""
 
-    def __init__(self, object_argument: ObjectArgument, recursive: Callable[[GraphQLInputObjectType], bool],
-                 defs_budget: int = DEFS_BUDGET):
+    def __init__(
+        self, object_argument: ObjectArgument, recursive: Callable[[GraphQLInputObjectType], bool], defs_budget: int = DEFS_BUDGET
+    ):
         self._object_argument = object_argument
         self._recursive = recursive
         self._queue: list[GraphQLInputObjectType] = []

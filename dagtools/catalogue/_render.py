@@ -19,16 +19,21 @@ def render_tools(tools: list[Tool], format: str = "openai") -> list[dict[str, An
 
 def render_tool(tool: Tool, format: str = "openai") -> dict[str, Any]:
     if format == "openai":
-        return {"type": "function", "function": {"name": tool.name, "description": tool.description,
-                                                 "parameters": tool.parameters}}
+        return {"type": "function", "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters}}
     if format == "openai-strict":
-        return {"type": "function", "function": {"name": tool.name, "description": tool.description,
-                                                 "parameters": strict_schema(tool.parameters), "strict": True}}
+        return {
+            "type": "function",
+            "function": {"name": tool.name, "description": tool.description, "parameters": strict_schema(tool.parameters), "strict": True},
+        }
     if format == "anthropic":
         return {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
     if format == "mcp":
-        return {"name": tool.name, "description": tool.description, "inputSchema": tool.parameters,
-                "annotations": {"readOnlyHint": tool.read_only, "destructiveHint": tool.destructive}}
+        return {
+            "name": tool.name,
+            "description": tool.description,
+            "inputSchema": tool.parameters,
+            "annotations": {"readOnlyHint": tool.read_only, "destructiveHint": tool.destructive},
+        }
     if format == "gemini":
         return {"name": tool.name, "description": tool.description, "parameters": inline_refs(tool.parameters)}
     raise ValueError(f"Unknown tool format {format!r}; choose one of {', '.join(FORMATS)}.")

@@ -27,22 +27,27 @@ from ._run import KITCHEN, add_model_options, add_run_arguments, run_command, ru
 __all__ = ["main"]
 
 
-
 def add_source_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("source", help="a schema: SDL or introspection file, path/to/file.py:attribute, a URL, "
-                        "or dagger (the Dagger session this runs in)")
+    parser.add_argument(
+        "source", help="a schema: SDL or introspection file, path/to/file.py:attribute, a URL, or dagger (the Dagger session this runs in)"
+    )
     parser.add_argument("--dialect", choices=["plain", "relay", "dagger"], help="force the API's conventions")
     parser.add_argument("--allow-mutations", action="store_true", help="expose every mutation as a tool")
-    parser.add_argument("--mutation", action="append", default=[], metavar="NAME",
-                        help="expose one mutation (repeatable)")
+    parser.add_argument("--mutation", action="append", default=[], metavar="NAME", help="expose one mutation (repeatable)")
     parser.add_argument("--include-deprecated", action="store_true", help="show deprecated fields too")
     parser.add_argument("--relay-ids", action="store_true", help="let ID arguments such as subjectId take Type#N")
     parser.add_argument("--strict", action="store_true", help="refuse schemas that are invalid as published")
     http = parser.add_argument_group("real APIs (a URL source)")
-    http.add_argument("-H", "--header", action="append", default=[], type=_header, metavar="'NAME: VALUE'",
-                      help="send this header to the API (repeatable), e.g. -H 'Authorization: Bearer ...'")
-    http.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
-                      help="how long to wait for each answer (default 30)")
+    http.add_argument(
+        "-H",
+        "--header",
+        action="append",
+        default=[],
+        type=_header,
+        metavar="'NAME: VALUE'",
+        help="send this header to the API (repeatable), e.g. -H 'Authorization: Bearer ...'",
+    )
+    http.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="how long to wait for each answer (default 30)")
     http.add_argument("--no-cache", action="store_true", help="neither read nor write the cached schema")
     http.add_argument("--refresh-schema", action="store_true", help="fetch the schema again and update the cache")
 
@@ -57,9 +62,17 @@ def _header(text: str) -> tuple[str, str]:
 def source_options(args: argparse.Namespace) -> dict[str, Any]:
     mutations: bool | list[str] = True if args.allow_mutations else list(args.mutation) or False
     cache: bool | str = False if args.no_cache else "refresh" if args.refresh_schema else True
-    return {"dialect": args.dialect, "mutations": mutations, "include_deprecated": args.include_deprecated,
-            "relay_ids": args.relay_ids, "lenient": not args.strict, "headers": dict(args.header) or None,
-            "timeout": args.timeout, "cache": cache, "progress": stderr_progress()}
+    return {
+        "dialect": args.dialect,
+        "mutations": mutations,
+        "include_deprecated": args.include_deprecated,
+        "relay_ids": args.relay_ids,
+        "lenient": not args.strict,
+        "headers": dict(args.header) or None,
+        "timeout": args.timeout,
+        "cache": cache,
+        "progress": stderr_progress(),
+    }
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -70,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     add_model_options(demo)
     demo.set_defaults(handler=_demo)
 
-    run = commands.add_parser("run", help="let a model do a task on an API: dagtools run SOURCE \"prompt\" --model ...")
+    run = commands.add_parser("run", help='let a model do a task on an API: dagtools run SOURCE "prompt" --model ...')
     add_source_options(run)
     add_run_arguments(run)
     run.set_defaults(handler=lambda args: run_command(args, source_options(args)))
@@ -85,8 +98,12 @@ def _parser() -> argparse.ArgumentParser:
 
     tools = commands.add_parser("tools", help="print the toolset a model starts with (or the whole catalogue)")
     add_source_options(tools)
-    tools.add_argument("--format", choices=[*FORMATS, "tools-config"], default="openai",
-                       help="a provider's tool format, or tools-config: the catalogue as a tools config (JSON)")
+    tools.add_argument(
+        "--format",
+        choices=[*FORMATS, "tools-config"],
+        default="openai",
+        help="a provider's tool format, or tools-config: the catalogue as a tools config (JSON)",
+    )
     tools.add_argument("--all", action="store_true", help="every tool in the catalogue, not the initial toolset")
     tools.add_argument("--json", action="store_true", help="print exactly the JSON array of tools")
     tools.set_defaults(handler=_tools)
@@ -106,12 +123,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # -- call ----------------------------------------------------------------------------------------------
 
+
 def _call(args: argparse.Namespace) -> int:
     return anyio.run(_replay, args.source, args.script, args.json, source_options(args))
 
 
-async def _replay(source: Any, script_path: str, as_json: bool, options: dict[str, Any], *,
-                  transcript: bool = False) -> int:
+async def _replay(source: Any, script_path: str, as_json: bool, options: dict[str, Any], *, transcript: bool = False) -> int:
     script = load_script(script_path)
     session = await open_session(source, inputs=script.inputs, outputs=script.outputs, **options)
     for warning in session.warnings:
@@ -155,22 +172,24 @@ def _section(title: str) -> str:
 
 # -- demo ------------------------------------------------------------------------------------------------
 
+
 def _demo(args: argparse.Namespace) -> int:
     api = KITCHEN / "api.py"
     if not api.exists():
-        print("dagtools: the kitchen example is not here; run the demo from a checkout "
-              "(pip install -e . in the repository).", file=sys.stderr)
+        print(
+            "dagtools: the kitchen example is not here; run the demo from a checkout (pip install -e . in the repository).", file=sys.stderr
+        )
         return 2
     if args.model:
         return run_demo(args)
     if args.json:  # the same lines as `dagtools call ... --json`
         return anyio.run(lambda: _replay(f"{api}:schema", str(KITCHEN / "fries.yaml"), True, {}))
     print("The kitchen API: bake french fries with Type_field tools over Type#N objects.")
-    return anyio.run(lambda: _replay(f"{api}:schema", str(KITCHEN / "fries.yaml"), False,
-                                     {}, transcript=True))
+    return anyio.run(lambda: _replay(f"{api}:schema", str(KITCHEN / "fries.yaml"), False, {}, transcript=True))
 
 
 # -- tools -----------------------------------------------------------------------------------------------
+
 
 def _tools(args: argparse.Namespace) -> int:
     options = source_options(args)
@@ -181,9 +200,15 @@ def _tools(args: argparse.Namespace) -> int:
         options["headers"] = {**session_auth, **dict(options.get("headers") or {})}
         options["dialect"] = options.get("dialect") or "dagger"
         cache = False
-    loaded = load_schema(source, lenient=options.pop("lenient"), headers=options.pop("headers"),
-                         timeout=options.pop("timeout"), progress=options.pop("progress"),
-                         use_cache=cache is not False, refresh=cache == "refresh")
+    loaded = load_schema(
+        source,
+        lenient=options.pop("lenient"),
+        headers=options.pop("headers"),
+        timeout=options.pop("timeout"),
+        progress=options.pop("progress"),
+        use_cache=cache is not False,
+        refresh=cache == "refresh",
+    )
     for warning in loaded.warnings:
         print(f"dagtools: tolerated: {warning}", file=sys.stderr)
     catalogue = catalogue_for(loaded.schema, **options)
@@ -207,7 +232,8 @@ def _tools(args: argparse.Namespace) -> int:
         total += size
         print(f"{tool.name:<48} {size:>8} bytes {estimate_tokens(json.dumps(item, ensure_ascii=False)):>7} tokens")
     text = json.dumps(rendered, ensure_ascii=False)
-    print(f"{len(tools)} tools of {len(catalogue)} in the catalogue, {args.format} format: "
-          f"{len(text.encode())} bytes, about {estimate_tokens(text)} tokens")
+    print(
+        f"{len(tools)} tools of {len(catalogue)} in the catalogue, {args.format} format: "
+        f"{len(text.encode())} bytes, about {estimate_tokens(text)} tokens"
+    )
     return 0
-

@@ -13,34 +13,60 @@ __all__ = ["add_mcp_command", "mcp_config_from_args"]
 
 def add_mcp_command(commands: Any) -> None:
     mcp = commands.add_parser(
-        "mcp", help="serve an API to MCP clients (Claude Desktop, Cursor, ...) over stdio or streamable HTTP",
-        description="Serve a GraphQL API as MCP tools. Options given here override the --config file.")
-    mcp.add_argument("source", nargs="?", help="the API: a URL, a schema file, or path/to/file.py:attribute "
-                     "(or `source` in the config file)")
+        "mcp",
+        help="serve an API to MCP clients (Claude Desktop, Cursor, ...) over stdio or streamable HTTP",
+        description="Serve a GraphQL API as MCP tools. Options given here override the --config file.",
+    )
+    mcp.add_argument(
+        "source", nargs="?", help="the API: a URL, a schema file, or path/to/file.py:attribute (or `source` in the config file)"
+    )
     mcp.add_argument("--config", metavar="FILE", help="YAML or JSON file with any of these options (and inputs, outputs)")
-    mcp.add_argument("--tools", choices=["fixed", "dynamic"], help="fixed (default): a constant set of tools "
-                     "(selectTools, callTool, describeTools, save) for any client; dynamic: every selected "
-                     "Type_field tool is listed, for clients that re-read the tool list when told")
+    mcp.add_argument(
+        "--tools",
+        choices=["fixed", "dynamic"],
+        help="fixed (default): a constant set of tools "
+        "(selectTools, callTool, describeTools, save) for any client; dynamic: every selected "
+        "Type_field tool is listed, for clients that re-read the tool list when told",
+    )
     mcp.add_argument("--transport", choices=["stdio", "http"], help="stdio (default) or streamable HTTP")
     mcp.add_argument("--host", help="HTTP address to listen on (default 127.0.0.1)")
     mcp.add_argument("--port", type=int, help="HTTP port (default 8000)")
     mcp.add_argument("--path", help="HTTP path of the MCP endpoint (default /mcp)")
-    mcp.add_argument("--header", action="append", default=None, metavar="'NAME: VALUE'",
-                     help="send this header to the API (repeatable; ${VAR} is read from the environment)")
-    mcp.add_argument("--forward-header", action="append", default=None, metavar="NAME",
-                     help="pass this header of incoming HTTP requests on to the API (repeatable)")
+    mcp.add_argument(
+        "--header",
+        action="append",
+        default=None,
+        metavar="'NAME: VALUE'",
+        help="send this header to the API (repeatable; ${VAR} is read from the environment)",
+    )
+    mcp.add_argument(
+        "--forward-header",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="pass this header of incoming HTTP requests on to the API (repeatable)",
+    )
     mcp.add_argument("--dialect", choices=["plain", "relay", "dagger"], help="force the API's conventions")
     mcp.add_argument("--allow-mutations", action="store_true", default=None, help="expose every mutation as a tool")
     mcp.add_argument("--mutation", action="append", default=None, metavar="NAME", help="expose one mutation (repeatable)")
     mcp.add_argument("--include-deprecated", action="store_true", default=None, help="show deprecated fields too")
     mcp.add_argument("--relay-ids", action="store_true", default=None, help="let ID arguments take Type#N")
     mcp.add_argument("--strict", action="store_true", help="refuse schemas that are invalid as published")
-    mcp.add_argument("--input", action="append", default=None, metavar="NAME=CHAIN[:DESCRIPTION]",
-                     help="give every session an object, such as oven=oven:An oven you can use (repeatable)")
-    mcp.add_argument("--value", action="append", default=None, metavar="NAME=JSON",
-                     help="give every session a plain value (repeatable)")
-    mcp.add_argument("--output", action="append", default=None, metavar="NAME:TYPE[:DESCRIPTION]",
-                     help="ask for an output, returned with the save tool (repeatable)")
+    mcp.add_argument(
+        "--input",
+        action="append",
+        default=None,
+        metavar="NAME=CHAIN[:DESCRIPTION]",
+        help="give every session an object, such as oven=oven:An oven you can use (repeatable)",
+    )
+    mcp.add_argument("--value", action="append", default=None, metavar="NAME=JSON", help="give every session a plain value (repeatable)")
+    mcp.add_argument(
+        "--output",
+        action="append",
+        default=None,
+        metavar="NAME:TYPE[:DESCRIPTION]",
+        help="ask for an output, returned with the save tool (repeatable)",
+    )
     mcp.set_defaults(handler=_mcp)
 
 
@@ -61,10 +87,22 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
     headers = {**config.headers, **parse_headers(args.header, "--header")} if args.header else None
     forward = tuple(config.forward_headers) + tuple(args.forward_header) if args.forward_header else None
     return config.with_options(
-        source=args.source, tools=args.tools, transport=args.transport, host=args.host, port=args.port,
-        path=args.path, headers=headers, forward_headers=forward, dialect=args.dialect, mutations=mutations,
-        include_deprecated=args.include_deprecated, relay_ids=args.relay_ids,
-        lenient=False if args.strict else None, inputs=inputs, outputs=outputs)
+        source=args.source,
+        tools=args.tools,
+        transport=args.transport,
+        host=args.host,
+        port=args.port,
+        path=args.path,
+        headers=headers,
+        forward_headers=forward,
+        dialect=args.dialect,
+        mutations=mutations,
+        include_deprecated=args.include_deprecated,
+        relay_ids=args.relay_ids,
+        lenient=False if args.strict else None,
+        inputs=inputs,
+        outputs=outputs,
+    )
 
 
 def _mcp(args: argparse.Namespace) -> int:

@@ -29,8 +29,9 @@ DEMO_PROMPT = "Bake me some french fries."
 
 
 def add_model_options(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
-    parser.add_argument("--model", required=required, metavar="PROVIDER:NAME",
-                        help="openai:NAME, anthropic:NAME, ollama:NAME or script:FILE")
+    parser.add_argument(
+        "--model", required=required, metavar="PROVIDER:NAME", help="openai:NAME, anthropic:NAME, ollama:NAME or script:FILE"
+    )
     parser.add_argument("--base-url", help="an OpenAI- or Anthropic-compatible server (vLLM, Ollama, llama.cpp)")
     parser.add_argument("--max-steps", type=int, default=30, help="model turns before the run stops (30)")
     parser.add_argument("--max-tokens", type=int, help="total tokens before the run stops")
@@ -39,12 +40,21 @@ def add_model_options(parser: argparse.ArgumentParser, *, required: bool = False
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("prompt", help="the task, in words")
-    parser.add_argument("--input", action="append", default=[], metavar="NAME=CHAIN[:DESCRIPTION]",
-                        help='an object the model starts with, such as oven=oven:"An oven" (repeatable)')
-    parser.add_argument("--value", action="append", default=[], metavar="NAME=JSON",
-                        help="a plain value the model is given (repeatable)")
-    parser.add_argument("--output", action="append", default=[], metavar="NAME:TYPE[:DESCRIPTION]",
-                        help="an output the model must save, such as fries:Plate (repeatable)")
+    parser.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="NAME=CHAIN[:DESCRIPTION]",
+        help='an object the model starts with, such as oven=oven:"An oven" (repeatable)',
+    )
+    parser.add_argument("--value", action="append", default=[], metavar="NAME=JSON", help="a plain value the model is given (repeatable)")
+    parser.add_argument(
+        "--output",
+        action="append",
+        default=[],
+        metavar="NAME:TYPE[:DESCRIPTION]",
+        help="an output the model must save, such as fries:Plate (repeatable)",
+    )
     add_model_options(parser, required=True)
 
 
@@ -57,14 +67,16 @@ def run_command(args: argparse.Namespace, options: dict[str, Any]) -> int:
 
 def run_demo(args: argparse.Namespace) -> int:
     script = load_script(KITCHEN / "fries.yaml")
-    print("The kitchen API: a model bakes french fries with Type_field tools over Type#N objects.",
-          file=sys.stderr if args.json else sys.stdout)
-    return anyio.run(lambda: run_agent(f"{KITCHEN / 'api.py'}:schema", DEMO_PROMPT, script.inputs,
-                                       script.outputs, args, {}))
+    print(
+        "The kitchen API: a model bakes french fries with Type_field tools over Type#N objects.",
+        file=sys.stderr if args.json else sys.stdout,
+    )
+    return anyio.run(lambda: run_agent(f"{KITCHEN / 'api.py'}:schema", DEMO_PROMPT, script.inputs, script.outputs, args, {}))
 
 
-async def run_agent(source: Any, prompt: str, inputs: dict[str, Any], outputs: dict[str, Any],
-                    args: argparse.Namespace, options: dict[str, Any]) -> int:
+async def run_agent(
+    source: Any, prompt: str, inputs: dict[str, Any], outputs: dict[str, Any], args: argparse.Namespace, options: dict[str, Any]
+) -> int:
     model = get_model(args.model, base_url=args.base_url)
     session = await open_session(source, inputs=inputs, outputs=outputs, **options)
     show = _Printer(sys.stderr if args.json else sys.stdout)
@@ -81,8 +93,11 @@ async def run_agent(source: Any, prompt: str, inputs: dict[str, Any], outputs: d
     else:
         print(f"\n== Outputs ==\n{json.dumps(result.outputs, ensure_ascii=False) if result.outputs else 'none saved'}")
     usage = result.usage
-    print(f"dagtools: {result.reason}: {result.message} ({result.steps} steps, {usage.input_tokens} input + "
-          f"{usage.output_tokens} output tokens)", file=sys.stderr)
+    print(
+        f"dagtools: {result.reason}: {result.message} ({result.steps} steps, {usage.input_tokens} input + "
+        f"{usage.output_tokens} output tokens)",
+        file=sys.stderr,
+    )
     return 0 if result.reason == "saved" or (not outputs and result.reason == "model_stopped") else 1
 
 

@@ -20,8 +20,7 @@ class Response:
 class Executor(Protocol):
     """Runs GraphQL documents. Raises ExecutorError only when the API could not answer at all."""
 
-    async def execute(self, document: str, variables: dict[str, Any] | None = None, *,
-                      operation_name: str | None = None) -> Response: ...
+    async def execute(self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None) -> Response: ...
 
     async def aclose(self) -> None: ...
 
@@ -42,12 +41,10 @@ class SchemaOnlyExecutor:
     def __init__(self, origin: str = "this schema") -> None:
         self.origin = origin
 
-    async def execute(self, document: str, variables: dict[str, Any] | None = None, *,
-                      operation_name: str | None = None) -> Response:
+    async def execute(self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None) -> Response:
         from .._errors import ExecutorError
 
-        raise ExecutorError(f"{self.origin} only describes the API, so nothing can run; "
-                            "point dagtools at the API's URL.")
+        raise ExecutorError(f"{self.origin} only describes the API, so nothing can run; point dagtools at the API's URL.")
 
     async def aclose(self) -> None:
         return None

@@ -63,14 +63,21 @@ class HttpExecutor:
     a GraphQL answer raises `TransportError`, `HttpStatusError` or `ExecutorError`.
     """
 
-    def __init__(self, url: str, *, headers: Mapping[str, str] | None = None, timeout: float = 30.0,
-                 retries: int = 3, client: httpx.AsyncClient | None = None, backoff: float = 0.5,
-                 max_wait: float = 30.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 30.0,
+        retries: int = 3,
+        client: httpx.AsyncClient | None = None,
+        backoff: float = 0.5,
+        max_wait: float = 30.0,
+    ) -> None:
         if retries < 0:
             raise ValueError("retries must be 0 or more")
         self.url = url
-        self.headers = {"Accept": "application/graphql-response+json, application/json",
-                        **dict(headers or {})}
+        self.headers = {"Accept": "application/graphql-response+json, application/json", **dict(headers or {})}
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
@@ -82,8 +89,9 @@ class HttpExecutor:
     def __repr__(self) -> str:
         return f"HttpExecutor({self.url!r})"
 
-    async def execute(self, document: str, variables: dict[str, Any] | None = None, *,
-                      operation_name: str | None = None, progress: Progress | None = None) -> Response:
+    async def execute(
+        self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None, progress: Progress | None = None
+    ) -> Response:
         payload: dict[str, Any] = {"query": document, "variables": variables or {}}
         if operation_name is not None:
             payload["operationName"] = operation_name
@@ -123,13 +131,19 @@ class HttpExecutor:
             async with self._http().stream("POST", self.url, content=body, headers=headers) as answer:
                 content = await _read(answer, progress)
         except httpx.TimeoutException as error:
-            raise _Attempt(TransportError(
-                f"The API at {self.url} did not answer within {self.timeout:g}s{_TRIES}. Check that the server is up "
-                "and not overloaded, or allow more time (--timeout).")) from error
+            raise _Attempt(
+                TransportError(
+                    f"The API at {self.url} did not answer within {self.timeout:g}s{_TRIES}. Check that the server is up "
+                    "and not overloaded, or allow more time (--timeout)."
+                )
+            ) from error
         except (httpx.TransportError, OSError) as error:
-            raise _Attempt(TransportError(
-                f"The API at {self.url} could not be reached ({_describe(error)}){_TRIES}. Check the URL, that the "
-                "server is running, and the network or proxy between.")) from error
+            raise _Attempt(
+                TransportError(
+                    f"The API at {self.url} could not be reached ({_describe(error)}){_TRIES}. Check the URL, that the "
+                    "server is running, and the network or proxy between."
+                )
+            ) from error
         return self._answer(answer, content)
 
     def _answer(self, answer: httpx.Response, content: bytes) -> Response:
@@ -139,27 +153,29 @@ class HttpExecutor:
             if status in (400, 422) and isinstance(parsed, dict) and isinstance(parsed.get("errors"), list):
                 return _response(parsed)
             reason = answer.reason_phrase or ""
-            hint = _HINTS.get(status) or ("the server failed; try again later" if status >= 500 else
-                                          "check the URL and headers")
+            hint = _HINTS.get(status) or ("the server failed; try again later" if status >= 500 else "check the URL and headers")
             message = f"The API at {self.url} answered HTTP {status} {reason}".rstrip()
             if status in _RETRY_STATUSES:
                 message += _TRIES
             excerpt = _excerpt(content)
             if excerpt:
                 message += f": {excerpt}"
-            error = HttpStatusError(f"{message}. Hint: {hint}.", status_code=status,
-                                    body=content[:4096].decode("utf-8", "replace"))
+            error = HttpStatusError(f"{message}. Hint: {hint}.", status_code=status, body=content[:4096].decode("utf-8", "replace"))
             if status in _RETRY_STATUSES:
                 raise _Attempt(error, retry_after=retry_after_seconds(answer.headers.get("Retry-After")))
             raise error
         if parsed is _NOT_JSON:
             kind = answer.headers.get("Content-Type", "no content type")
-            raise ExecutorError(f"The API at {self.url} answered with something that is not JSON ({kind}): "
-                                f"{_excerpt(content) or 'an empty body'}. Check that the URL is the GraphQL "
-                                "endpoint, not a web page.")
+            raise ExecutorError(
+                f"The API at {self.url} answered with something that is not JSON ({kind}): "
+                f"{_excerpt(content) or 'an empty body'}. Check that the URL is the GraphQL "
+                "endpoint, not a web page."
+            )
         if not isinstance(parsed, dict) or ("data" not in parsed and "errors" not in parsed):
-            raise ExecutorError(f"The API at {self.url} answered JSON that is not a GraphQL response (no `data` "
-                                f"or `errors`): {_excerpt(content)}. Check that the URL is the GraphQL endpoint.")
+            raise ExecutorError(
+                f"The API at {self.url} answered JSON that is not a GraphQL response (no `data` "
+                f"or `errors`): {_excerpt(content)}. Check that the URL is the GraphQL endpoint."
+            )
         return _response(parsed)
 
 
@@ -247,8 +263,9 @@ def env_headers(environ: Mapping[str, str] | None = None) -> dict[str, str]:
         try:
             value = json.loads(raw)
         except ValueError as error:
-            raise ExecutorError(f"DAGTOOLS_HEADERS is not valid JSON ({error}); set it to an object such as "
-                                '{"X-Api-Key": "..."}.') from None
+            raise ExecutorError(
+                f'DAGTOOLS_HEADERS is not valid JSON ({error}); set it to an object such as {{"X-Api-Key": "..."}}.'
+            ) from None
         if not isinstance(value, dict):
             raise ExecutorError('DAGTOOLS_HEADERS must be a JSON object such as {"X-Api-Key": "..."}.')
         headers = merge_headers(headers, {str(k): str(v) for k, v in value.items()})

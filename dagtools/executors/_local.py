@@ -23,8 +23,7 @@ class LocalExecutor:
     graphql-core schema, so the cost per call is graphql-core's own.
     """
 
-    def __init__(self, schema: Any, *, context_value: Any = None, root_value: Any = None,
-                 validate_documents: bool = False) -> None:
+    def __init__(self, schema: Any, *, context_value: Any = None, root_value: Any = None, validate_documents: bool = False) -> None:
         inner = getattr(schema, "_schema", None)
         self.schema: GraphQLSchema = inner if isinstance(inner, GraphQLSchema) else schema
         if not isinstance(self.schema, GraphQLSchema):
@@ -51,14 +50,19 @@ class LocalExecutor:
         self._documents[document] = node
         return node
 
-    async def execute(self, document: str, variables: dict[str, Any] | None = None, *,
-                      operation_name: str | None = None) -> Response:
+    async def execute(self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None) -> Response:
         node = self._parse(document)
         if isinstance(node, list):
             return Response(data=None, errors=[e.formatted for e in node])
         try:
-            result = execute(self.schema, node, root_value=self.root_value, context_value=self.context_value,
-                             variable_values=variables, operation_name=operation_name)
+            result = execute(
+                self.schema,
+                node,
+                root_value=self.root_value,
+                context_value=self.context_value,
+                variable_values=variables,
+                operation_name=operation_name,
+            )
             if isawaitable(result):
                 result = await result
         except GraphQLError as error:

@@ -31,9 +31,11 @@ def dagger_endpoint(environ: Mapping[str, str] | None = None) -> tuple[str, dict
     token = env.get("DAGGER_SESSION_TOKEN", "").strip()
     missing = [name for name, value in (("DAGGER_SESSION_PORT", port), ("DAGGER_SESSION_TOKEN", token)) if not value]
     if missing:
-        raise ConfigError(f"The dagger source needs a Dagger session, but {' and '.join(missing)} "
-                          f"{'is' if len(missing) == 1 else 'are'} not set. Run dagtools inside one, such as "
-                          "`dagger run dagtools call dagger script.yaml`, or point it at a URL.")
+        raise ConfigError(
+            f"The dagger source needs a Dagger session, but {' and '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not set. Run dagtools inside one, such as "
+            "`dagger run dagtools call dagger script.yaml`, or point it at a URL."
+        )
     if not port.isdigit() or not 0 < int(port) < 65536:
         raise ConfigError(f"DAGGER_SESSION_PORT must be a port number, not {port!r}.")
     credentials = base64.b64encode(f"{token}:".encode()).decode()

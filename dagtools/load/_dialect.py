@@ -127,11 +127,11 @@ def _lookup_fields(schema: GraphQLSchema) -> dict[str, Identity]:
     """Root fields that fetch one object by a key it carries: one argument, named like a scalar field."""
     query = schema.query_type
     found: dict[str, Identity] = {}
-    for name, field in (query.fields.items() if query is not None else ()):
+    for name, field in query.fields.items() if query is not None else ():
         target = field.type.of_type if isinstance(field.type, GraphQLNonNull) else field.type
         if not isinstance(target, GraphQLObjectType) or target.name in found or len(field.args) != 1:
             continue
-        (key, arg), = field.args.items()
+        ((key, arg),) = field.args.items()
         own = target.fields.get(key)
         if own is None or own.args or not isinstance(get_named_type(own.type), GraphQLScalarType):
             continue

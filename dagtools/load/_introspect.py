@@ -49,15 +49,23 @@ def default_cache_dir() -> Path:
 
 def cache_key(url: str, headers: Mapping[str, str] | None = None) -> str:
     """The entry name for a URL and the headers sent with it (names compared case-insensitively)."""
-    parts = [url] + [f"{name.lower()}: {value}" for name, value in sorted((headers or {}).items(),
-                                                                          key=lambda item: item[0].lower())]
+    parts = [url] + [f"{name.lower()}: {value}" for name, value in sorted((headers or {}).items(), key=lambda item: item[0].lower())]
     return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
 
 
-async def fetch_schema(url: str, *, headers: Mapping[str, str] | None = None, cache_dir: str | Path | None = None,
-                       refresh: bool = False, use_cache: bool = True, progress: Progress | None = None,
-                       ttl: float = DEFAULT_TTL, timeout: float = 30.0, lenient: bool = True,
-                       executor: HttpExecutor | None = None) -> LoadedSchema:
+async def fetch_schema(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    cache_dir: str | Path | None = None,
+    refresh: bool = False,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+    ttl: float = DEFAULT_TTL,
+    timeout: float = 30.0,
+    lenient: bool = True,
+    executor: HttpExecutor | None = None,
+) -> LoadedSchema:
     """The schema of the API at `url`, from the cache when fresh, else by the introspection query."""
     path = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
     path = path / f"{cache_key(url, headers)}.json"
@@ -71,8 +79,7 @@ async def fetch_schema(url: str, *, headers: Mapping[str, str] | None = None, ca
         if cached is None or refresh:
             raise SchemaLoadError(f"Cannot load the schema of {url}: {error}") from error
         age = (time.time() - cached["fetched_at"]) / 60
-        warnings.append(f"the API could not be asked for its schema ({error}); used the copy cached "
-                        f"{age:.0f} minutes ago")
+        warnings.append(f"the API could not be asked for its schema ({error}); used the copy cached {age:.0f} minutes ago")
         return _loaded(cached["introspection"], url, lenient, warnings)
     loaded = _loaded(introspection, url, lenient, warnings)  # only a usable answer is cached
     if use_cache:
@@ -118,20 +125,24 @@ def stderr_progress(stream: TextIO | None = None, *, threshold: int = _PROGRESS_
 # -- internals ---------------------------------------------------------------------------------------------
 
 
-async def _introspect(url: str, headers: Mapping[str, str] | None, progress: Progress | None, timeout: float,
-                      executor: HttpExecutor | None) -> dict[str, Any]:
+async def _introspect(
+    url: str, headers: Mapping[str, str] | None, progress: Progress | None, timeout: float, executor: HttpExecutor | None
+) -> dict[str, Any]:
     runner = executor or HttpExecutor(url, headers=headers, timeout=timeout)
     try:
-        response = await runner.execute(get_introspection_query(descriptions=True), {},
-                                        operation_name="IntrospectionQuery", progress=progress)
+        response = await runner.execute(
+            get_introspection_query(descriptions=True), {}, operation_name="IntrospectionQuery", progress=progress
+        )
     finally:
         if executor is None:
             await runner.aclose()
         getattr(progress, "finish", lambda: None)()
     if response.data is None or "__schema" not in response.data:
         messages = "; ".join(str(e.get("message", e)) for e in response.errors) or "no __schema in the answer"
-        raise SchemaLoadError(f"{url} refused the introspection query: {messages}. Check the headers "
-                              "(authentication) and that the server allows introspection.")
+        raise SchemaLoadError(
+            f"{url} refused the introspection query: {messages}. Check the headers "
+            "(authentication) and that the server allows introspection."
+        )
     answer: dict[str, Any] = {"data": response.data}
     if response.errors:
         answer["errors"] = response.errors
@@ -150,8 +161,12 @@ def _read_entry(path: Path) -> dict[str, Any] | None:
         entry = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None  # absent or damaged: fetch again
-    if not isinstance(entry, dict) or entry.get("format") != _FORMAT or not isinstance(entry.get("fetched_at"), (int, float)) \
-            or not isinstance(entry.get("introspection"), dict):
+    if (
+        not isinstance(entry, dict)
+        or entry.get("format") != _FORMAT
+        or not isinstance(entry.get("fetched_at"), (int, float))
+        or not isinstance(entry.get("introspection"), dict)
+    ):
         return None
     return entry
 
@@ -161,8 +176,7 @@ def _write_entry(path: Path, url: str, introspection: dict[str, Any]) -> None:
     entry = {"format": _FORMAT, "url": url, "fetched_at": time.time(), "introspection": introspection}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp",
-                                         delete=False) as handle:
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False) as handle:
             json.dump(entry, handle, ensure_ascii=False)
         os.replace(handle.name, path)
     except OSError:

@@ -53,9 +53,7 @@ def call_factory(factory: Callable[[], object], *, origin: str) -> object:
     except ValueError:  # no signature available (some builtins): just try calling it
         pass
     if inspect.iscoroutinefunction(factory):
-        raise SchemaLoadError(
-            f"Cannot load {origin}: it is an async function. Use a plain function that returns the schema."
-        )
+        raise SchemaLoadError(f"Cannot load {origin}: it is an async function. Use a plain function that returns the schema.")
     try:
         return factory()
     except Exception as exc:
@@ -93,9 +91,7 @@ def import_file(path: Path, *, origin: str) -> Any:
             sys.modules.pop(name, None)
             if isinstance(exc, SchemaLoadError) or not isinstance(exc, Exception):
                 raise
-            raise SchemaLoadError(
-                f"Cannot load {origin}: importing {path.name} raised {type(exc).__name__}: {exc}"
-            ) from exc
+            raise SchemaLoadError(f"Cannot load {origin}: importing {path.name} raised {type(exc).__name__}: {exc}") from exc
         return module
     finally:
         if added:

@@ -74,10 +74,7 @@ class SdlRepair:
 
     def warnings(self) -> list[str]:
         """One warning per repeated name, in the order the repeats appear."""
-        return [
-            f"{coordinate} is defined {_times(self.counts[coordinate])}; kept the first definition"
-            for coordinate in self.repeated
-        ]
+        return [f"{coordinate} is defined {_times(self.counts[coordinate])}; kept the first definition" for coordinate in self.repeated]
 
     def remaining(self, errors: list[GraphQLError]) -> list[GraphQLError] | None:
         """The errors not located inside a dropped node, or None when locations are missing."""

@@ -54,8 +54,7 @@ class LoadedSchema:
     """The strawberry.Schema when the source was one (executors run through it)."""
 
 
-def load_schema(source: object, *, lenient: bool = True, headers: dict[str, str] | None = None,
-                **url_options: Any) -> LoadedSchema:
+def load_schema(source: object, *, lenient: bool = True, headers: dict[str, str] | None = None, **url_options: Any) -> LoadedSchema:
     """Load a GraphQL schema from any supported source.
 
     `source` may be a `GraphQLSchema`, a `strawberry.Schema`, a `LoadedSchema` (returned as is), an
@@ -144,8 +143,7 @@ def _text_origin(text: str) -> str:
 def _from_file(path: Path, *, origin: str, lenient: bool) -> LoadedSchema:
     if path.suffix.lower() == ".py":
         raise SchemaLoadError(
-            f"{origin} is a Python file: name the schema inside it as '{origin}:attribute', "
-            f"for example '{origin}:schema'."
+            f"{origin} is a Python file: name the schema inside it as '{origin}:attribute', for example '{origin}:schema'."
         )
     if path.is_dir():
         raise SchemaLoadError(f"{origin} is a directory. Pass the path of an SDL or introspection JSON file.")
@@ -155,8 +153,7 @@ def _from_file(path: Path, *, origin: str, lenient: bool) -> LoadedSchema:
         raise SchemaLoadError(f"Schema file {origin!r} does not exist. Check the path.") from None
     except UnicodeDecodeError as exc:
         raise SchemaLoadError(
-            f"{origin} is not UTF-8 text ({exc.reason} at byte {exc.start}). "
-            "Pass an SDL file or an introspection JSON file."
+            f"{origin} is not UTF-8 text ({exc.reason} at byte {exc.start}). Pass an SDL file or an introspection JSON file."
         ) from None
     except OSError as exc:
         raise SchemaLoadError(f"Cannot read schema file {origin}: {exc.strerror or exc}.") from None
@@ -257,9 +254,7 @@ def _from_document(document: DocumentNode, *, origin: str, lenient: bool) -> Loa
         schema = build_ast_schema(document, assume_valid_sdl=True)
     except (TypeError, ValueError, KeyError, GraphQLError) as exc:
         detail = _listing(origin, errors) if errors else f"  {exc}"
-        raise SchemaLoadError(
-            f"{origin} cannot be built into a schema:\n{detail}\nFix the SDL at these places."
-        ) from None
+        raise SchemaLoadError(f"{origin} cannot be built into a schema:\n{detail}\nFix the SDL at these places.") from None
     return _validated(schema, origin=origin, lenient=lenient, warnings=warnings)
 
 
@@ -304,8 +299,7 @@ def _from_python_attribute(file: str, attribute: str, *, origin: str, lenient: b
     path = Path(file).expanduser()
     if not path.is_file():
         raise SchemaLoadError(
-            f"Cannot load {origin}: Python file {file!r} does not exist (looked in {path.resolve().parent}). "
-            "Check the path."
+            f"Cannot load {origin}: Python file {file!r} does not exist (looked in {path.resolve().parent}). Check the path."
         )
     module = import_file(path, origin=origin)
     value: Any = module

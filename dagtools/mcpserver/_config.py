@@ -1,14 +1,14 @@
 """What `dagtools mcp` serves and how: read from a YAML/JSON file, then overridden by the command line.
 
-    source: https://api.example.com/graphql     # or a schema file, or path/to/api.py:schema
-    tools: fixed                                 # or dynamic
-    transport: stdio                             # or http (with host, port, path)
-    headers: {Authorization: "Bearer ..."}       # sent to the API with every request
-    forward_headers: [Authorization]             # incoming HTTP headers passed on to the API
-    mutations: false                             # true, or a list of mutation field names
-    dialect: relay                               # plain | relay | dagger (detected when absent)
-    inputs:  {oven: {field: oven, description: An oven you can use.}}
-    outputs: {fries: {type: Plate, description: The fries, on a plate.}}
+source: https://api.example.com/graphql     # or a schema file, or path/to/api.py:schema
+tools: fixed                                 # or dynamic
+transport: stdio                             # or http (with host, port, path)
+headers: {Authorization: "Bearer ..."}       # sent to the API with every request
+forward_headers: [Authorization]             # incoming HTTP headers passed on to the API
+mutations: false                             # true, or a list of mutation field names
+dialect: relay                               # plain | relay | dagger (detected when absent)
+inputs:  {oven: {field: oven, description: An oven you can use.}}
+outputs: {fries: {type: Plate, description: The fries, on a plate.}}
 """
 
 from __future__ import annotations
@@ -68,9 +68,15 @@ class McpConfig:
     @property
     def session_options(self) -> dict[str, Any]:
         """The `open_session` options every client session is opened with."""
-        return {"inputs": self.inputs, "outputs": self.outputs, "dialect": self.dialect,
-                "mutations": self.mutations, "include_deprecated": self.include_deprecated,
-                "relay_ids": self.relay_ids, "max_active_tools": self.max_active_tools}
+        return {
+            "inputs": self.inputs,
+            "outputs": self.outputs,
+            "dialect": self.dialect,
+            "mutations": self.mutations,
+            "include_deprecated": self.include_deprecated,
+            "relay_ids": self.relay_ids,
+            "max_active_tools": self.max_active_tools,
+        }
 
 
 def load_mcp_config(path: str | Path | None = None, data: Mapping[str, Any] | None = None) -> McpConfig:

@@ -83,8 +83,13 @@ class McpToolServer:
                 raise ConfigError("Give the API to serve: a URL, a schema file, or path/to/api.py:attribute.")
             loaded = load_schema(config.source, lenient=config.lenient, headers=config.headers or None)
         self.loaded = loaded
-        self.catalogue = catalogue_for(loaded.schema, dialect=config.dialect, mutations=config.mutations,  # type: ignore[arg-type]
-                                       include_deprecated=config.include_deprecated, relay_ids=config.relay_ids)
+        self.catalogue = catalogue_for(
+            loaded.schema,
+            dialect=config.dialect,
+            mutations=config.mutations,  # type: ignore[arg-type]
+            include_deprecated=config.include_deprecated,
+            relay_ids=config.relay_ids,
+        )
         self._dynamic = config.tools == "dynamic"
         self._keyed: dict[str, _ClientState] = {}
         self._opening: dict[str, anyio.Event] = {}
@@ -220,8 +225,9 @@ class McpToolServer:
         try:
             state = await self._state(ctx)
         except DagtoolsError as error:
-            return self._result(ToolResult(call_id="", name=params.name, is_error=True,
-                                           value={"error": f"dagtools could not open a session: {error}"}))
+            return self._result(
+                ToolResult(call_id="", name=params.name, is_error=True, value={"error": f"dagtools could not open a session: {error}"})
+            )
         arguments = dict(params.arguments or {})
         async with state.lock:
             before = [t.name for t in self.tools_of(state.session)]
@@ -243,8 +249,7 @@ class McpToolServer:
 
                 await state.bus.publish(ToolsListChanged())
             return
-        await ctx.session.send_notification(self._types.ToolListChangedNotification(),
-                                            related_request_id=ctx.request_id)
+        await ctx.session.send_notification(self._types.ToolListChangedNotification(), related_request_id=ctx.request_id)
 
     async def _listen(self, ctx: Any, params: Any) -> Any:
         from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
@@ -265,15 +270,16 @@ class McpToolServer:
             name=rendered["name"],
             description=rendered["description"],
             input_schema=rendered["inputSchema"],
-            annotations=types.ToolAnnotations(read_only_hint=tool.read_only,
-                                              destructive_hint=tool.destructive if not tool.read_only else None,
-                                              open_world_hint=tool.kind == "field"),
+            annotations=types.ToolAnnotations(
+                read_only_hint=tool.read_only,
+                destructive_hint=tool.destructive if not tool.read_only else None,
+                open_world_hint=tool.kind == "field",
+            ),
         )
 
     def _result(self, result: ToolResult) -> Any:
         types = self._types
-        return types.CallToolResult(content=[types.TextContent(type="text", text=result.content)],
-                                    is_error=result.is_error)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=result.content)], is_error=result.is_error)
 
     # -- transports ----------------------------------------------------------------------------------
 
@@ -293,8 +299,7 @@ class McpToolServer:
     async def serve_http(self) -> None:
         import uvicorn
 
-        config = uvicorn.Config(self.http_app(), host=self.config.host, port=self.config.port,
-                                log_level="warning", lifespan="on")
+        config = uvicorn.Config(self.http_app(), host=self.config.host, port=self.config.port, log_level="warning", lifespan="on")
         server = uvicorn.Server(config)
         try:
             await server.serve()

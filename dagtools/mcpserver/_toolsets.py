@@ -36,24 +36,42 @@ def fixed_tools(session: Session) -> list[Tool]:
     tools = [
         Tool(
             name=SELECT_TOOLS,
-            description=(current.description + "\n\nThe selected tools' full parameter schemas come back in the "
-                         "result; run them with callTool. Call selectTools with no tools to see the objects "
-                         "you hold now and the tools you can select."),
-            parameters={"type": "object",
-                        "properties": {"tools": {**_NAMES, "description": "The tools to select, such as "
-                                                 "[\"Query_repository\"] (Type_* selects all of a type's tools)."}},
-                        "additionalProperties": False},
+            description=(
+                current.description + "\n\nThe selected tools' full parameter schemas come back in the "
+                "result; run them with callTool. Call selectTools with no tools to see the objects "
+                "you hold now and the tools you can select."
+            ),
+            parameters={
+                "type": "object",
+                "properties": {
+                    "tools": {
+                        **_NAMES,
+                        "description": 'The tools to select, such as ["Query_repository"] (Type_* selects all of a type\'s tools).',
+                    }
+                },
+                "additionalProperties": False,
+            },
             kind="selectTools",
         ),
         Tool(
             name=CALL_TOOL,
-            description=("Run a tool selected with selectTools, such as callTool(tool: \"Potato_peel\", "
-                         "arguments: {\"Potato\": \"Potato#1\"}). Objects are passed and returned as Type#N IDs."),
-            parameters={"type": "object",
-                        "properties": {"tool": {"type": "string", "description": "The tool's name, Type_field."},
-                                       "arguments": {"type": "object", "description": "The tool's arguments, "
-                                                     "as its schema from selectTools says.", "default": {}}},
-                        "required": ["tool"], "additionalProperties": False},
+            description=(
+                'Run a tool selected with selectTools, such as callTool(tool: "Potato_peel", '
+                'arguments: {"Potato": "Potato#1"}). Objects are passed and returned as Type#N IDs.'
+            ),
+            parameters={
+                "type": "object",
+                "properties": {
+                    "tool": {"type": "string", "description": "The tool's name, Type_field."},
+                    "arguments": {
+                        "type": "object",
+                        "description": "The tool's arguments, as its schema from selectTools says.",
+                        "default": {},
+                    },
+                },
+                "required": ["tool"],
+                "additionalProperties": False,
+            },
             kind="local",
             read_only=not may_mutate,
             destructive=may_mutate,
@@ -61,8 +79,12 @@ def fixed_tools(session: Session) -> list[Tool]:
         Tool(
             name=DESCRIBE_TOOLS,
             description="Show tools' descriptions and parameter schemas without selecting them.",
-            parameters={"type": "object", "properties": {"tools": {**_NAMES, "description": "Tool names."}},
-                        "required": ["tools"], "additionalProperties": False},
+            parameters={
+                "type": "object",
+                "properties": {"tools": {**_NAMES, "description": "Tool names."}},
+                "required": ["tools"],
+                "additionalProperties": False,
+            },
             kind="local",
         ),
     ]
@@ -93,16 +115,21 @@ async def call_fixed_tool(session: Session, name: str, arguments: dict[str, Any]
         if result.is_error:
             return result
         listed = tool_schemas(session, [names] if isinstance(names, str) else list(names))
-        return ToolResult(call_id=result.call_id, name=name,
-                          value={"result": result.value, "tools": listed,
-                                 "next": "Run these with callTool(tool, arguments)."})
+        return ToolResult(
+            call_id=result.call_id,
+            name=name,
+            value={"result": result.value, "tools": listed, "next": "Run these with callTool(tool, arguments)."},
+        )
     if name == CALL_TOOL:
         extra = set(arguments) - {"tool", "arguments"}
         tool = arguments.get("tool")
         inner = arguments.get("arguments") or {}
         if extra or not isinstance(tool, str) or not isinstance(inner, (dict, str)):
-            return _error(name, 'callTool takes {"tool": "Type_field", "arguments": {...}}.'
-                          + (f" It has no parameter {', '.join(sorted(extra))}." if extra else ""))
+            return _error(
+                name,
+                'callTool takes {"tool": "Type_field", "arguments": {...}}.'
+                + (f" It has no parameter {', '.join(sorted(extra))}." if extra else ""),
+            )
         if tool == CALL_TOOL:
             return _error(name, "callTool runs the API's tools; call the tool you want directly.")
         if tool == DESCRIBE_TOOLS:
@@ -118,8 +145,9 @@ async def call_fixed_tool(session: Session, name: str, arguments: dict[str, Any]
         known = {t["name"] for t in listed}
         unknown = [n for n in names if n not in known and not str(n).endswith("_*")]
         if unknown:
-            hints = [f"{n} (did you mean {', '.join(session.catalogue.suggest(n))}?)" if session.catalogue.suggest(n)
-                     else n for n in unknown]
+            hints = [
+                f"{n} (did you mean {', '.join(session.catalogue.suggest(n))}?)" if session.catalogue.suggest(n) else n for n in unknown
+            ]
             return _error(name, f"No tool named {'; '.join(hints)}. selectTools lists the tools there are.")
         return ToolResult(call_id="", name=name, value={"tools": listed})
     return await session.call_tool(ToolCall(name=name, arguments=arguments))

@@ -26,12 +26,27 @@ class AnthropicModel(HttpModel):
     key_variable = "ANTHROPIC_API_KEY"
     tool_format = "anthropic"
 
-    def __init__(self, name: str, *, base_url: str | None = None, api_key: str | None = None,
-                 max_tokens: int = 4096, temperature: float | None = None, extra: dict[str, Any] | None = None,
-                 timeout: float = 120.0, max_retries: int = 4, retry_wait: float = 1.0,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
-        super().__init__(base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL,
-                         timeout=timeout, max_retries=max_retries, retry_wait=retry_wait, transport=transport)
+    def __init__(
+        self,
+        name: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        max_tokens: int = 4096,
+        temperature: float | None = None,
+        extra: dict[str, Any] | None = None,
+        timeout: float = 120.0,
+        max_retries: int = 4,
+        retry_wait: float = 1.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        super().__init__(
+            base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry_wait=retry_wait,
+            transport=transport,
+        )
         if self.base_url.endswith("/v1"):  # accept either form of the base URL
             self.base_url = self.base_url[:-3]
         self.name = name
@@ -75,15 +90,16 @@ def to_anthropic_messages(messages: Sequence[Message]) -> tuple[str, list[dict[s
         if message.role == "system":
             system.append(message.content)
         elif message.role == "tool":
-            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id or "",
-                                     "content": message.content}
+            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id or "", "content": message.content}
             if message.is_error:
                 block["is_error"] = True
             push("user", [block])
         elif message.role == "assistant":
             blocks: list[dict[str, Any]] = [{"type": "text", "text": message.content}] if message.content else []
-            blocks += [{"type": "tool_use", "id": call.id, "name": call.name, "input": arguments_object(call.arguments)}
-                       for call in message.tool_calls]
+            blocks += [
+                {"type": "tool_use", "id": call.id, "name": call.name, "input": arguments_object(call.arguments)}
+                for call in message.tool_calls
+            ]
             push("assistant", blocks or [{"type": "text", "text": "(no answer)"}])
         else:
             push("user", [{"type": "text", "text": message.content or "(empty)"}])
@@ -112,8 +128,7 @@ def parse_anthropic_response(data: dict[str, Any]) -> ModelResponse:
             if not block.get("name") or not block.get("id"):
                 raise ModelError(f"Anthropic sent a tool_use block without a name or id: {block!r}")
             arguments = block.get("input")
-            calls.append(ToolCall(name=str(block["name"]), id=str(block["id"]),
-                                  arguments=arguments if isinstance(arguments, dict) else {}))
+            calls.append(ToolCall(name=str(block["name"]), id=str(block["id"]), arguments=arguments if isinstance(arguments, dict) else {}))
     if stop == "refusal":
         raise ModelError("The model refused: " + (" ".join(texts) or "no reason given"))
     if stop == "end_turn":
@@ -121,6 +136,9 @@ def parse_anthropic_response(data: dict[str, Any]) -> ModelResponse:
     elif stop == "tool_use":
         stop = "tool_calls"
     usage = data.get("usage") or {}
-    return ModelResponse(text="\n".join(t for t in texts if t), tool_calls=tuple(calls), stop_reason=stop,
-                         usage=Usage(input_tokens=int(usage.get("input_tokens") or 0),
-                                     output_tokens=int(usage.get("output_tokens") or 0)))
+    return ModelResponse(
+        text="\n".join(t for t in texts if t),
+        tool_calls=tuple(calls),
+        stop_reason=stop,
+        usage=Usage(input_tokens=int(usage.get("input_tokens") or 0), output_tokens=int(usage.get("output_tokens") or 0)),
+    )

@@ -36,12 +36,10 @@ class Usage:
         return self.input_tokens + self.output_tokens
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(input_tokens=self.input_tokens + other.input_tokens,
-                     output_tokens=self.output_tokens + other.output_tokens)
+        return Usage(input_tokens=self.input_tokens + other.input_tokens, output_tokens=self.output_tokens + other.output_tokens)
 
     def to_json(self) -> dict[str, int]:
-        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "total_tokens": self.total_tokens}
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens, "total_tokens": self.total_tokens}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,8 +70,15 @@ class HttpModel:
     provider = "model"
     key_variable = ""
 
-    def __init__(self, *, base_url: str, timeout: float = 120.0, max_retries: int = 4, retry_wait: float = 1.0,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        timeout: float = 120.0,
+        max_retries: int = 4,
+        retry_wait: float = 1.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self.max_retries = max_retries
@@ -97,8 +102,7 @@ class HttpModel:
                 with attempt:
                     return await self._post_once(url, payload, headers)
         except Retryable as error:
-            raise ModelError(f"{self.provider} at {self.base_url} kept failing after "
-                             f"{self.max_retries + 1} attempts: {error}") from None
+            raise ModelError(f"{self.provider} at {self.base_url} kept failing after {self.max_retries + 1} attempts: {error}") from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _post_once(self, url: str, payload: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
@@ -109,22 +113,20 @@ class HttpModel:
             raise Retryable(f"could not reach {url} ({type(error).__name__}: {error})") from None
         status = response.status_code
         if status == 429 or status >= 500:
-            raise Retryable(f"HTTP {status}: {_short(response.text)}",
-                            retry_after=retry_after_seconds(response.headers.get("Retry-After")))
+            raise Retryable(f"HTTP {status}: {_short(response.text)}", retry_after=retry_after_seconds(response.headers.get("Retry-After")))
         if status in (401, 403):
             hint = f" Check {self.key_variable} or the api_key option." if self.key_variable else ""
-            raise ModelError(f"{self.provider} refused the credentials (HTTP {status}): "
-                             f"{_short(response.text)}.{hint}")
+            raise ModelError(f"{self.provider} refused the credentials (HTTP {status}): {_short(response.text)}.{hint}")
         if status == 404:
-            raise ModelError(f"{self.provider} has nothing at {url} (HTTP 404): {_short(response.text)}. "
-                             "Check the base URL and the model name.")
+            raise ModelError(
+                f"{self.provider} has nothing at {url} (HTTP 404): {_short(response.text)}. Check the base URL and the model name."
+            )
         if status >= 400:
             raise ModelError(f"{self.provider} rejected the request (HTTP {status}): {_short(response.text)}")
         try:
             data = response.json()
         except json.JSONDecodeError:
-            raise ModelError(f"{self.provider} answered with something that is not JSON: "
-                             f"{_short(response.text)}") from None
+            raise ModelError(f"{self.provider} answered with something that is not JSON: {_short(response.text)}") from None
         if not isinstance(data, dict):
             raise ModelError(f"{self.provider} answered with JSON that is not an object: {_short(response.text)}")
         return data

@@ -20,13 +20,14 @@ def get_model(spec: str, *, base_url: str | None = None, api_key: str | None = N
     localhost:11434) or `script:turns.yaml`. `base_url` points openai/anthropic at any compatible server."""
     provider, sep, name = spec.partition(":")
     if not sep or not name:
-        raise ConfigError(f"Model {spec!r}: write provider:name, with provider one of {', '.join(PROVIDERS)} "
-                          "(such as openai:gpt-4o-mini or script:turns.yaml).")
+        raise ConfigError(
+            f"Model {spec!r}: write provider:name, with provider one of {', '.join(PROVIDERS)} "
+            "(such as openai:gpt-4o-mini or script:turns.yaml)."
+        )
     if provider == "openai":
         return OpenAIModel(name, base_url=base_url, api_key=api_key, **options)
     if provider == "ollama":
-        return OpenAIModel(name, base_url=base_url or "http://localhost:11434/v1", api_key=api_key or "ollama",
-                           **options)
+        return OpenAIModel(name, base_url=base_url or "http://localhost:11434/v1", api_key=api_key or "ollama", **options)
     if provider == "anthropic":
         return AnthropicModel(name, base_url=base_url, api_key=api_key, **options)
     if provider == "script":

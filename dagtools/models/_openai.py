@@ -25,13 +25,29 @@ class OpenAIModel(HttpModel):
     provider = "OpenAI-compatible server"
     key_variable = "OPENAI_API_KEY"
 
-    def __init__(self, name: str, *, base_url: str | None = None, api_key: str | None = None, strict: bool = False,
-                 parallel_tool_calls: bool | None = True, max_tokens: int | None = None,
-                 temperature: float | None = None, extra: dict[str, Any] | None = None, timeout: float = 120.0,
-                 max_retries: int = 4, retry_wait: float = 1.0,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
-        super().__init__(base_url=base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
-                         timeout=timeout, max_retries=max_retries, retry_wait=retry_wait, transport=transport)
+    def __init__(
+        self,
+        name: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        strict: bool = False,
+        parallel_tool_calls: bool | None = True,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        extra: dict[str, Any] | None = None,
+        timeout: float = 120.0,
+        max_retries: int = 4,
+        retry_wait: float = 1.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        super().__init__(
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry_wait=retry_wait,
+            transport=transport,
+        )
         self.name = name
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self.tool_format = "openai-strict" if strict else "openai"
@@ -42,8 +58,7 @@ class OpenAIModel(HttpModel):
 
     async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
         if not self.api_key and self.base_url == DEFAULT_BASE_URL:
-            raise ModelError("No OpenAI API key: set OPENAI_API_KEY or pass api_key "
-                             "(or point base_url at a local server that needs none).")
+            raise ModelError("No OpenAI API key: set OPENAI_API_KEY or pass api_key (or point base_url at a local server that needs none).")
         payload: dict[str, Any] = {"model": self.name, "messages": to_openai_messages(messages)}
         if tools:
             payload["tools"] = tools
@@ -68,9 +83,9 @@ def to_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
             item: dict[str, Any] = {"role": "assistant", "content": message.content or None}
             if message.tool_calls:
                 item["tool_calls"] = [
-                    {"id": call.id, "type": "function",
-                     "function": {"name": call.name, "arguments": arguments_text(call.arguments)}}
-                    for call in message.tool_calls]
+                    {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": arguments_text(call.arguments)}}
+                    for call in message.tool_calls
+                ]
             elif not message.content:
                 item["content"] = ""
             out.append(item)
@@ -99,8 +114,7 @@ def parse_openai_response(data: dict[str, Any]) -> ModelResponse:
         arguments = function.get("arguments")
         if arguments is None:
             arguments = {}
-        calls.append(ToolCall(name=str(function["name"]), arguments=arguments,
-                              id=str(raw.get("id") or f"call_{index}")))
+        calls.append(ToolCall(name=str(function["name"]), arguments=arguments, id=str(raw.get("id") or f"call_{index}")))
     usage = data.get("usage") or {}
     finish = choice.get("finish_reason") or ("tool_calls" if calls else "end")
     if finish == "stop":
@@ -109,6 +123,9 @@ def parse_openai_response(data: dict[str, Any]) -> ModelResponse:
         finish = "max_tokens"
     elif finish == "content_filter" and not calls and not message.get("content"):
         raise ModelError("The model's answer was withheld by the provider's content filter.")
-    return ModelResponse(text=message.get("content") or "", tool_calls=tuple(calls), stop_reason=str(finish),
-                         usage=Usage(input_tokens=int(usage.get("prompt_tokens") or 0),
-                                     output_tokens=int(usage.get("completion_tokens") or 0)))
+    return ModelResponse(
+        text=message.get("content") or "",
+        tool_calls=tuple(calls),
+        stop_reason=str(finish),
+        usage=Usage(input_tokens=int(usage.get("prompt_tokens") or 0), output_tokens=int(usage.get("completion_tokens") or 0)),
+    )

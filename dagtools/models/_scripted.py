@@ -48,8 +48,7 @@ def _call(item: Any, index: int) -> ToolCall:
         if not name:
             raise ConfigError(f"A scripted call needs a `tool` name: {dict(item)!r}")
         arguments = item.get("arguments", {})
-        return ToolCall(name=str(name), arguments=arguments if arguments is not None else {},
-                        id=str(item.get("id") or ""))
+        return ToolCall(name=str(name), arguments=arguments if arguments is not None else {}, id=str(item.get("id") or ""))
     raise ConfigError(f"A scripted call must be a mapping with `tool` and `arguments`, not {item!r}.")
 
 
@@ -77,8 +76,7 @@ def to_response(turn: Any, messages: Sequence[Message] = (), tools: list[dict[st
     sent = json.dumps([m.content for m in messages] + [tools or []], ensure_ascii=False, default=str)
     said = text + json.dumps([[c.name, c.arguments] for c in calls], ensure_ascii=False, default=str)
     usage = Usage(input_tokens=estimate_tokens(sent), output_tokens=estimate_tokens(said))
-    return ModelResponse(text=text, tool_calls=tuple(calls), usage=usage,
-                         stop_reason="tool_calls" if calls else "end")
+    return ModelResponse(text=text, tool_calls=tuple(calls), usage=usage, stop_reason="tool_calls" if calls else "end")
 
 
 def load_turns(source: str | Path | Mapping[str, Any] | Sequence[Any]) -> list[Any]:
@@ -135,8 +133,7 @@ class FunctionModel:
 
     tool_format = "openai"
 
-    def __init__(self, fn: Callable[[Sequence[Message], list[dict[str, Any]]], Any | Awaitable[Any]], *,
-                 name: str = "function") -> None:
+    def __init__(self, fn: Callable[[Sequence[Message], list[dict[str, Any]]], Any | Awaitable[Any]], *, name: str = "function") -> None:
         self.name = name
         self.fn = fn
         self.history: list[ModelRequest] = []

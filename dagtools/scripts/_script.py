@@ -40,8 +40,7 @@ class CallRecord:
     problem: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"tool": self.call.name, "arguments": self.call.arguments, "result": self.result.value,
-                "is_error": self.result.is_error}
+        return {"tool": self.call.name, "arguments": self.call.arguments, "result": self.result.value, "is_error": self.result.is_error}
 
 
 def load_script(source: str | Path | Mapping[str, Any]) -> Script:
@@ -84,8 +83,7 @@ def matches(expected: Any, actual: Any) -> bool:
     if isinstance(expected, dict):
         return isinstance(actual, dict) and all(k in actual and matches(v, actual[k]) for k, v in expected.items())
     if isinstance(expected, list):
-        return isinstance(actual, list) and len(expected) == len(actual) and all(
-            matches(e, a) for e, a in zip(expected, actual))
+        return isinstance(actual, list) and len(expected) == len(actual) and all(matches(e, a) for e, a in zip(expected, actual))
     return expected == actual
 
 
@@ -101,6 +99,7 @@ async def run_script(session: Session, script: Script) -> AsyncIterator[CallReco
         elif expect_error and not result.is_error:
             problem = f"call {index + 1} ({call.name}) was expected to fail but gave {result.content}"
         elif "expect" in spec and not matches(spec["expect"], result.value):
-            problem = (f"call {index + 1} ({call.name}) gave {result.content}, "
-                       f"which does not match the expected {json.dumps(spec['expect'])}")
+            problem = (
+                f"call {index + 1} ({call.name}) gave {result.content}, which does not match the expected {json.dumps(spec['expect'])}"
+            )
         yield CallRecord(call=call, result=result, problem=problem)

@@ -58,12 +58,12 @@ class ActiveToolset:
             for name in unknown:
                 close = self.catalogue.suggest(name)
                 hints.append(f"{name} (did you mean {', '.join(close)}?)" if close else name)
-            raise ToolCallError(f"No tool named {'; '.join(hints)}. Nothing was selected; call selectTools again "
-                                "with names from its description.")
+            raise ToolCallError(
+                f"No tool named {'; '.join(hints)}. Nothing was selected; call selectTools again with names from its description."
+            )
         wanted = list(dict.fromkeys(wanted))
         if len(wanted) > self.cap:
-            raise ToolCallError(f"That is {len(wanted)} tools; at most {self.cap} can be active at once. "
-                                "Select the ones you need next.")
+            raise ToolCallError(f"That is {len(wanted)} tools; at most {self.cap} can be active at once. Select the ones you need next.")
         overflow = len(self._last_used) + len([n for n in wanted if n not in self]) - self.cap
         dropped: list[str] = []
         if overflow > 0:
@@ -74,6 +74,8 @@ class ActiveToolset:
         for name in wanted:
             self.touch(name)
         if dropped:
-            return (f"ok. To stay within {self.cap} active tools, these were dropped: {', '.join(dropped)}. "
-                    "Select them again when you need them.")
+            return (
+                f"ok. To stay within {self.cap} active tools, these were dropped: {', '.join(dropped)}. "
+                "Select them again when you need them."
+            )
         return "ok"

@@ -41,8 +41,7 @@ class Context:
         self.insert(Message(role="assistant", content=text, tool_calls=tuple(tool_calls)))
 
     def add_result(self, result: ToolResult) -> None:
-        self.insert(Message(role="tool", content=result.content, tool_call_id=result.call_id, name=result.name,
-                            is_error=result.is_error))
+        self.insert(Message(role="tool", content=result.content, tool_call_id=result.call_id, name=result.name, is_error=result.is_error))
 
     def has_call(self, call_id: str) -> bool:
         return bool(call_id) and any(call.id == call_id for m in self.messages for call in m.tool_calls)

@@ -43,23 +43,24 @@ class LongValues:
             out: dict[str, Any] = {"result": shown}
             if end < len(value):
                 self._keep(ref, value)
-                out["truncated"] = (f"Showing items {offset} to {end - 1} of {len(value)}. To read on, call "
-                                    f'readResult(ref: "{ref}", offset: {end}).')
+                out["truncated"] = (
+                    f'Showing items {offset} to {end - 1} of {len(value)}. To read on, call readResult(ref: "{ref}", offset: {end}).'
+                )
             return out
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         end = min(offset + self.budget, len(text))
         out = {"result": text[offset:end]}
         if end < len(text):
             self._keep(ref, value)
-            out["truncated"] = (f"Showing characters {offset} to {end} of {len(text)}. To read on, call "
-                                f'readResult(ref: "{ref}", offset: {end}).')
+            out["truncated"] = (
+                f'Showing characters {offset} to {end} of {len(text)}. To read on, call readResult(ref: "{ref}", offset: {end}).'
+            )
         return out
 
     def read(self, ref: str, offset: int) -> dict[str, Any]:
         if ref not in self._values:
             known = ", ".join(self._values) or "none"
-            raise ToolCallError(f"No cut result is kept under {ref!r} (kept: {known}). "
-                                "Call the tool again to get the value anew.")
+            raise ToolCallError(f"No cut result is kept under {ref!r} (kept: {known}). Call the tool again to get the value anew.")
         value = self._values[ref]
         length = len(value) if isinstance(value, (list, str)) else _size(value)
         if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0 or offset >= length:

@@ -102,17 +102,20 @@ def _tool_lines(catalogue: Catalogue, types: list[str], budget_bytes: int) -> li
     return lines
 
 
-def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[ValueInput], *,
-                      budget_tokens: int = 1500) -> Tool:
+def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[ValueInput], *, budget_tokens: int = 1500) -> Tool:
     """The selectTools tool as of now: objects, values and selectable tools within the budget."""
     parts = ["Gain new tools for subsequent turns."]
     objects = _object_lines(registry)
     if objects:
         parts.append("Available objects:\n" + "\n".join(objects))
     if values:
-        parts.append("Available values:\n" + "\n".join(
-            f"- {v.name}: {_one_line(repr_value(v.value), 120)}" + (f" ({_one_line(v.description)})" if v.description else "")
-            for v in values))
+        parts.append(
+            "Available values:\n"
+            + "\n".join(
+                f"- {v.name}: {_one_line(repr_value(v.value), 120)}" + (f" ({_one_line(v.description)})" if v.description else "")
+                for v in values
+            )
+        )
     used = sum(len(p) + 2 for p in parts)
     budget_bytes = max(budget_tokens * 4 - used - 300, 400)
     types = selectable_types(catalogue, registry)
@@ -149,8 +152,7 @@ def output_schema(catalogue: Catalogue, output: Output) -> dict[str, Any]:
         schema = SchemaRenderer(lambda *_: None, lambda _t: False).type(type_)  # type: ignore[arg-type]
         text = ""
     else:
-        raise ConfigError(f"Output {output.name!r}: {output.type} is an input type; outputs are objects, "
-                          "scalars or enums.")
+        raise ConfigError(f"Output {output.name!r}: {output.type} is an input type; outputs are objects, scalars or enums.")
     text = " ".join(p for p in (text, output.description) if p)
     if text:
         inner = schema.get("description")
@@ -168,8 +170,10 @@ def _wrap_ref(type_: GraphQLInputType | Any) -> dict[str, Any]:
 
 def save_tool(catalogue: Catalogue, outputs: list[Output]) -> Tool:
     lines = [f"- {o.name} ({o.type})" + (f": {o.description}" if o.description else "") for o in outputs]
-    description = ("Save your work, making the requested outputs available to the user.\n\n"
-                   "Your task is to return the following outputs:\n" + "\n".join(lines))
+    description = (
+        "Save your work, making the requested outputs available to the user.\n\n"
+        "Your task is to return the following outputs:\n" + "\n".join(lines)
+    )
     return Tool(
         name=SAVE,
         description=description,
@@ -190,7 +194,7 @@ def read_result_tool() -> Tool:
         parameters={
             "type": "object",
             "properties": {
-                "ref": {"type": "string", "description": "The reference named in the note, such as \"Oven#1.manual\"."},
+                "ref": {"type": "string", "description": 'The reference named in the note, such as "Oven#1.manual".'},
                 "offset": {"type": "integer", "minimum": 0, "description": "Where to start: a character or item offset."},
             },
             "required": ["ref", "offset"],

@@ -25,16 +25,23 @@ __all__ = ["catalogue_for", "is_executable", "open_session"]
 _catalogues: weakref.WeakKeyDictionary[GraphQLSchema, dict[tuple, Catalogue]] = weakref.WeakKeyDictionary()
 
 
-def catalogue_for(schema: GraphQLSchema, *, dialect: DialectName | None = None, mutations: bool | Iterable[str] = False,
-                  include_deprecated: bool = False, relay_ids: bool = False, previews: bool | None = None) -> Catalogue:
+def catalogue_for(
+    schema: GraphQLSchema,
+    *,
+    dialect: DialectName | None = None,
+    mutations: bool | Iterable[str] = False,
+    include_deprecated: bool = False,
+    relay_ids: bool = False,
+    previews: bool | None = None,
+) -> Catalogue:
     """The catalogue for a schema and options, compiled once and shared by every session on it."""
     policy = mutations if isinstance(mutations, bool) else tuple(sorted(mutations))
     key = (dialect, policy, include_deprecated, relay_ids, previews)
     per_schema = _catalogues.setdefault(schema, {})
     if key not in per_schema:
-        per_schema[key] = compile_catalogue(schema, dialect=dialect, mutations=mutations,
-                                            include_deprecated=include_deprecated, relay_ids=relay_ids,
-                                            previews=previews)
+        per_schema[key] = compile_catalogue(
+            schema, dialect=dialect, mutations=mutations, include_deprecated=include_deprecated, relay_ids=relay_ids, previews=previews
+        )
     return per_schema[key]
 
 
@@ -82,18 +89,27 @@ async def open_session(
         cache = False
     if isinstance(source, str) and is_url(source):
         merged = merge_headers(env_headers(), headers)
-        loaded = await fetch_schema(source, headers=merged, use_cache=cache is not False, refresh=cache == "refresh",
-                                    timeout=timeout, lenient=lenient, progress=progress)
+        loaded = await fetch_schema(
+            source,
+            headers=merged,
+            use_cache=cache is not False,
+            refresh=cache == "refresh",
+            timeout=timeout,
+            lenient=lenient,
+            progress=progress,
+        )
         if executor is None:
             executor = owned = HttpExecutor(source, headers=merged, timeout=timeout)
     else:
         loaded = source if isinstance(source, LoadedSchema) else load_schema(source, lenient=lenient)
-    catalogue = catalogue_for(loaded.schema, dialect=dialect, mutations=mutations,
-                              include_deprecated=include_deprecated, relay_ids=relay_ids, previews=previews)
+    catalogue = catalogue_for(
+        loaded.schema, dialect=dialect, mutations=mutations, include_deprecated=include_deprecated, relay_ids=relay_ids, previews=previews
+    )
     if executor is None:
         if not is_executable(loaded.schema):
-            raise ConfigError(f"{loaded.origin} only describes the API; it cannot run queries. "
-                              "Point dagtools at the API's URL, or pass an executor.")
+            raise ConfigError(
+                f"{loaded.origin} only describes the API; it cannot run queries. Point dagtools at the API's URL, or pass an executor."
+            )
         executor = LocalExecutor(loaded.strawberry_schema or loaded.schema)
     try:
         session = Session(catalogue, executor, outputs=outputs, **session_options)
@@ -103,8 +119,7 @@ async def open_session(
                 raise ConfigError(f"Input {name!r} must be a mapping with `field` or `value`, and a `description`.")
             unknown = set(spec) - {"field", "value", "description"}
             if unknown:
-                raise ConfigError(f"Input {name!r} has unknown keys {sorted(unknown)}; use field or value, "
-                                  "and description.")
+                raise ConfigError(f"Input {name!r} has unknown keys {sorted(unknown)}; use field or value, and description.")
             options: dict[str, Any] = {"description": str(spec.get("description", ""))}
             if "field" in spec:
                 options["field"] = str(spec["field"])

@@ -36,10 +36,10 @@ class Output:
         except Exception as error:
             raise ConfigError(f"Output {self.name!r}: {self.type!r} is not a GraphQL type ({error}).") from None
         if resolved is None:
-            raise ConfigError(f"Output {self.name!r}: the schema has no type {self.type!r}. "
-                              "Name an object type, a scalar or an enum of the schema.")
+            raise ConfigError(
+                f"Output {self.name!r}: the schema has no type {self.type!r}. Name an object type, a scalar or an enum of the schema."
+            )
         return resolved
-
 
 
 OutputSpec = Output | str | Mapping[str, Any]

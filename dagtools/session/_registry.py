@@ -14,6 +14,7 @@ from ..calls._handles import Handle, parse_object_id
 
 __all__ = ["ObjectEntry", "Registry", "parse_object_id"]
 
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ObjectEntry:
     """One object the session knows: its ID, how to reach it, and how it came to be."""
@@ -43,8 +44,16 @@ class Registry:
         self._latest: dict[str, str] = {}
         self._order: dict[str, None] = {}  # insertion-ordered set of IDs, most recently used last
 
-    def mint(self, type_name: str, handle: Handle, *, expression: str, description: str = "",
-             identity: Any = None, preview: dict[str, Any] | None = None) -> ObjectEntry:
+    def mint(
+        self,
+        type_name: str,
+        handle: Handle,
+        *,
+        expression: str,
+        description: str = "",
+        identity: Any = None,
+        preview: dict[str, Any] | None = None,
+    ) -> ObjectEntry:
         """The entry for this handle: the existing one, or a new `Type#N` with N counted per type."""
         key = (type_name, handle)
         existing = self._by_handle.get(key)
@@ -56,9 +65,16 @@ class Registry:
             return entry
         number = self._counts.get(type_name, 0) + 1
         self._counts[type_name] = number
-        entry = ObjectEntry(id=f"{type_name}#{number}", type_name=type_name, number=number, handle=handle,
-                            expression=expression, description=description, identity=identity,
-                            preview=dict(preview or {}))
+        entry = ObjectEntry(
+            id=f"{type_name}#{number}",
+            type_name=type_name,
+            number=number,
+            handle=handle,
+            expression=expression,
+            description=description,
+            identity=identity,
+            preview=dict(preview or {}),
+        )
         self._by_id[entry.id] = entry
         self._by_handle[key] = entry.id
         self.touch(entry.id)

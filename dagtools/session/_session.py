@@ -71,8 +71,7 @@ class Session:
 
     # -- host side: inputs, tools, state -------------------------------------------------------------
 
-    async def add_input(self, name: str, *, field: str | None = None, value: Any = _MISSING,
-                        description: str = "") -> ObjectEntry | None:
+    async def add_input(self, name: str, *, field: str | None = None, value: Any = _MISSING, description: str = "") -> ObjectEntry | None:
         """Give the model an object (a root-field chain such as `repository(owner: "a", name: "b")`)
         or a plain value, before it starts."""
         if (field is None) == (value is _MISSING):
@@ -82,11 +81,12 @@ class Session:
             return None
         steps, field_type = parse_chain(self.catalogue, field)
         if not is_composite_type(get_named_type(field_type)) or is_list(field_type):
-            raise ConfigError(f"Input {name!r}: {field} gives {field_type}, not one object. "
-                              "Give a plain value with `value`, or a chain that ends on an object.")
+            raise ConfigError(
+                f"Input {name!r}: {field} gives {field_type}, not one object. "
+                "Give a plain value with `value`, or a chain that ends on an object."
+            )
         try:
-            payload = await self.fields.run(PreparedCall(steps, "query", field.strip(), field_type),
-                                            description=description or name)
+            payload = await self.fields.run(PreparedCall(steps, "query", field.strip(), field_type), description=description or name)
         except ToolCallError as error:
             raise ConfigError(f"Input {name!r} ({field}) could not be loaded: {error}") from None
         return self.registry.get(payload["result"])
@@ -211,17 +211,14 @@ class Session:
         if name not in self.catalogue:
             raise ToolCallError(self._unknown_tool(name))
         if name not in self.toolset:
-            raise ToolCallError(f'{name} is not selected yet. Call selectTools(tools: ["{name}"]) first; '
-                                "it is available from then on.")
+            raise ToolCallError(f'{name} is not selected yet. Call selectTools(tools: ["{name}"]) first; it is available from then on.')
         self.toolset.touch(name)
         return await self.fields.run(self.fields.prepare(self.catalogue.tool(name), arguments))
 
     def _unknown_tool(self, name: str) -> str:
         schema = self.catalogue.schema
-        if schema.mutation_type is not None and name.startswith("Mutation_") \
-                and name.split("_", 1)[1] in schema.mutation_type.fields:
-            return (f"{name} is a mutation, and this session does not allow mutations. "
-                    "Only the host can allow them; use the query tools.")
+        if schema.mutation_type is not None and name.startswith("Mutation_") and name.split("_", 1)[1] in schema.mutation_type.fields:
+            return f"{name} is a mutation, and this session does not allow mutations. Only the host can allow them; use the query tools."
         builtins = [SELECT_TOOLS] + ([SAVE] if self._save_tool else []) + list(self._extra)
         close = self.catalogue.suggest(name) or self.catalogue.suggest(name, candidates=builtins)
         hint = f" Did you mean {', '.join(close)}?" if close else ""

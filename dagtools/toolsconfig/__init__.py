@@ -11,5 +11,13 @@ from ._chat import ChatStore
 from ._export import export_tools_config
 from ._format import ToolEntry, ToolsConfig, load_tools_config
 
-__all__ = ["AttachedTools", "ChatStore", "RestApi", "ToolEntry", "ToolsConfig", "attach_tools_config",
-           "export_tools_config", "load_tools_config"]
+__all__ = [
+    "AttachedTools",
+    "ChatStore",
+    "RestApi",
+    "ToolEntry",
+    "ToolsConfig",
+    "attach_tools_config",
+    "export_tools_config",
+    "load_tools_config",
+]

@@ -34,13 +34,11 @@ class RestApi:
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float = 30.0
 
-    async def request(self, method: str, path: str, *, params: dict[str, Any] | None = None,
-                      body: Any = None) -> tuple[int, str, Any]:
+    async def request(self, method: str, path: str, *, params: dict[str, Any] | None = None, body: Any = None) -> tuple[int, str, Any]:
         """One request; returns (status, reason, parsed body). A new client per call keeps it loop-safe."""
         url = self.base_url.rstrip("/") + path
         async with httpx.AsyncClient(timeout=self.timeout, headers=dict(self.headers)) as client:
-            answer = await client.request(method, url, params=params,
-                                          **({} if body is None else {"json": body}))
+            answer = await client.request(method, url, params=params, **({} if body is None else {"json": body}))
         return answer.status_code, answer.reason_phrase, _body(answer)
 
 
@@ -64,14 +62,19 @@ class ConfigApis:
         target = self._apis.get(entry.api.name)
         if target is None:
             known = ", ".join(self._apis) or "none"
-            raise ConfigError(f"Tool {entry.name!r} runs against the API {entry.api.name!r}, which is not "
-                              f"registered (registered: {known}). Pass it in `executors`.")
+            raise ConfigError(
+                f"Tool {entry.name!r} runs against the API {entry.api.name!r}, which is not "
+                f"registered (registered: {known}). Pass it in `executors`."
+            )
         if entry.api.is_rest and not isinstance(target, (RestApi, str)):
-            raise ConfigError(f"Tool {entry.name!r} is a REST tool, but the API {entry.api.name!r} is a GraphQL "
-                              "executor; register its base URL instead.")
+            raise ConfigError(
+                f"Tool {entry.name!r} is a REST tool, but the API {entry.api.name!r} is a GraphQL executor; register its base URL instead."
+            )
         if not entry.api.is_rest and isinstance(target, RestApi):
-            raise ConfigError(f"Tool {entry.name!r} runs a GraphQL query, but the API {entry.api.name!r} is a "
-                              "REST API; register an executor or the GraphQL endpoint's URL.")
+            raise ConfigError(
+                f"Tool {entry.name!r} runs a GraphQL query, but the API {entry.api.name!r} is a "
+                "REST API; register an executor or the GraphQL endpoint's URL."
+            )
 
     async def run(self, entry: ToolEntry, arguments: dict[str, Any]) -> Any:
         """Run the entry with complete arguments (context filled); returns the data or the JSON body."""
@@ -126,8 +129,7 @@ class ConfigApis:
         if not 200 <= status < 300:
             shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
             shown = shown if len(shown) <= _EXCERPT else shown[:_EXCERPT] + "..."
-            raise ToolCallError(f"{entry.name} failed: {method} {path} answered HTTP {status} {reason}"
-                                + (f": {shown}" if shown else ""))
+            raise ToolCallError(f"{entry.name} failed: {method} {path} answered HTTP {status} {reason}" + (f": {shown}" if shown else ""))
         return value
 
 

@@ -40,14 +40,17 @@ class AttachedTools:
 
 def entry_tool(entry: ToolEntry) -> Tool:
     """The tool a model sees for one entry: its name, description and parameters without context."""
-    return Tool(name=entry.name, description=entry.description, parameters=entry.model_parameters,
-                kind=entry.type, read_only=False)
+    return Tool(name=entry.name, description=entry.description, parameters=entry.model_parameters, kind=entry.type, read_only=False)
 
 
-def attach_tools_config(session: Session, config: ConfigSource, *,
-                        executors: Mapping[str, ApiTarget] | None = None,
-                        context: Mapping[str, Any] | None = None,
-                        handlers: Mapping[str, Handler] | None = None) -> AttachedTools:
+def attach_tools_config(
+    session: Session,
+    config: ConfigSource,
+    *,
+    executors: Mapping[str, ApiTarget] | None = None,
+    context: Mapping[str, Any] | None = None,
+    handlers: Mapping[str, Handler] | None = None,
+) -> AttachedTools:
     """Add every tool of `config` (not the Internal ones) to `session` with `session.add_tool`.
 
     `executors` maps each `api.name` to an executor, a `RestApi` or a URL; `default` falls back to
@@ -67,8 +70,7 @@ def attach_tools_config(session: Session, config: ConfigSource, *,
         if entry.type == "api":
             apis.check(entry)
         if entry.type == "local" and entry.name not in handlers:
-            raise ConfigError(f"Local tool {entry.name!r} needs a callable: attach_tools_config(..., "
-                              f"handlers={{{entry.name!r}: fn}}).")
+            raise ConfigError(f"Local tool {entry.name!r} needs a callable: attach_tools_config(..., handlers={{{entry.name!r}: fn}}).")
         tool = entry_tool(entry)
         handler = None if entry.type == "client" else _handler(entry, apis, context, handlers.get(entry.name))
         prepared.append((tool, handler))
@@ -95,8 +97,7 @@ def _complete(entry: ToolEntry, arguments: dict[str, Any], context: Mapping[str,
     """The model's arguments checked, with the host's context values filled in."""
     set_by_model = [c for c in entry.context if c in arguments]
     if set_by_model:
-        raise ToolCallError(f"{entry.name}: {', '.join(set_by_model)} is set by the host, not by you; "
-                            f"call {entry.name} again without it.")
+        raise ToolCallError(f"{entry.name}: {', '.join(set_by_model)} is set by the host, not by you; call {entry.name} again without it.")
     properties = entry.model_parameters.get("properties", {})
     if entry.type == "api":
         unknown = [k for k in arguments if k not in properties]
@@ -108,6 +109,7 @@ def _complete(entry: ToolEntry, arguments: dict[str, Any], context: Mapping[str,
         raise ToolCallError(f"{entry.name} needs {', '.join(missing)}.")
     absent = [c for c in entry.context if c not in context]
     if absent:
-        raise ToolCallError(f"{entry.name} cannot run here: the host has not set {', '.join(absent)}. "
-                            "Tell the user; there is nothing to retry.")
+        raise ToolCallError(
+            f"{entry.name} cannot run here: the host has not set {', '.join(absent)}. Tell the user; there is nothing to retry."
+        )
     return {**arguments, **{c: context[c] for c in entry.context}}

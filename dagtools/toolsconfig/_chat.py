@@ -32,8 +32,7 @@ _ROLES = ("system", "user", "assistant", "tool")
 class ChatStore:
     """Saves and loads one conversation (the one the context values pick) through the API."""
 
-    def __init__(self, config: ConfigSource, *, executors: Mapping[str, ApiTarget],
-                 context: Mapping[str, Any]) -> None:
+    def __init__(self, config: ConfigSource, *, executors: Mapping[str, ApiTarget], context: Mapping[str, Any]) -> None:
         loaded = load_tools_config(config)
         self.save_entry = _require(loaded.save_chat_message, SAVE_CHAT_MESSAGE)
         self.get_entry = _require(loaded.get_chat_messages, GET_CHAT_MESSAGES)
@@ -97,10 +96,17 @@ def _require(entry: ToolEntry | None, name: str) -> ToolEntry:
 def _message_fields(message: Message) -> dict[str, Any]:
     function_call = None
     if message.tool_calls:
-        function_call = json.dumps([{"id": c.id, "name": c.name, "arguments": _arguments(c.arguments)}
-                                    for c in message.tool_calls], ensure_ascii=False)
-    return {"role": message.role, "content": message.content, "function_call": function_call,
-            "name": message.name, "tool_call_id": message.tool_call_id, "is_error": message.is_error}
+        function_call = json.dumps(
+            [{"id": c.id, "name": c.name, "arguments": _arguments(c.arguments)} for c in message.tool_calls], ensure_ascii=False
+        )
+    return {
+        "role": message.role,
+        "content": message.content,
+        "function_call": function_call,
+        "name": message.name,
+        "tool_call_id": message.tool_call_id,
+        "is_error": message.is_error,
+    }
 
 
 def _arguments(arguments: Any) -> Any:
@@ -150,8 +156,9 @@ def _messages(rows: list[Any]) -> list[Message]:
         is_error = _get(row, "is_error")
         if is_error is None:  # not stored: a result whose whole content is {"error": ...} was one
             is_error = role == "tool" and _is_error_content(content)
-        out.append(Message(role=role, content=content, tool_calls=calls, tool_call_id=call_id or None,
-                           name=name or None, is_error=bool(is_error)))
+        out.append(
+            Message(role=role, content=content, tool_calls=calls, tool_call_id=call_id or None, name=name or None, is_error=bool(is_error))
+        )
     return out
 
 
@@ -168,5 +175,8 @@ def _calls(raw: Any) -> tuple[ToolCall, ...]:
         return ()
     value = json.loads(raw) if isinstance(raw, str) else raw
     items = value if isinstance(value, list) else [value]
-    return tuple(ToolCall(id=str(item.get("id") or ""), name=str(item["name"]), arguments=_arguments(item.get("arguments", {})))
-                 for item in items if isinstance(item, Mapping) and "name" in item)
+    return tuple(
+        ToolCall(id=str(item.get("id") or ""), name=str(item["name"]), arguments=_arguments(item.get("arguments", {})))
+        for item in items
+        if isinstance(item, Mapping) and "name" in item
+    )

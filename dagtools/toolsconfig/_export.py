@@ -45,12 +45,13 @@ def _entry(catalogue: Catalogue, name: str) -> dict[str, Any]:
     if object_parameter is not None:
         identity = catalogue.identity(ref.type_name)
         if identity is None:
-            raise ConfigError(f"{name} needs a {ref.type_name}, which can only be reached through a chain of "
-                              "calls; export the root fields that lead to it instead.")
+            raise ConfigError(
+                f"{name} needs a {ref.type_name}, which can only be reached through a chain of "
+                "calls; export the root fields that lead to it instead."
+            )
         load = catalogue.schema.query_type.fields[identity.root_field]  # type: ignore[union-attr]
         id_type = load.args[identity.argument].type
-        first = (object_parameter, {"type": "string",
-                                    "description": f"The {identity.field} of the {ref.type_name} to operate on."}, True)
+        first = (object_parameter, {"type": "string", "description": f"The {identity.field} of the {ref.type_name} to operate on."}, True)
         declarations.append(f"${object_parameter}: {id_type}")
         condition = ref.type_name if get_named_type(load.type).name != ref.type_name else None
         inner = f"... on {condition} {{ {{}} }}" if condition else "{}"
@@ -69,9 +70,11 @@ def _entry(catalogue: Catalogue, name: str) -> dict[str, Any]:
     operation = "mutation" if ref.type_name == catalogue.mutation_type else "query"
     header = f"{operation} {_operation_name(name)}" + (f"({', '.join(declarations)})" if declarations else "")
     query = f"{header} {{ {wrap.replace('{}', field_text)} }}"
-    return {"type": "api",
-            "function": {"name": name, "description": tool.description, "parameters": parameters},
-            "api": {"name": "default", "query": query}}
+    return {
+        "type": "api",
+        "function": {"name": name, "description": tool.description, "parameters": parameters},
+        "api": {"name": "default", "query": query},
+    }
 
 
 def _operation_name(name: str) -> str:

@@ -127,8 +127,7 @@ def load_tools_config(source: ConfigSource) -> ToolsConfig:
     if isinstance(source, ToolsConfig):
         return source
     where = "the tools config"
-    if isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith(("[", "{"))
-                                    and "\n" not in source):
+    if isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith(("[", "{")) and "\n" not in source):
         path = Path(source)
         where = str(path)
         try:
@@ -157,8 +156,9 @@ def load_tools_config(source: ConfigSource) -> ToolsConfig:
             internal[entry.name] = entry
         else:
             tools.append(entry)
-    return ToolsConfig(tools=tuple(tools), save_chat_message=internal.get(SAVE_CHAT_MESSAGE),
-                       get_chat_messages=internal.get(GET_CHAT_MESSAGES))
+    return ToolsConfig(
+        tools=tuple(tools), save_chat_message=internal.get(SAVE_CHAT_MESSAGE), get_chat_messages=internal.get(GET_CHAT_MESSAGES)
+    )
 
 
 def _parse_text(text: str, where: str, *, yaml_first: bool) -> Any:
@@ -186,8 +186,7 @@ def _entry(raw: Any, position: int) -> ToolEntry:
         raise ConfigError(f"{label}: a name must be 1 to 64 letters, digits, _ or -, as every provider requires.")
     unknown = set(raw) - {"type", "function", "context", "api"}
     if unknown:
-        raise ConfigError(f"{label}: unknown key(s) {', '.join(sorted(unknown))}; an entry has type, function, "
-                          "context and api.")
+        raise ConfigError(f"{label}: unknown key(s) {', '.join(sorted(unknown))}; an entry has type, function, context and api.")
     kind = raw.get("type", "function")
     if kind not in _TYPES:
         raise ConfigError(f"{label}: unknown type {kind!r}; use api, local or client (or function).")
@@ -203,20 +202,21 @@ def _entry(raw: Any, position: int) -> ToolEntry:
         raise ConfigError(f"{label}: `context` must be a list of parameter names.")
     missing = [c for c in context if c not in parameters.get("properties", {})]
     if missing:
-        raise ConfigError(f"{label}: context field(s) {', '.join(missing)} are not among its parameters "
-                          f"({', '.join(parameters.get('properties', {})) or 'none'}).")
+        raise ConfigError(
+            f"{label}: context field(s) {', '.join(missing)} are not among its parameters "
+            f"({', '.join(parameters.get('properties', {})) or 'none'})."
+        )
     api = None
     if kind == "api":
         api = _api(label, raw.get("api"), parameters)
     elif "api" in raw:
         raise ConfigError(f"{label}: a {kind} tool has no `api`; use type api to run it against an API.")
-    return ToolEntry(name=name, description=description, parameters=parameters, type=kind,
-                     context=tuple(dict.fromkeys(context)), api=api)
+    return ToolEntry(name=name, description=description, parameters=parameters, type=kind, context=tuple(dict.fromkeys(context)), api=api)
 
 
 def _check_parameters(label: str, parameters: Any) -> None:
     if not isinstance(parameters, dict) or parameters.get("type", "object") != "object":
-        raise ConfigError(f"{label}: `parameters` must be a JSON Schema object ({{\"type\": \"object\", ...}}).")
+        raise ConfigError(f'{label}: `parameters` must be a JSON Schema object ({{"type": "object", ...}}).')
     properties = parameters.get("properties", {})
     if not isinstance(properties, dict):
         raise ConfigError(f"{label}: `parameters.properties` must be an object.")
@@ -266,8 +266,9 @@ def _check_query(label: str, query: str, properties: dict[str, Any]) -> None:
         raise ConfigError(f"{label}: the query's variable(s) ${', $'.join(extra)} are not among its parameters.")
     unused = [p for p in properties if p not in variables]
     if unused:
-        raise ConfigError(f"{label}: parameter(s) {', '.join(unused)} are not variables of its query; declare "
-                          "them ($name: Type) or drop them.")
+        raise ConfigError(
+            f"{label}: parameter(s) {', '.join(unused)} are not variables of its query; declare them ($name: Type) or drop them."
+        )
 
 
 def _check_internal(entry: ToolEntry) -> None:
@@ -278,19 +279,24 @@ def _check_internal(entry: ToolEntry) -> None:
     if entry.name == SAVE_CHAT_MESSAGE:
         missing = [f for f in ("role", "content") if f not in properties]
         if missing:
-            raise ConfigError(f"{label} needs the parameter(s) {', '.join(missing)}; a chat message has role, "
-                              "content, function_call, name and the context fields.")
+            raise ConfigError(
+                f"{label} needs the parameter(s) {', '.join(missing)}; a chat message has role, "
+                "content, function_call, name and the context fields."
+            )
     else:
         extra = [p for p in properties if p not in entry.context]
         if extra:
-            raise ConfigError(f"{label} takes only context fields, so that it loads one conversation; "
-                              f"{', '.join(extra)} are not in its context.")
+            raise ConfigError(
+                f"{label} takes only context fields, so that it loads one conversation; {', '.join(extra)} are not in its context."
+            )
 
 
 def context_values(entry: ToolEntry, context: Mapping[str, Any]) -> dict[str, Any]:
     """The entry's context fields from the host's values; ConfigError when one is missing."""
     missing = [c for c in entry.context if c not in context]
     if missing:
-        raise ConfigError(f"Tool {entry.name!r} needs the context value(s) {', '.join(missing)}; pass them in "
-                          "`context`, such as context={" + ", ".join(f'{m!r}: ...' for m in missing) + "}.")
+        raise ConfigError(
+            f"Tool {entry.name!r} needs the context value(s) {', '.join(missing)}; pass them in "
+            "`context`, such as context={" + ", ".join(f"{m!r}: ..." for m in missing) + "}."
+        )
     return {c: context[c] for c in entry.context}

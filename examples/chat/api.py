@@ -40,10 +40,18 @@ def make_schema(storage: ChatStorage | None = None) -> strawberry.Schema:
     @strawberry.type
     class Mutation:
         @strawberry.mutation(description="Stores one message of a user's conversation.")
-        def save_chat_message(self, user_id: str, role: str, content: str, function_call: str | None = None,
-                              name: str | None = None, tool_call_id: str | None = None) -> ChatMessage:
-            message = ChatMessage(user_id=user_id, role=role, content=content, function_call=function_call,
-                                  name=name, tool_call_id=tool_call_id)
+        def save_chat_message(
+            self,
+            user_id: str,
+            role: str,
+            content: str,
+            function_call: str | None = None,
+            name: str | None = None,
+            tool_call_id: str | None = None,
+        ) -> ChatMessage:
+            message = ChatMessage(
+                user_id=user_id, role=role, content=content, function_call=function_call, name=name, tool_call_id=tool_call_id
+            )
             store.messages.append(message)
             return message
 

@@ -74,11 +74,14 @@ class Store:
     @classmethod
     def seeded(cls) -> Store:
         store = cls()
-        store.users = {login: {"login": login, "name": name} for login, name in
-                       [("ada", "Ada Lovelace"), ("alan", "Alan Turing"), ("grace", "Grace Hopper")]}
+        store.users = {
+            login: {"login": login, "name": name}
+            for login, name in [("ada", "Ada Lovelace"), ("alan", "Alan Turing"), ("grace", "Grace Hopper")]
+        }
         store.bots = {"triage-bot": {"login": "triage-bot", "purpose": "labels new issues"}}
-        store.labels = {name: {"name": name, "color": color} for name, color in
-                        [("bug", "d73a4a"), ("docs", "0075ca"), ("good first issue", "7057ff")]}
+        store.labels = {
+            name: {"name": name, "color": color} for name, color in [("bug", "d73a4a"), ("docs", "0075ca"), ("good first issue", "7057ff")]
+        }
         store.repositories = {
             "engine": {"name": "engine", "description": "The analytical engine.", "owner": "ada"},
             "compiler": {"name": "compiler", "description": "The A-0 compiler.", "owner": "grace"},
@@ -93,8 +96,15 @@ class Store:
             ("compiler", "Write the programming manual", "grace", ["docs"]),
         ]
         for number, (repo, title, author, labels) in enumerate(titles, start=1):
-            store.issues[number] = {"number": number, "repository": repo, "title": title, "author": author,
-                                    "body": f"{title}.", "state": "OPEN", "labels": labels}
+            store.issues[number] = {
+                "number": number,
+                "repository": repo,
+                "title": title,
+                "author": author,
+                "body": f"{title}.",
+                "state": "OPEN",
+                "labels": labels,
+            }
         store.issues[2]["state"] = "CLOSED"
         for key, (issue, author, body) in enumerate(
             [(1, "alan", "I can reproduce this."), (1, "triage-bot", "Labelled as bug."), (3, "ada", "Same here.")],
@@ -179,7 +189,7 @@ class Bot(Node, Actor):
 @strawberry.type(description="A label that can be put on issues.")
 class Label(Node):
     store: strawberry.Private[Store]
-    name: str = strawberry.field(description="The label's name, such as \"bug\".")
+    name: str = strawberry.field(description='The label\'s name, such as "bug".')
 
     def key(self) -> Any:
         return self.name
@@ -267,8 +277,9 @@ class Issue(Node):
     ) -> CommentConnection:
         items = [Comment(store=self.store, number=k) for k, c in self.store.comments.items() if c["issue"] == self.number]
         edges, page = _page(items, first, after)
-        return CommentConnection(edges=[CommentEdge(cursor=c, node=n) for c, n in edges], nodes=[n for _, n in edges],
-                                 page_info=page, total_count=len(items))
+        return CommentConnection(
+            edges=[CommentEdge(cursor=c, node=n) for c, n in edges], nodes=[n for _, n in edges], page_info=page, total_count=len(items)
+        )
 
 
 @strawberry.type(description="An edge in a connection of issues.")
@@ -320,19 +331,25 @@ class Repository(Node):
         after: Annotated[str | None, strawberry.argument(description="Return the issues after this cursor.")] = None,
         state: Annotated[IssueState | None, strawberry.argument(description="Only issues in this state.")] = None,
     ) -> IssueConnection:
-        items = [Issue(store=self.store, number=n) for n, i in self.store.issues.items()
-                 if i["repository"] == self.name and (state is None or i["state"] == state.value)]
+        items = [
+            Issue(store=self.store, number=n)
+            for n, i in self.store.issues.items()
+            if i["repository"] == self.name and (state is None or i["state"] == state.value)
+        ]
         edges, page = _page(items, first, after)
-        return IssueConnection(edges=[IssueEdge(cursor=c, node=n) for c, n in edges], nodes=[n for _, n in edges],
-                               page_info=page, total_count=len(items))
+        return IssueConnection(
+            edges=[IssueEdge(cursor=c, node=n) for c, n in edges], nodes=[n for _, n in edges], page_info=page, total_count=len(items)
+        )
 
     @strawberry.field(description="Counts of open and closed issues and of comments.")
     def stats(self) -> Stats:
         issues = [i for i in self.store.issues.values() if i["repository"] == self.name]
         numbers = {i["number"] for i in issues}
-        return Stats(open_issues=sum(i["state"] == "OPEN" for i in issues),
-                     closed_issues=sum(i["state"] == "CLOSED" for i in issues),
-                     comments=sum(c["issue"] in numbers for c in self.store.comments.values()))
+        return Stats(
+            open_issues=sum(i["state"] == "OPEN" for i in issues),
+            closed_issues=sum(i["state"] == "CLOSED" for i in issues),
+            comments=sum(c["issue"] in numbers for c in self.store.comments.values()),
+        )
 
 
 def _page(items: list[Any], first: int, after: str | None) -> tuple[list[tuple[str, Any]], PageInfo]:
@@ -340,9 +357,12 @@ def _page(items: list[Any], first: int, after: str | None) -> tuple[list[tuple[s
         raise TrackerError("first must not be negative.")
     start = _offset(after)
     chosen = [(_cursor(i), items[i]) for i in range(start, min(start + first, len(items)))]
-    return chosen, PageInfo(has_next_page=start + first < len(items), has_previous_page=start > 0,
-                            start_cursor=chosen[0][0] if chosen else None,
-                            end_cursor=chosen[-1][0] if chosen else None)
+    return chosen, PageInfo(
+        has_next_page=start + first < len(items),
+        has_previous_page=start > 0,
+        start_cursor=chosen[0][0] if chosen else None,
+        end_cursor=chosen[-1][0] if chosen else None,
+    )
 
 
 SearchResult = Annotated[Issue | Repository | User, strawberry.union("SearchResult", description="Something a search found.")]
@@ -427,8 +447,15 @@ def make_schema() -> strawberry.Schema:
             if not isinstance(repository, Repository):
                 raise TrackerError(f"{repository_id!r} is not the id of a repository.")
             number = max(store.issues, default=0) + 1
-            store.issues[number] = {"number": number, "repository": repository.name, "title": title, "author": "ada",
-                                    "body": body, "state": "OPEN", "labels": []}
+            store.issues[number] = {
+                "number": number,
+                "repository": repository.name,
+                "title": title,
+                "author": "ada",
+                "body": body,
+                "state": "OPEN",
+                "labels": [],
+            }
             return Issue(store=store, number=number)
 
         @strawberry.mutation(description="Adds a comment to an issue.")
