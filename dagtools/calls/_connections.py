@@ -55,7 +55,7 @@ class Connection:
 
 def connection_of(catalogue: Catalogue, type_name: str) -> Connection | None:
     """The connection shape of `type_name`, or None when it is not a connection; cached per catalogue."""
-    cache: dict[str, Connection | None] = catalogue.__dict__.setdefault("_connections", {})
+    cache: dict[str, Connection | None] = catalogue.derived("connections", dict)
     if type_name not in cache:
         cache[type_name] = _detect(catalogue, type_name)
     return cache[type_name]

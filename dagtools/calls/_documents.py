@@ -46,9 +46,7 @@ class QueryBuilder:
 
     @classmethod
     def of(cls, catalogue: Catalogue) -> QueryBuilder:
-        builder = catalogue.__dict__.get("_query_builder")
-        if builder is None:
-            builder = catalogue.__dict__["_query_builder"] = cls(catalogue)
+        builder: QueryBuilder = catalogue.derived("documents", lambda: cls(catalogue))
         return builder
 
     def build(self, steps: tuple[Step, ...], *, operation: str = "query", alias: str | None = None) -> Document:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from difflib import get_close_matches
+from typing import Any, TypeVar
 
 from graphql import (
     GraphQLEnumType,
@@ -33,6 +34,8 @@ from ..load._dialect import Dialect, DialectName, Identity, detect_dialect
 from ._json_schema import SchemaRenderer, is_required
 
 __all__ = ["Catalogue", "FieldRef", "MutationPolicy", "compile_catalogue", "is_list"]
+
+T = TypeVar("T")
 
 MutationPolicy = bool | frozenset[str]
 NAME_LIMIT = 64
@@ -83,7 +86,16 @@ class Catalogue:
         self._recursive: dict[str, bool] = {}
         self._preview: dict[str, tuple[str, ...]] = {}
         self._identity: dict[str, Identity | None] = {}
+        self._derived: dict[str, Any] = {}
         self._name_all()
+
+    def derived(self, key: str, build: Callable[[], T]) -> T:
+        """What a later layer computes from this catalogue once (connection shapes, document builders),
+        kept with it so every session on the catalogue shares it. The catalogue itself never changes."""
+        if key not in self._derived:
+            self._derived[key] = build()
+        value: T = self._derived[key]
+        return value
 
     # -- naming ------------------------------------------------------------------------------------
 

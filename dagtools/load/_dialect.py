@@ -7,6 +7,7 @@ Detection reads the schema only, so it is pure and cheap; a host can force a dia
 
 from __future__ import annotations
 
+from functools import cached_property
 from dataclasses import dataclass
 from typing import Literal
 
@@ -70,11 +71,12 @@ class Dialect:
         return self._lookups().get(type_name)
 
     def _lookups(self) -> dict[str, Identity]:
-        cached = self.__dict__.get("_lookup_cache")
-        if cached is None:
-            cached = _lookup_fields(self.schema)
-            object.__setattr__(self, "_lookup_cache", cached)
-        return cached
+        return self._lookup_table
+
+    @cached_property
+    def _lookup_table(self) -> dict[str, Identity]:
+        """Root lookup fields by type, read once: a dialect is built once per schema and never changes."""
+        return _lookup_fields(self.schema)
 
     def object_argument(self, argument: GraphQLArgument | GraphQLField, name: str = "") -> str | None:
         """The type an argument (or input field) names an object of, `"*"` for any object, else None.
