@@ -7,8 +7,8 @@ Detection reads the schema only, so it is pure and cheap; a host can force a dia
 
 from __future__ import annotations
 
-from functools import cached_property
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from graphql import (
