@@ -2,7 +2,19 @@
 
 Every field of every object type is a tool `Type_field`; every object a call returns is an immutable
 `Type#N` handle; `selectTools` grows the active toolset on demand and `save` hands outputs back.
+
+The public surface is what this module exports; everything else lives in private modules and may
+move. Layers, each importing only those below it:
+
+    load/        schema sources, SDL repair, introspection (and its cache), dialects
+    catalogue/   tools of a schema: names, JSON Schema, provider renderings
+    calls/       binding arguments, documents from handles, batched reads, answers into objects
+    session/     registry, toolsets (fields, meta-tools, host tools), turns, outputs, context
+    executors/   where documents go: HTTP, in process
+    agent/ models/ scripts/ toolsconfig/ mcpserver/ cli/   drivers on top
 """
+
+import logging
 
 from ._errors import (
     CatalogueError,
@@ -16,28 +28,33 @@ from ._errors import (
     TransportError,
 )
 from ._tools import Tool, ToolCall, ToolResult
-from .agent._agent import Agent, RunResult
-from .calls._handles import Handle, Step
-from .catalogue._catalogue import Catalogue, compile_catalogue
-from .catalogue._render import render_tools
+from .agent import Agent, AgentEvent, RunResult
+from .calls import Handle, Step
+from .catalogue import Catalogue, compile_catalogue, render_tools
+from .catalogue._options import CatalogueOptions
 from .executors import Executor, HttpExecutor, LocalExecutor, Response
-from .load._dialect import Dialect, detect_dialect
-from .load._sources import LoadedSchema, load_schema
-from .models import FunctionModel, Model, ModelResponse, ScriptedModel, Usage, get_model
-from .session._context import Context, Message
-from .session._open import open_session
-from .session._outputs import Output
-from .session._registry import ObjectEntry, Registry
-from .session._session import Session
+from .load import Dialect, LoadedSchema, detect_dialect, load_schema
+from .models import AnthropicModel, FunctionModel, Model, ModelResponse, OpenAIModel, ScriptedModel, Usage, get_model
+from .session import Context, Message, ObjectEntry, Output, Registry, Session, open_session
+from .session._options import SessionOptions
+from .session._state import SessionState
+from .session._toolsets import CombinedToolset, FunctionToolset, Toolset
 from .toolsconfig import ChatStore, RestApi, ToolsConfig, attach_tools_config, export_tools_config, load_tools_config
 
 __version__ = "0.1.0"
 
+# Silent unless the application configures logging (`dagtools -v` does).
+logging.getLogger("dagtools").addHandler(logging.NullHandler())
+
 __all__ = [
     "Agent",
+    "AgentEvent",
+    "AnthropicModel",
     "Catalogue",
     "CatalogueError",
+    "CatalogueOptions",
     "ChatStore",
+    "CombinedToolset",
     "ConfigError",
     "Context",
     "DagtoolsError",
@@ -45,6 +62,7 @@ __all__ = [
     "Executor",
     "ExecutorError",
     "FunctionModel",
+    "FunctionToolset",
     "Handle",
     "HttpExecutor",
     "HttpStatusError",
@@ -55,6 +73,7 @@ __all__ = [
     "ModelError",
     "ModelResponse",
     "ObjectEntry",
+    "OpenAIModel",
     "Output",
     "Registry",
     "Response",
@@ -63,12 +82,15 @@ __all__ = [
     "SchemaLoadError",
     "ScriptedModel",
     "Session",
+    "SessionOptions",
+    "SessionState",
     "Step",
     "Tool",
     "ToolCall",
     "ToolCallError",
     "ToolResult",
     "ToolsConfig",
+    "Toolset",
     "TransportError",
     "Usage",
     "attach_tools_config",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -17,7 +18,7 @@ from ..executors._base import SchemaOnlyExecutor
 from ..load._dagger import dagger_endpoint, is_dagger_source
 from ..load._introspect import stderr_progress
 from ..load._sources import load_schema
-from ..scripts._script import load_script, run_script
+from ..scripts._script import Script, load_script, run_script
 from ..session._metatools import estimate_tokens
 from ..session._open import catalogue_for, open_session
 from ..session._session import Session
@@ -77,6 +78,9 @@ def source_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dagtools", description="Point LLM agents at any GraphQL API.")
+    parser.add_argument(
+        "-v", "--verbose", action="count", default=0, help="log what happens to stderr: -v schema, sessions, retries; -vv every request"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     demo = commands.add_parser("demo", help="run the french-fries task on the embedded kitchen API")
@@ -112,6 +116,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    _configure_logging(args.verbose)
     try:
         return int(args.handler(args) or 0)
     except DagtoolsError as error:
@@ -119,6 +124,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _configure_logging(verbosity: int) -> None:
+    """dagtools logs nothing unless asked; `-v` shows what an operator needs, `-vv` every request."""
+    if not verbosity:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("dagtools: %(levelname)s %(message)s"))
+    logger = logging.getLogger("dagtools")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO if verbosity == 1 else logging.DEBUG)
 
 
 # -- call ----------------------------------------------------------------------------------------------
@@ -130,7 +146,11 @@ def _call(args: argparse.Namespace) -> int:
 
 async def _replay(source: Any, script_path: str, as_json: bool, options: dict[str, Any], *, transcript: bool = False) -> int:
     script = load_script(script_path)
-    session = await open_session(source, inputs=script.inputs, outputs=script.outputs, **options)
+    async with await open_session(source, inputs=script.inputs, outputs=script.outputs, **options) as session:
+        return await _replay_session(session, script, as_json, transcript=transcript)
+
+
+async def _replay_session(session: Session, script: Script, as_json: bool, *, transcript: bool) -> int:
     for warning in session.warnings:
         print(f"dagtools: tolerated: {warning}", file=sys.stderr)
     failures = 0
@@ -157,7 +177,6 @@ async def _replay(source: Any, script_path: str, as_json: bool, options: dict[st
     if session.outputs and not session.done:
         print(f"dagtools: the script never saved {', '.join(session.missing_outputs)}", file=sys.stderr)
         failures += 1
-    await session.executor.aclose()
     return 1 if failures else 0
 
 

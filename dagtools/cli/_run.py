@@ -84,7 +84,7 @@ async def run_agent(
     try:
         result = await agent.run(prompt)
     finally:
-        await session.executor.aclose()
+        await session.aclose()
         close = getattr(model, "aclose", None)
         if close is not None:
             await close()

@@ -13,16 +13,14 @@ outputs: {fries: {type: Plate, description: The fries, on a plate.}}
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
 from .._errors import ConfigError
+from .._yaml import read_data
 
 __all__ = ["McpConfig", "ToolsMode", "load_mcp_config"]
 
@@ -85,14 +83,7 @@ def load_mcp_config(path: str | Path | None = None, data: Mapping[str, Any] | No
     origin = "config"
     if path is not None:
         origin = str(path)
-        try:
-            text = Path(path).read_text()
-        except FileNotFoundError:
-            raise ConfigError(f"Config file {origin} does not exist.") from None
-        try:
-            data = json.loads(text) if str(path).endswith(".json") else yaml.safe_load(text)
-        except (ValueError, yaml.YAMLError) as error:
-            raise ConfigError(f"Config file {origin} is not valid YAML or JSON: {error}") from None
+        data = read_data(path, "Config file")
     data = dict(data or {})
     known = {f.name for f in fields(McpConfig)}
     known_dashed = {name.replace("_", "-"): name for name in known}

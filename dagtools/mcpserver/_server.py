@@ -30,8 +30,10 @@ from ..executors._base import Executor, SchemaOnlyExecutor
 from ..load._sources import LoadedSchema, load_schema
 from ..session._open import catalogue_for, is_executable, open_session
 from ..session._session import Session
+from ..session._toolsets import Toolset
+from ..session._turn import run_call
 from ._config import McpConfig
-from ._toolsets import call_fixed_tool, dynamic_tools, fixed_tools
+from ._toolsets import FixedToolset
 
 __all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer", "serve_mcp"]
 
@@ -133,7 +135,7 @@ class McpToolServer:
                 if state is None:
                     state = _ClientState(session=await self._open(forwarded))
                     connection.state[_STATE_KEY] = state
-                    connection.exit_stack.push_async_callback(state.session.executor.aclose)
+                    connection.exit_stack.push_async_callback(state.session.aclose)
                 return state
         key = self.session_key(ctx, headers, forwarded)
         self._sweep()
@@ -170,7 +172,10 @@ class McpToolServer:
 
     async def _open(self, forwarded: Mapping[str, str]) -> Session:
         executor = self._executor(forwarded)
-        return await open_session(self.loaded, executor=executor, **self.config.session_options)
+        session = await open_session(self.loaded, executor=executor, **self.config.session_options)
+        if executor is not None:  # made for this session alone: it goes when the session closes
+            session.close_with(executor.aclose)
+        return session
 
     def _executor(self, forwarded: Mapping[str, str]) -> Executor | None:
         """The API's own headers: the environment's, then the configured ones, then the forwarded ones."""
@@ -204,12 +209,16 @@ class McpToolServer:
         for key in list(self._keyed):
             state = self._keyed[key]
             self._drop(key)
-            await state.session.executor.aclose()
+            await state.session.aclose()
 
     # -- protocol handlers ---------------------------------------------------------------------------
 
     def tools_of(self, session: Session) -> list[Tool]:
-        return dynamic_tools(session) if self._dynamic else fixed_tools(session)
+        return self.toolset_of(session).list_tools()
+
+    def toolset_of(self, session: Session) -> Toolset:
+        """What the client sees of a session: its own growing toolset, or the fixed one over it."""
+        return session.toolset if self._dynamic else FixedToolset(session)
 
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         types = self._types
@@ -231,10 +240,11 @@ class McpToolServer:
         arguments = dict(params.arguments or {})
         async with state.lock:
             before = [t.name for t in self.tools_of(state.session)]
-            if self._dynamic:
-                result = await state.session.call_tool(ToolCall(name=params.name, arguments=arguments))
+            call = ToolCall(name=params.name, arguments=arguments)
+            if self._dynamic:  # the session's own tools: it runs and records the call
+                result = await state.session.call_tool(call)
             else:
-                result = await call_fixed_tool(state.session, params.name, arguments)
+                result = await run_call(FixedToolset(state.session), call)
             changed = self._dynamic and [t.name for t in self.tools_of(state.session)] != before
         if changed:
             await self._tools_changed(ctx, state)

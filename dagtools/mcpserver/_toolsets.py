@@ -1,45 +1,66 @@
-"""The two toolsets an MCP client can see of one session.
+"""The fixed toolset an MCP client can see of one session, for clients that never re-read the tool list.
 
-Dynamic: exactly `Session.tools()`; the list changes as the model selects tools, and the client is told.
-Fixed: a constant handful of tools (`selectTools`, `callTool`, `describeTools`, and `save` when outputs
-are declared) for clients that never re-read the tool list. The same selection and calls happen
-through them: `selectTools` returns the selected tools' full schemas, so the model learns their
-parameters from the result, and `callTool(tool, arguments)` runs any selected tool.
+A constant handful of tools (`selectTools`, `callTool`, `describeTools`, and `save` when outputs are
+declared) over the session's own toolset: `selectTools` returns the selected tools' full schemas, so
+the model learns their parameters from the result, and `callTool(tool, arguments)` runs any selected
+tool through the session, which records it. The dynamic mode needs no toolset of its own: it is the
+session's toolset, whose list changes as the model selects tools.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .._tools import Tool, ToolCall, ToolResult
+from .._errors import ToolCallError
+from .._tools import Tool, ToolCall
 from ..catalogue._render import render_tool
-from ..session._metatools import SAVE, SELECT_TOOLS
 from ..session._session import Session
+from ..session._toolsets import FunctionToolset, Toolset, close_names
 
-__all__ = ["CALL_TOOL", "DESCRIBE_TOOLS", "call_fixed_tool", "dynamic_tools", "fixed_tools", "tool_schemas"]
+__all__ = ["FixedToolset", "tool_schemas"]
 
 CALL_TOOL = "callTool"
 DESCRIBE_TOOLS = "describeTools"
-
 _NAMES = {"type": "array", "items": {"type": "string"}}
 
 
-def dynamic_tools(session: Session) -> list[Tool]:
-    return session.tools()
+class FixedToolset(Toolset):
+    """Four constant tools over one session. Only the descriptions follow the session."""
 
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._own = FunctionToolset()
+        self._own.add("selectTools", self._select_tool, self._select)
+        self._own.add(CALL_TOOL, self._call_tool_tool, self._call)
+        self._own.add(DESCRIBE_TOOLS, _describe_tool(), self._describe)
+        for tool in session.meta.list_tools():
+            if tool.kind == "save":
+                self._own.add(tool.name, tool, lambda arguments: self._through_session(tool.name, arguments))
 
-def fixed_tools(session: Session) -> list[Tool]:
-    """The constant toolset. Only the descriptions follow the session (as of when the list is read)."""
-    current = _select_tools_tool(session)
-    catalogue = session.catalogue
-    may_mutate = bool(catalogue.mutation_type and catalogue.tools_for_type(catalogue.mutation_type))
-    tools = [
-        Tool(
-            name=SELECT_TOOLS,
+    def list_tools(self) -> list[Tool]:
+        return self._own.list_tools()
+
+    def get(self, name: str) -> Tool | None:
+        return self._own.get(name)
+
+    async def call_tool(self, tool: Tool, arguments: dict[str, Any]) -> Any:
+        return await self._own.call_tool(tool, arguments)
+
+    def suggest(self, name: str) -> list[str]:
+        return close_names(name, self._own.names())
+
+    # -- the tools -----------------------------------------------------------------------------------
+
+    def _session_select(self) -> Tool:
+        return next(t for t in self.session.meta.list_tools() if t.kind == "selectTools")
+
+    def _select_tool(self) -> Tool:
+        current = self._session_select()
+        return Tool(
+            name=current.name,
             description=(
-                current.description + "\n\nThe selected tools' full parameter schemas come back in the "
-                "result; run them with callTool. Call selectTools with no tools to see the objects "
-                "you hold now and the tools you can select."
+                current.description + "\n\nThe selected tools' full parameter schemas come back in the result; run them with "
+                "callTool. Call selectTools with no tools to see the objects you hold now and the tools you can select."
             ),
             parameters={
                 "type": "object",
@@ -52,12 +73,16 @@ def fixed_tools(session: Session) -> list[Tool]:
                 "additionalProperties": False,
             },
             kind="selectTools",
-        ),
-        Tool(
+        )
+
+    def _call_tool_tool(self) -> Tool:
+        catalogue = self.session.catalogue
+        may_mutate = bool(catalogue.mutation_type and catalogue.tools_for_type(catalogue.mutation_type))
+        return Tool(
             name=CALL_TOOL,
             description=(
-                'Run a tool selected with selectTools, such as callTool(tool: "Potato_peel", '
-                'arguments: {"Potato": "Potato#1"}). Objects are passed and returned as Type#N IDs.'
+                'Run a tool selected with selectTools, such as callTool(tool: "Potato_peel", arguments: {"Potato": "Potato#1"}). '
+                "Objects are passed and returned as Type#N IDs."
             ),
             parameters={
                 "type": "object",
@@ -75,21 +100,66 @@ def fixed_tools(session: Session) -> list[Tool]:
             kind="local",
             read_only=not may_mutate,
             destructive=may_mutate,
-        ),
-        Tool(
-            name=DESCRIBE_TOOLS,
-            description="Show tools' descriptions and parameter schemas without selecting them.",
-            parameters={
-                "type": "object",
-                "properties": {"tools": {**_NAMES, "description": "Tool names."}},
-                "required": ["tools"],
-                "additionalProperties": False,
-            },
-            kind="local",
-        ),
-    ]
-    tools += [t for t in session.tools() if t.name == SAVE]
-    return tools
+        )
+
+    async def _select(self, arguments: dict[str, Any]) -> Any:
+        names = arguments.get("tools")
+        if names in (None, [], ""):
+            return self._session_select().description
+        value = await self._through_session(self._session_select().name, {"tools": names})
+        listed = tool_schemas(self.session, [names] if isinstance(names, str) else list(names))
+        return {"result": value, "tools": listed, "next": "Run these with callTool(tool, arguments)."}
+
+    async def _call(self, arguments: dict[str, Any]) -> Any:
+        extra = set(arguments) - {"tool", "arguments"}
+        tool = arguments.get("tool")
+        inner = arguments.get("arguments") or {}
+        if extra or not isinstance(tool, str) or not isinstance(inner, (dict, str)):
+            raise ToolCallError(
+                'callTool takes {"tool": "Type_field", "arguments": {...}}.'
+                + (f" It has no parameter {', '.join(sorted(extra))}." if extra else "")
+            )
+        own = self._own.get(tool)
+        if own is not None and own.kind == "local":  # describeTools, or callTool itself
+            if own.name == CALL_TOOL:
+                raise ToolCallError("callTool runs the API's tools; call the tool you want directly.")
+            return await self._own.call_tool(own, inner if isinstance(inner, dict) else {})
+        return await self._through_session(tool, inner)
+
+    async def _through_session(self, name: str, arguments: dict[str, Any] | str) -> Any:
+        result = await self.session.call_tool(ToolCall(name=name, arguments=arguments))
+        if result.is_error:
+            raise ToolCallError(result.value["error"])
+        return result.value
+
+    def _describe(self, arguments: dict[str, Any]) -> Any:
+        names = arguments.get("tools")
+        if isinstance(names, str):
+            names = [names]
+        if not isinstance(names, list) or not names:
+            raise ToolCallError('describeTools takes a list of tool names, such as {"tools": ["Query_potato"]}.')
+        listed = tool_schemas(self.session, [str(n) for n in names])
+        known = {t["name"] for t in listed}
+        unknown = [n for n in names if n not in known and not str(n).endswith("_*")]
+        if unknown:
+            catalogue = self.session.catalogue
+            hints = [f"{n} (did you mean {', '.join(catalogue.suggest(n))}?)" if catalogue.suggest(n) else n for n in unknown]
+            raise ToolCallError(f"No tool named {'; '.join(hints)}. selectTools lists the tools there are.")
+        return {"tools": listed}
+
+
+def _describe_tool() -> Tool:
+    return Tool(
+        name=DESCRIBE_TOOLS,
+        description="Show tools' descriptions and parameter schemas without selecting them.",
+        parameters={
+            "type": "object",
+            "properties": {"tools": {**_NAMES, "description": "Tool names."}},
+            "required": ["tools"],
+            "additionalProperties": False,
+        },
+        kind="local",
+    )
 
 
 def tool_schemas(session: Session, names: list[str]) -> list[dict[str, Any]]:
@@ -103,59 +173,3 @@ def tool_schemas(session: Session, names: list[str]) -> list[dict[str, Any]]:
                 rendered = render_tool(catalogue.tool(each), "mcp")
                 out.append({k: rendered[k] for k in ("name", "description", "inputSchema")})
     return out
-
-
-async def call_fixed_tool(session: Session, name: str, arguments: dict[str, Any]) -> ToolResult:
-    """Run one call of the fixed toolset on the session; errors come back as error results."""
-    if name == SELECT_TOOLS:
-        names = arguments.get("tools")
-        if names in (None, [], ""):
-            return ToolResult(call_id="", name=name, value=_select_tools_tool(session).description)
-        result = await session.call_tool(ToolCall(name=SELECT_TOOLS, arguments={"tools": names}))
-        if result.is_error:
-            return result
-        listed = tool_schemas(session, [names] if isinstance(names, str) else list(names))
-        return ToolResult(
-            call_id=result.call_id,
-            name=name,
-            value={"result": result.value, "tools": listed, "next": "Run these with callTool(tool, arguments)."},
-        )
-    if name == CALL_TOOL:
-        extra = set(arguments) - {"tool", "arguments"}
-        tool = arguments.get("tool")
-        inner = arguments.get("arguments") or {}
-        if extra or not isinstance(tool, str) or not isinstance(inner, (dict, str)):
-            return _error(
-                name,
-                'callTool takes {"tool": "Type_field", "arguments": {...}}.'
-                + (f" It has no parameter {', '.join(sorted(extra))}." if extra else ""),
-            )
-        if tool == CALL_TOOL:
-            return _error(name, "callTool runs the API's tools; call the tool you want directly.")
-        if tool == DESCRIBE_TOOLS:
-            return await call_fixed_tool(session, tool, inner if isinstance(inner, dict) else {})
-        return await session.call_tool(ToolCall(name=tool, arguments=inner))
-    if name == DESCRIBE_TOOLS:
-        names = arguments.get("tools")
-        if isinstance(names, str):
-            names = [names]
-        if not isinstance(names, list) or not names:
-            return _error(name, 'describeTools takes a list of tool names, such as {"tools": ["Query_potato"]}.')
-        listed = tool_schemas(session, [str(n) for n in names])
-        known = {t["name"] for t in listed}
-        unknown = [n for n in names if n not in known and not str(n).endswith("_*")]
-        if unknown:
-            hints = [
-                f"{n} (did you mean {', '.join(session.catalogue.suggest(n))}?)" if session.catalogue.suggest(n) else n for n in unknown
-            ]
-            return _error(name, f"No tool named {'; '.join(hints)}. selectTools lists the tools there are.")
-        return ToolResult(call_id="", name=name, value={"tools": listed})
-    return await session.call_tool(ToolCall(name=name, arguments=arguments))
-
-
-def _select_tools_tool(session: Session) -> Tool:
-    return next(t for t in session.tools() if t.name == SELECT_TOOLS)
-
-
-def _error(name: str, message: str) -> ToolResult:
-    return ToolResult(call_id="", name=name, value={"error": message}, is_error=True)

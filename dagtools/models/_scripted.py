@@ -17,7 +17,7 @@ from typing import Any
 
 from .._errors import ConfigError
 from .._tools import ToolCall
-from ..scripts._script import read_yaml
+from .._yaml import read_data
 from ..session._context import Message
 from ..session._metatools import estimate_tokens
 from ._base import ModelResponse, Usage
@@ -85,7 +85,7 @@ def load_turns(source: str | Path | Mapping[str, Any] | Sequence[Any]) -> list[A
     origin = "script"
     if isinstance(source, (str, Path)):
         origin = str(source)
-        data = read_yaml(source, "Model script")
+        data = read_data(source, "Model script")
     if isinstance(data, Mapping):
         if "turns" in data:
             data = data["turns"]

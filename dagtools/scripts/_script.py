@@ -15,13 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .._errors import ConfigError
 from .._tools import ToolCall, ToolResult
+from .._yaml import read_data
 from ..session._session import Session
 
-__all__ = ["CallRecord", "Script", "load_script", "matches", "read_yaml", "run_script"]
+__all__ = ["CallRecord", "Script", "load_script", "matches", "run_script"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,7 +49,7 @@ def load_script(source: str | Path | Mapping[str, Any]) -> Script:
         origin = "script"
     else:
         origin = str(source)
-        data = read_yaml(source, "Script")
+        data = read_data(source, "Script")
     if not isinstance(data, dict):
         raise ConfigError(f"Script {origin} must be a mapping with inputs, outputs and calls.")
     unknown = set(data) - {"inputs", "outputs", "calls"}
@@ -66,16 +65,6 @@ def load_script(source: str | Path | Mapping[str, Any]) -> Script:
         if extra:
             raise ConfigError(f"Script {origin}: call {index + 1} has unknown keys {sorted(extra)}.")
     return Script(inputs=dict(data.get("inputs") or {}), outputs=dict(data.get("outputs") or {}), calls=calls)
-
-
-def read_yaml(path: str | Path, what: str) -> Any:
-    """A YAML (or JSON) file's content, with errors that name the file."""
-    try:
-        return yaml.safe_load(Path(path).read_text())
-    except FileNotFoundError:
-        raise ConfigError(f"{what} {path} does not exist.") from None
-    except yaml.YAMLError as error:
-        raise ConfigError(f"{what} {path} is not valid YAML or JSON: {error}") from None
 
 
 def matches(expected: Any, actual: Any) -> bool:

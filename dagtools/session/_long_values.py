@@ -74,6 +74,10 @@ class LongValues:
         while len(self._values) > _KEEP:
             self._values.popitem(last=False)
 
+    def kept(self) -> dict[str, Any]:
+        """The full values kept under their references, oldest first."""
+        return dict(self._values)
+
     def __contains__(self, ref: object) -> bool:
         return ref in self._values
 

@@ -2,47 +2,41 @@
 
 from __future__ import annotations
 
+import logging
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Literal
 
 from graphql import GraphQLObjectType, GraphQLSchema
 
 from .._errors import ConfigError
 from ..catalogue._catalogue import Catalogue, compile_catalogue
-from ..executors._base import Executor
+from ..catalogue._options import CatalogueOptions
+from ..executors._base import Executor, SchemaOnlyExecutor
 from ..executors._http import HttpExecutor, Progress, env_headers, merge_headers
 from ..executors._local import LocalExecutor
 from ..load._dagger import dagger_endpoint, is_dagger_source
-from ..load._dialect import DialectName
 from ..load._introspect import fetch_schema
 from ..load._sources import LoadedSchema, is_url, load_schema
+from ._options import SessionOptions
 from ._outputs import OutputSpec
 from ._session import Session
 
-__all__ = ["catalogue_for", "is_executable", "open_session"]
+__all__ = ["catalogue_for", "executor_for", "is_executable", "open_session"]
 
-_catalogues: weakref.WeakKeyDictionary[GraphQLSchema, dict[tuple, Catalogue]] = weakref.WeakKeyDictionary()
+_catalogues: weakref.WeakKeyDictionary[GraphQLSchema, dict[CatalogueOptions, Catalogue]] = weakref.WeakKeyDictionary()
+logger = logging.getLogger("dagtools")
 
 
-def catalogue_for(
-    schema: GraphQLSchema,
-    *,
-    dialect: DialectName | None = None,
-    mutations: bool | Iterable[str] = False,
-    include_deprecated: bool = False,
-    relay_ids: bool = False,
-    previews: bool | None = None,
-) -> Catalogue:
+def catalogue_for(schema: GraphQLSchema, options: CatalogueOptions | None = None, **flat: Any) -> Catalogue:
     """The catalogue for a schema and options, compiled once and shared by every session on it."""
-    policy = mutations if isinstance(mutations, bool) else tuple(sorted(mutations))
-    key = (dialect, policy, include_deprecated, relay_ids, previews)
+    options = replace(options or CatalogueOptions(), **flat) if flat else options or CatalogueOptions()
     per_schema = _catalogues.setdefault(schema, {})
-    if key not in per_schema:
-        per_schema[key] = compile_catalogue(
-            schema, dialect=dialect, mutations=mutations, include_deprecated=include_deprecated, relay_ids=relay_ids, previews=previews
-        )
-    return per_schema[key]
+    if options not in per_schema:
+        per_schema[options] = compile_catalogue(schema, **options.as_keywords())
+        logger.debug("catalogue compiled: %d tools, %s", len(per_schema[options]), options)
+    return per_schema[options]
 
 
 def is_executable(schema: GraphQLSchema) -> bool:
@@ -51,28 +45,38 @@ def is_executable(schema: GraphQLSchema) -> bool:
     return isinstance(query, GraphQLObjectType) and any(f.resolve is not None for f in query.fields.values())
 
 
+def executor_for(source: Any, loaded: LoadedSchema, *, headers: Mapping[str, str] | None = None, timeout: float = 30.0) -> Executor:
+    """Where a session's queries go, the one place that decides it: the API's URL over HTTP (with
+    `headers` over `DAGTOOLS_AUTHORIZATION` over `DAGTOOLS_HEADERS`), the schema's own resolvers in
+    this process, or nowhere (a schema file: every call says so)."""
+    if isinstance(source, str) and is_url(source):
+        return HttpExecutor(source, headers=merge_headers(env_headers(), headers), timeout=timeout)
+    if is_executable(loaded.schema):
+        return LocalExecutor(loaded.strawberry_schema or loaded.schema)
+    return SchemaOnlyExecutor(loaded.origin)
+
+
 async def open_session(
     source: Any,
     *,
-    executor: Executor | None = None,
     inputs: Mapping[str, Mapping[str, Any]] | None = None,
     outputs: Mapping[str, OutputSpec] | None = None,
-    dialect: DialectName | None = None,
-    mutations: bool | Iterable[str] = False,
-    include_deprecated: bool = False,
-    relay_ids: bool = False,
-    previews: bool | None = None,
-    lenient: bool = True,
+    options: SessionOptions | None = None,
+    executor: Executor | None = None,
     headers: Mapping[str, str] | None = None,
     timeout: float = 30.0,
     cache: bool | Literal["refresh"] = True,
+    lenient: bool = True,
     progress: Progress | None = None,
-    **session_options: Any,
+    **flat_options: Any,
 ) -> Session:
     """A session on `source` (anything `load_schema` reads), with the host's inputs already given.
+    Use it as `async with await open_session(...) as session:`; it closes the executor it made.
 
     `inputs` maps a name to `{"field": "potato", "description": ...}` for an object reached by a
-    root-field chain, or `{"value": 3, "description": ...}` for a plain value.
+    root-field chain, or `{"value": 3, "description": ...}` for a plain value. `options` (or its
+    fields as keywords: `mutations=True`, `dialect="relay"`, `max_active_tools=32`) shape the
+    catalogue and the session.
 
     The source `"dagger"` is the Dagger session this process runs in (`DAGGER_SESSION_PORT` and
     `DAGGER_SESSION_TOKEN`, as `dagger run` sets them), with the Dagger dialect.
@@ -80,54 +84,58 @@ async def open_session(
     A URL source is both the schema (by introspection, cached on disk unless `cache` is False;
     `"refresh"` fetches it again) and where queries go, through an `HttpExecutor` with `timeout` and
     the same `headers`: those given here over `DAGTOOLS_AUTHORIZATION` over `DAGTOOLS_HEADERS`.
+    A given `executor` is used as it is and left open.
     """
-    owned: HttpExecutor | None = None
+    options = SessionOptions.of(options, **flat_options)
     if is_dagger_source(source):  # the engine session this process runs in, as Dagger's SDKs find it
         source, session_auth = dagger_endpoint()
         headers = {**session_auth, **dict(headers or {})}
-        dialect = dialect or "dagger"
+        if options.catalogue.dialect is None:
+            options = replace(options, catalogue=replace(options.catalogue, dialect="dagger"))
         cache = False
     if isinstance(source, str) and is_url(source):
-        merged = merge_headers(env_headers(), headers)
         loaded = await fetch_schema(
             source,
-            headers=merged,
+            headers=merge_headers(env_headers(), headers),
             use_cache=cache is not False,
             refresh=cache == "refresh",
             timeout=timeout,
             lenient=lenient,
             progress=progress,
         )
-        if executor is None:
-            executor = owned = HttpExecutor(source, headers=merged, timeout=timeout)
     else:
         loaded = source if isinstance(source, LoadedSchema) else load_schema(source, lenient=lenient)
-    catalogue = catalogue_for(
-        loaded.schema, dialect=dialect, mutations=mutations, include_deprecated=include_deprecated, relay_ids=relay_ids, previews=previews
-    )
+    catalogue = catalogue_for(loaded.schema, options.catalogue)
+    owned = executor is None
     if executor is None:
-        if not is_executable(loaded.schema):
+        executor = executor_for(source, loaded, headers=headers, timeout=timeout)
+        if isinstance(executor, SchemaOnlyExecutor):
             raise ConfigError(
                 f"{loaded.origin} only describes the API; it cannot run queries. Point dagtools at the API's URL, or pass an executor."
             )
-        executor = LocalExecutor(loaded.strawberry_schema or loaded.schema)
+    session = Session(catalogue, executor, outputs=outputs, options=options)
+    if owned:
+        session.close_with(executor.aclose)
+    session.warnings = loaded.warnings
     try:
-        session = Session(catalogue, executor, outputs=outputs, **session_options)
-        session.warnings = loaded.warnings
         for name, spec in (inputs or {}).items():
-            if not isinstance(spec, Mapping):
-                raise ConfigError(f"Input {name!r} must be a mapping with `field` or `value`, and a `description`.")
-            unknown = set(spec) - {"field", "value", "description"}
-            if unknown:
-                raise ConfigError(f"Input {name!r} has unknown keys {sorted(unknown)}; use field or value, and description.")
-            options: dict[str, Any] = {"description": str(spec.get("description", ""))}
-            if "field" in spec:
-                options["field"] = str(spec["field"])
-            if "value" in spec:
-                options["value"] = spec["value"]
-            await session.add_input(name, **options)
+            await session.add_input(name, **_input_options(name, spec))
     except BaseException:
-        if owned is not None:  # the session never reached the caller, who could not close its client
-            await owned.aclose()
+        await session.aclose()  # the session never reached the caller, who could not close it
         raise
+    logger.info("session opened on %s: %d tools, %d inputs", loaded.origin, len(catalogue), len(inputs or {}))
     return session
+
+
+def _input_options(name: str, spec: Any) -> dict[str, Any]:
+    if not isinstance(spec, Mapping):
+        raise ConfigError(f"Input {name!r} must be a mapping with `field` or `value`, and a `description`.")
+    unknown = set(spec) - {"field", "value", "description"}
+    if unknown:
+        raise ConfigError(f"Input {name!r} has unknown keys {sorted(unknown)}; use field or value, and description.")
+    options: dict[str, Any] = {"description": str(spec.get("description", ""))}
+    if "field" in spec:
+        options["field"] = str(spec["field"])
+    if "value" in spec:
+        options["value"] = spec["value"]
+    return options

@@ -1,13 +1,17 @@
 """A session: registry, active toolset, inputs, declared outputs and the conversation context.
 
-`execute` runs one call and returns its result; `call_tool` also records the call and its result
-in the context (seed 001). Neither raises for anything the model did: those come back as error
-results, and a failed call leaves registry, toolset and outputs as they were.
+Every tool runs through one road: the session composes toolsets (the meta-tools, the catalogue's
+fields, the host's own tools) and runs each model turn with `run_turn`. `call_tools` records the
+turn in the context (seed 001); `execute_tools` does not. Nothing the model did raises: mistakes come
+back as error results, and a failed call leaves registry, toolset and outputs as they were.
+
+A session is an async context manager: it closes what was opened for it (the executor
+`open_session` made) and nothing it was given.
 """
 
 from __future__ import annotations
 
-import inspect
+import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -17,24 +21,25 @@ from graphql import get_named_type, is_composite_type
 
 from .._errors import ConfigError, ToolCallError
 from .._tools import Tool, ToolCall, ToolResult
-from ..calls._arguments import parse_arguments
-from ..calls._batch import run_turn
 from ..calls._chains import parse_chain
-from ..calls._field import FieldCalls, PreparedCall
+from ..calls._field import PreparedCall
 from ..catalogue._catalogue import Catalogue, is_list
 from ..executors._base import Executor
-from ._active import ActiveToolset
 from ._context import Context
+from ._fields import FieldToolset
 from ._long_values import LongValues
 from ._metatools import READ_RESULT, SAVE, SELECT_TOOLS, ValueInput, read_result_tool, save_tool, select_tools_tool
+from ._options import SessionOptions
 from ._outputs import Output, OutputSpec, check_outputs, normalize_outputs
 from ._registry import ObjectEntry, Registry
+from ._state import SessionState
+from ._toolsets import CombinedToolset, FunctionToolset, Handler
+from ._turn import run_turn
 
 __all__ = ["Session"]
 
-LocalHandler = Callable[[dict[str, Any]], Any | Awaitable[Any]]
+logger = logging.getLogger("dagtools")
 _MISSING: Any = object()
-_PENDING: Any = object()
 
 
 class Session:
@@ -46,10 +51,10 @@ class Session:
         executor: Executor,
         *,
         outputs: Mapping[str, OutputSpec] | Iterable[Output] | None = None,
-        max_active_tools: int = 64,
-        result_budget: int = 4000,
-        tools_budget: int = 1500,
+        options: SessionOptions | None = None,
+        **flat_options: Any,
     ) -> None:
+        self.options = options = SessionOptions.of(options, **flat_options)
         self.catalogue = catalogue
         self.executor = executor
         self.registry = Registry()
@@ -59,21 +64,54 @@ class Session:
         self.saved: dict[str, Any] = {}
         self.done = False
         self.warnings: tuple[str, ...] = ()  # what loading the schema tolerated, for hosts to show
-        self.toolset = ActiveToolset(catalogue, max_active_tools)
-        self.tools_budget = tools_budget
-        self.long_values = LongValues(result_budget)
-        self.fields = FieldCalls(catalogue, self.registry, executor, self.long_values)
-        self._save_tool = save_tool(catalogue, self.outputs) if self.outputs else None
-        self._extra: dict[str, tuple[Tool, LocalHandler | None]] = {}
+        self.long_values = LongValues(options.result_budget)
+        self.fields = FieldToolset(catalogue, self.registry, executor, self.long_values, cap=options.max_active_tools)
+        self.meta = self._meta_toolset()
+        self.host = FunctionToolset()
+        self.toolset = CombinedToolset([self.meta, self.fields, self.host])
         self._pending: dict[str, ToolCall] = {}
         self._calls = 0
         self._select_cache: tuple[tuple[int, int], Tool] | None = None
+        self._closers: list[Callable[[], Awaitable[Any]]] = []
+        self._closed = False
+
+    # -- lifetime ------------------------------------------------------------------------------------
+
+    def close_with(self, close: Callable[[], Awaitable[Any]]) -> None:
+        """Run `close` when the session closes: for what was opened for this session alone."""
+        self._closers.append(close)
+
+    async def aclose(self) -> None:
+        """Close what was opened for this session (once); using it afterwards is an error."""
+        if self._closed:
+            return
+        self._closed = True
+        closers, self._closers = self._closers[::-1], []
+        for close in closers:
+            await close()
+        logger.debug("session closed: %d objects, %d calls", len(self.registry), self._calls)
+
+    async def __aenter__(self) -> Session:
+        self._check_open()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ConfigError("This session is closed; open a new one with open_session.")
 
     # -- host side: inputs, tools, state -------------------------------------------------------------
 
     async def add_input(self, name: str, *, field: str | None = None, value: Any = _MISSING, description: str = "") -> ObjectEntry | None:
         """Give the model an object (a root-field chain such as `repository(owner: "a", name: "b")`)
         or a plain value, before it starts."""
+        self._check_open()
         if (field is None) == (value is _MISSING):
             raise ConfigError(f"Input {name!r}: give either a field chain or a value.")
         if field is None:
@@ -86,43 +124,36 @@ class Session:
                 "Give a plain value with `value`, or a chain that ends on an object."
             )
         try:
-            payload = await self.fields.run(PreparedCall(steps, "query", field.strip(), field_type), description=description or name)
+            payload = await self.fields.calls.run(PreparedCall(steps, "query", field.strip(), field_type), description=description or name)
         except ToolCallError as error:
             raise ConfigError(f"Input {name!r} ({field}) could not be loaded: {error}") from None
         return self.registry.get(payload["result"])
 
-    def add_tool(self, tool: Tool, handler: LocalHandler | None = None) -> None:
+    def add_tool(self, tool: Tool, handler: Handler | None = None) -> None:
         """Add a tool that is not a schema field: run here by `handler`, or by the client when None."""
-        if tool.name in self.catalogue or tool.name in (SELECT_TOOLS, SAVE, READ_RESULT):
+        if tool.name in _META_NAMES or self.toolset.get(tool.name) is not None:
             raise ConfigError(f"A tool named {tool.name!r} exists already.")
-        self._extra[tool.name] = (replace(tool, kind="local" if handler else "client"), handler)
+        self.host.add(tool.name, replace(tool, kind="local" if handler else "client"), handler)
 
     def select(self, names: Iterable[str]) -> None:
         """Activate tools on the host's behalf, as if the model had selected them."""
         try:
-            self.toolset.select(names, ignore=[SELECT_TOOLS, SAVE, READ_RESULT, *self._extra])
+            self._select_names(list(names))
         except ToolCallError as error:
             raise ConfigError(str(error)) from None
 
     @property
     def active_tools(self) -> list[str]:
-        return list(self.toolset)
+        return list(self.fields.active)
 
     @property
     def extra_tools(self) -> dict[str, Tool]:
         """Tools added with `add_tool`: run locally, or by the client."""
-        return {name: tool for name, (tool, _) in self._extra.items()}
+        return {tool.name: tool for tool in self.host.list_tools()}
 
     def tools(self) -> list[Tool]:
         """The toolset the model sees now: selectTools, save, readResult, the active and extra tools."""
-        out = [self._select_tools()]
-        if self._save_tool is not None:
-            out.append(self._save_tool)
-        if self.long_values:
-            out.append(read_result_tool())
-        out += self.catalogue.tools(self.toolset)
-        out += [tool for tool, _ in self._extra.values()]
-        return out
+        return self.toolset.list_tools()
 
     def render_tools(self, format: str = "openai") -> list[dict[str, Any]]:
         from ..catalogue._render import render_tools
@@ -139,6 +170,10 @@ class Session:
     def missing_outputs(self) -> list[str]:
         return [o.name for o in self.outputs if o.name not in self.saved]
 
+    def state(self) -> SessionState:
+        """What this session holds, as plain data a store can keep."""
+        return SessionState.of(self)
+
     # -- running calls -------------------------------------------------------------------------------
 
     async def call_tool(self, call: ToolCall) -> ToolResult:
@@ -148,12 +183,13 @@ class Session:
 
     async def call_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """Run one model turn and record it in the context: reads share one request, writes run in
-        order (see `dagtools.turns` for the ordering rules). Client tools are left pending."""
+        order (see `dagtools.session._turn` for the ordering rules). Client tools are left pending."""
+        self._check_open()
         calls = [self._with_id(c) for c in calls]
         new = tuple(c for c in calls if not self.context.has_call(c.id))
         if new:
             self.context.add_assistant(tool_calls=new)
-        results = await run_turn(self, calls)
+        results = await run_turn(self.toolset, self.fields, calls)
         for call, result in zip(calls, results):
             if result.pending:
                 self._pending[call.id] = call
@@ -163,7 +199,12 @@ class Session:
 
     async def execute_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """`call_tools` without touching the context."""
-        return await run_turn(self, [self._with_id(c) for c in calls])
+        self._check_open()
+        return await run_turn(self.toolset, self.fields, [self._with_id(c) for c in calls])
+
+    async def execute(self, call: ToolCall) -> ToolResult:
+        """Run one call without touching the context: the nothing-fancy path of seed 001."""
+        return (await self.execute_tools([call]))[0]
 
     def tool_call_result(self, call_id: str, result: Any) -> ToolResult:
         """Report the result of a tool the client ran; it is recorded in the context."""
@@ -176,74 +217,26 @@ class Session:
         self.context.add_result(result)
         return result
 
-    async def execute(self, call: ToolCall) -> ToolResult:
-        """Run one call without touching the context: the nothing-fancy path of seed 001."""
-        call = self._with_id(call)
-        try:
-            value = await self._dispatch(call)
-        except ToolCallError as error:
-            return ToolResult(call_id=call.id, name=call.name, value={"error": str(error)}, is_error=True)
-        if value is _PENDING:
-            return ToolResult(call_id=call.id, name=call.name, value=None, pending=True)
-        return ToolResult(call_id=call.id, name=call.name, value=value)
-
     def _with_id(self, call: ToolCall) -> ToolCall:
         if call.id:
             return call
         self._calls += 1
         return replace(call, id=f"call_{self._calls}")
 
-    async def _dispatch(self, call: ToolCall) -> Any:
-        arguments = parse_arguments(call.name, call.arguments)
-        name = call.name
-        if name == SELECT_TOOLS:
-            return self._select(arguments)
-        if name == SAVE and self._save_tool is not None:
-            self.saved = check_outputs(self.catalogue, self.registry, self.outputs, arguments)
-            self.done = True
-            shown = ", ".join(f"{k} = {v}" for k, v in self.saved.items())
-            return f"Saved {shown}. The outputs are with the user now."
-        if name == READ_RESULT and self.long_values:
-            _only(arguments, {"ref", "offset"}, READ_RESULT)
-            return self.long_values.read(str(arguments.get("ref", "")), arguments.get("offset", 0))
-        if name in self._extra:
-            return await self._call_extra(name, arguments)
-        if name not in self.catalogue:
-            raise ToolCallError(self._unknown_tool(name))
-        if name not in self.toolset:
-            raise ToolCallError(f'{name} is not selected yet. Call selectTools(tools: ["{name}"]) first; it is available from then on.')
-        self.toolset.touch(name)
-        return await self.fields.run(self.fields.prepare(self.catalogue.tool(name), arguments))
-
-    def _unknown_tool(self, name: str) -> str:
-        schema = self.catalogue.schema
-        if schema.mutation_type is not None and name.startswith("Mutation_") and name.split("_", 1)[1] in schema.mutation_type.fields:
-            return f"{name} is a mutation, and this session does not allow mutations. Only the host can allow them; use the query tools."
-        builtins = [SELECT_TOOLS] + ([SAVE] if self._save_tool else []) + list(self._extra)
-        close = self.catalogue.suggest(name) or self.catalogue.suggest(name, candidates=builtins)
-        hint = f" Did you mean {', '.join(close)}?" if close else ""
-        return f"There is no tool {name}.{hint} selectTools lists the tools you can select."
-
-    async def _call_extra(self, name: str, arguments: dict[str, Any]) -> Any:
-        tool, handler = self._extra[name]
-        if handler is None:
-            return _PENDING
-        try:
-            value = handler(arguments)
-            if inspect.isawaitable(value):
-                value = await value
-        except ToolCallError:
-            raise
-        except Exception as error:  # a local tool's failure is something the model should see and route around
-            raise ToolCallError(f"{name} failed: {error}") from error
-        return value
-
     # -- meta-tools ----------------------------------------------------------------------------------
 
-    def _select_tools(self) -> Tool:
+    def _meta_toolset(self) -> FunctionToolset:
+        meta = FunctionToolset()
+        meta.add(SELECT_TOOLS, self._select_tools_tool, self._select)
+        if self.outputs:
+            meta.add(SAVE, save_tool(self.catalogue, self.outputs), self._save)
+        meta.add(READ_RESULT, read_result_tool(), self._read_result, when=lambda: bool(self.long_values))
+        return meta
+
+    def _select_tools_tool(self) -> Tool:
         key = (len(self.registry), len(self.values))
         if self._select_cache is None or self._select_cache[0] != key:
-            tool = select_tools_tool(self.catalogue, self.registry, self.values, budget_tokens=self.tools_budget)
+            tool = select_tools_tool(self.catalogue, self.registry, self.values, budget_tokens=self.options.tools_budget)
             self._select_cache = (key, tool)
         return self._select_cache[1]
 
@@ -254,7 +247,20 @@ class Session:
             names = [names]
         if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
             raise ToolCallError('selectTools takes a list of tool names, such as {"tools": ["Query_potato"]}.')
-        return self.toolset.select(names, ignore=[SELECT_TOOLS, SAVE, READ_RESULT, *self._extra])
+        return self._select_names(names)
+
+    def _select_names(self, names: list[str]) -> str:
+        return self.fields.active.select(names, ignore=[*_META_NAMES, *self.host.names()])
+
+    def _save(self, arguments: dict[str, Any]) -> str:
+        self.saved = check_outputs(self.catalogue, self.registry, self.outputs, arguments)
+        self.done = True
+        shown = ", ".join(f"{k} = {v}" for k, v in self.saved.items())
+        return f"Saved {shown}. The outputs are with the user now."
+
+    def _read_result(self, arguments: dict[str, Any]) -> Any:
+        _only(arguments, {"ref", "offset"}, READ_RESULT)
+        return self.long_values.read(str(arguments.get("ref", "")), arguments.get("offset", 0))
 
     # -- sync wrappers for scripts and notebooks -------------------------------------------------------
 
@@ -269,6 +275,10 @@ class Session:
 
     def add_input_sync(self, name: str, **options: Any) -> ObjectEntry | None:
         return anyio.run(lambda: self.add_input(name, **options))
+
+
+#: Names the meta-tools hold whether or not they apply now (save without outputs, readResult before a cut).
+_META_NAMES = (SELECT_TOOLS, SAVE, READ_RESULT)
 
 
 def _only(arguments: dict[str, Any], allowed: set[str], tool: str) -> None:

@@ -9,17 +9,16 @@ session; the two Internal entries (chat persistence) are never shown to a model:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from graphql import GraphQLError, OperationDefinitionNode, parse
 
 from .._errors import ConfigError
+from .._yaml import parse_data
 
 __all__ = [
     "GET_CHAT_MESSAGES",
@@ -134,9 +133,9 @@ def load_tools_config(source: ConfigSource) -> ToolsConfig:
             text = path.read_text(encoding="utf-8")
         except OSError as error:
             raise ConfigError(f"Could not read the tools config {path}: {error}") from None
-        data = _parse_text(text, where, yaml_first=path.suffix in (".yaml", ".yml"))
+        data = parse_data(text, where, json_first=path.suffix not in (".yaml", ".yml"))
     elif isinstance(source, str):
-        data = _parse_text(source, where, yaml_first=False)
+        data = parse_data(source, where)
     else:
         data = source
     if isinstance(data, dict) and isinstance(data.get("tools"), list):
@@ -159,18 +158,6 @@ def load_tools_config(source: ConfigSource) -> ToolsConfig:
     return ToolsConfig(
         tools=tuple(tools), save_chat_message=internal.get(SAVE_CHAT_MESSAGE), get_chat_messages=internal.get(GET_CHAT_MESSAGES)
     )
-
-
-def _parse_text(text: str, where: str, *, yaml_first: bool) -> Any:
-    if not yaml_first:
-        try:
-            return json.loads(text)
-        except ValueError:
-            pass
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise ConfigError(f"{where} is neither valid JSON nor YAML: {error}") from None
 
 
 def _entry(raw: Any, position: int) -> ToolEntry:

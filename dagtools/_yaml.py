@@ -1,0 +1,39 @@
+"""Reading YAML (and JSON, which YAML reads too) for scripts, model scripts, configs and tools configs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ._errors import ConfigError
+
+__all__ = ["parse_data", "read_data"]
+
+
+def read_data(path: str | Path, what: str) -> Any:
+    """A YAML or JSON file's content, with errors that name the file."""
+    try:
+        text = Path(path).read_text()
+    except FileNotFoundError:
+        raise ConfigError(f"{what} {path} does not exist.") from None
+    except OSError as error:
+        raise ConfigError(f"{what} {path} cannot be read: {error.strerror or error}.") from None
+    return parse_data(text, f"{what} {path}", json_first=str(path).endswith(".json"))
+
+
+def parse_data(text: str, where: str, *, json_first: bool = True) -> Any:
+    """Text that is JSON or YAML. JSON is tried first where it is likely: it is faster and stricter."""
+    if json_first:
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{where} is not valid YAML or JSON: {error}") from None
+    except RecursionError:
+        raise ConfigError(f"{where} is nested too deeply to read.") from None

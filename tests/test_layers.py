@@ -1,0 +1,158 @@
+"""The shape of the package: layers import downward only, no import cycles, small modules, and tools
+dispatched by the toolset that owns them, never by comparing names elsewhere."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "dagtools"
+
+#: Lowest first. A module may import its own layer and any layer before it, never one after.
+LAYERS = [
+    {"dagtools._errors", "dagtools._tools", "dagtools._retries", "dagtools._yaml", "dagtools._redact"},
+    {"dagtools.executors"},
+    {"dagtools.load"},
+    {"dagtools.catalogue"},
+    {"dagtools.calls"},
+    {"dagtools.session"},
+    {"dagtools.agent", "dagtools.models", "dagtools.scripts", "dagtools.toolsconfig", "dagtools.mcpserver", "dagtools.integrations"},
+    {"dagtools.cli"},
+    {"dagtools"},
+]
+
+
+def _module_name(path: Path) -> str:
+    parts = ["dagtools", *path.relative_to(PACKAGE).with_suffix("").parts]
+    return ".".join(parts[:-1]) if parts[-1] == "__init__" else ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _top_level_imports(name: str, path: Path) -> set[str]:
+    """Modules imported when `name` is imported: top-level statements only (not functions, not TYPE_CHECKING)."""
+    tree = ast.parse(path.read_text())
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(nodes: list[ast.stmt]) -> None:
+        for node in nodes:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                continue
+            if isinstance(node, (ast.If, ast.Try)):
+                visit(node.body)
+                visit(getattr(node, "orelse", []))
+                for handler in getattr(node, "handlers", []):
+                    visit(handler.body)
+            elif isinstance(node, ast.Import):
+                found.update(a.name for a in node.names if a.name.startswith("dagtools"))
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")
+                    base = base[: len(base) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                if not target.startswith("dagtools"):
+                    continue
+                found.add(target)
+                for alias in node.names:  # `from . import x` may import a submodule
+                    if f"{target}.{alias.name}" in MODULES:
+                        found.add(f"{target}.{alias.name}")
+
+    visit(tree.body)
+    # Importing a.b.c runs a/__init__ and a/b/__init__ first.
+    for target in list(found):
+        parts = target.split(".")
+        found.update(".".join(parts[:i]) for i in range(1, len(parts)))
+    return {t for t in found if t in MODULES and t != name}
+
+
+GRAPH = {name: _top_level_imports(name, path) for name, path in MODULES.items()}
+
+
+def _layer(module: str) -> int:
+    """The layer of the longest listed name `module` is or lives under."""
+    matches = [
+        (len(member), index)
+        for index, members in enumerate(LAYERS)
+        for member in members
+        if module == member or module.startswith(member + ".")
+    ]
+    return max(matches)[1] if matches else -1
+
+
+def test_every_module_has_a_layer():
+    assert [m for m in MODULES if _layer(m) < 0] == []
+
+
+def test_layers_import_only_downward():
+    upward = [
+        f"{module} imports {target}"
+        for module, targets in GRAPH.items()
+        for target in targets
+        if _layer(target) > _layer(module) and not module.startswith(target + ".")
+    ]
+    assert upward == []
+
+
+def test_no_import_cycle_at_import_time():
+    # A package's __init__ importing its own submodules is how packages work; leave that edge out.
+    edges = {m: {t for t in ts if not t.startswith(m + ".")} for m, ts in GRAPH.items()}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(edges[node]):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt) :] + [nxt]
+            if nxt not in state:
+                cycle = visit(nxt)
+                if cycle:
+                    return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for module in sorted(edges):
+        if module not in state:
+            cycle = visit(module)
+            assert cycle is None, " -> ".join(cycle)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_module_is_small(module):
+    lines = MODULES[module].read_text().count("\n")
+    assert lines <= 400, f"{module} has {lines} lines; split it by concept"
+
+
+#: Tool names that name built-in tools; comparing a name to one of them decides what runs.
+BUILTIN_NAMES = {"selectTools", "save", "readResult", "callTool", "describeTools"}
+BUILTIN_CONSTANTS = {"SELECT_TOOLS", "SAVE", "READ_RESULT", "CALL_TOOL", "DESCRIBE_TOOLS"}
+#: The toolsets that own built-in tools, where comparing their own names is how they serve them.
+OWNERS = {"dagtools.mcpserver._toolsets"}
+
+
+def test_tools_are_dispatched_by_their_toolset_only():
+    found = []
+    for module, path in MODULES.items():
+        if module in OWNERS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Compare):
+                continue
+            for side in [node.left, *node.comparators]:
+                literal = isinstance(side, ast.Constant) and side.value in BUILTIN_NAMES
+                constant = isinstance(side, ast.Name) and side.id in BUILTIN_CONSTANTS
+                names = isinstance(side, (ast.Tuple, ast.List, ast.Set)) and any(
+                    (isinstance(e, ast.Name) and e.id in BUILTIN_CONSTANTS) or (isinstance(e, ast.Constant) and e.value in BUILTIN_NAMES)
+                    for e in side.elts
+                )
+                if literal or constant or names:
+                    found.append(f"{module}:{node.lineno}: {ast.unparse(node)}")
+    assert found == []
