@@ -33,7 +33,7 @@ from ._options import SessionOptions
 from ._outputs import Output, OutputSpec, check_outputs, normalize_outputs
 from ._registry import ObjectEntry, Registry
 from ._state import SessionState
-from ._toolsets import CombinedToolset, FunctionToolset, Handler
+from ._toolsets import CombinedToolset, FunctionToolset, Handler, Toolset
 from ._turn import run_turn
 
 __all__ = ["Session"]
@@ -134,6 +134,13 @@ class Session:
         if tool.name in _META_NAMES or self.toolset.get(tool.name) is not None:
             raise ConfigError(f"A tool named {tool.name!r} exists already.")
         self.host.add(tool.name, replace(tool, kind="local" if handler else "client"), handler)
+
+    def add_toolset(self, toolset: Toolset) -> None:
+        """Serve every tool of `toolset` too (listed as it lists them, after the session's own)."""
+        taken = [t.name for t in toolset.list_tools() if t.name in _META_NAMES or self.toolset.get(t.name) is not None]
+        if taken:
+            raise ConfigError(f"The session has tools named {', '.join(taken)} already.")
+        self.toolset.toolsets.append(toolset)
 
     def select(self, names: Iterable[str]) -> None:
         """Activate tools on the host's behalf, as if the model had selected them."""
@@ -250,7 +257,8 @@ class Session:
         return self._select_names(names)
 
     def _select_names(self, names: list[str]) -> str:
-        return self.fields.active.select(names, ignore=[*_META_NAMES, *self.host.names()])
+        others = [t.name for toolset in self.toolset.toolsets if toolset is not self.fields for t in toolset.list_tools()]
+        return self.fields.active.select(names, ignore=[*_META_NAMES, *others])
 
     def _save(self, arguments: dict[str, Any]) -> str:
         self.saved = check_outputs(self.catalogue, self.registry, self.outputs, arguments)

@@ -50,7 +50,17 @@ class SessionState:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """Lists and objects only, ready for `json.dumps`."""
+        listed: dict[str, Any] = _lists(asdict(self))
+        return listed
+
+
+def _lists(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _lists(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_lists(v) for v in value]
+    return value
 
 
 def _message(message: Any) -> dict[str, Any]:
