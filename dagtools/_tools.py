@@ -46,6 +46,11 @@ class ToolResult:
     is_error: bool = False
     pending: bool = False
 
+    @classmethod
+    def error(cls, call: ToolCall, message: str) -> ToolResult:
+        """The result of a call that failed: the model reads `{"error": message}`."""
+        return cls(call_id=call.id, name=call.name, value={"error": message}, is_error=True)
+
     @property
     def content(self) -> str:
         if isinstance(self.value, str):

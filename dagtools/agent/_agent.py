@@ -195,15 +195,8 @@ class Agent:
         for call, result in zip(calls, results):
             if result.pending:
                 # A client tool: no one runs it inside an automatic run, so the model hears so.
-                result = session.tool_call_result(
-                    call.id,
-                    ToolResult(
-                        call_id=call.id,
-                        name=call.name,
-                        is_error=True,
-                        value={"error": f"{call.name} is run by the client, and no client is attached to this run. Use another tool."},
-                    ),
-                )
+                message = f"{call.name} is run by the client, and no client is attached to this run. Use another tool."
+                result = session.tool_call_result(call.id, ToolResult.error(call, message))
             self._emit(AgentEvent(kind="call", step=step, call=call, result=result))
 
     def _nudge(self) -> str:

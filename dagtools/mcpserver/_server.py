@@ -234,9 +234,7 @@ class McpToolServer:
         try:
             state = await self._state(ctx)
         except DagtoolsError as error:
-            return self._result(
-                ToolResult(call_id="", name=params.name, is_error=True, value={"error": f"dagtools could not open a session: {error}"})
-            )
+            return self._result(ToolResult.error(ToolCall(name=params.name), f"dagtools could not open a session: {error}"))
         arguments = dict(params.arguments or {})
         async with state.lock:
             before = [t.name for t in self.tools_of(state.session)]

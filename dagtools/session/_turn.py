@@ -112,7 +112,7 @@ async def _run_alone(toolset: Toolset, tool: Tool, arguments: dict[str, Any], ca
 def _result(call: ToolCall, value: Any) -> ToolResult:
     """The one place a call's value or the model's mistake becomes the result the model reads."""
     if isinstance(value, ToolCallError):
-        return ToolResult(call_id=call.id, name=call.name, value={"error": str(value)}, is_error=True)
+        return ToolResult.error(call, str(value))
     return ToolResult(call_id=call.id, name=call.name, value=value)
 
 
