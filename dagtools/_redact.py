@@ -18,9 +18,10 @@ import json
 import logging
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
-__all__ = ["REDACTED", "RedactingFilter", "redact", "secrets_of"]
+__all__ = ["REDACTED", "RedactingFilter", "redact", "redact_json", "secrets_of"]
 
 REDACTED = "[redacted]"
 
@@ -30,6 +31,10 @@ _HARMLESS_HEADERS = frozenset(
 )
 #: Shorter values would hide ordinary words; no real credential is this short.
 _SHORTEST = 4
+#: Header names that say their value is a credential; other headers' values are hidden only when
+#: they look like one (long, no spaces), so `X-Client: dagtools` does not blank out the word.
+_SECRET_HEADER = re.compile(r"(?i)auth|token|key|secret|cookie|session|pass|credential|signature")
+_TOKEN_LIKE = 12
 #: Query parameter names (lower case, without `-` and `_`) whose values are credentials.
 _SECRET_PARAMS = frozenset(
     {"token", "accesstoken", "apikey", "key", "auth", "password", "passwd", "pwd", "secret", "clientsecret", "sig", "signature", "code"}
@@ -48,13 +53,16 @@ def is_secret_param(name: str) -> bool:
 
 
 def secrets_of(headers: Mapping[str, str] | None = None, url: str | None = None) -> tuple[str, ...]:
-    """The values to hide: header values (and the token after an auth scheme), a URL's user and
-    password, and the values of its credential query parameters."""
+    """The values to hide, in every spelling an echo may use (longest first): credential header
+    values (and the token after an auth scheme), a URL's user and password, and the values of its
+    credential query parameters."""
     found: list[str] = []
     for name, value in (headers or {}).items():
         if name.lower() in _HARMLESS_HEADERS:
             continue
         value = str(value).strip()
+        if not _SECRET_HEADER.search(name) and (len(value) < _TOKEN_LIKE or any(c.isspace() for c in value)):
+            continue
         found.append(value)
         scheme, _, token = value.partition(" ")
         token = token.strip()
@@ -71,19 +79,33 @@ def secrets_of(headers: Mapping[str, str] | None = None, url: str | None = None)
             user, password, query = None, None, []
         found.extend(unquote(v) for v in (user, password) if v)
         found.extend(value for name, value in query if is_secret_param(name))
-    unique = {s for s in found if len(s) >= _SHORTEST}
-    return tuple(sorted(unique, key=len, reverse=True))
+    spellings = {spelling for s in found if len(s) >= _SHORTEST for spelling in _spellings(s)}
+    return tuple(sorted(spellings, key=len, reverse=True))
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """`text` with every secret and every credential-shaped part replaced by `[redacted]`."""
     for secret in secrets:
-        for spelling in _spellings(secret):
-            if spelling in text:
-                text = text.replace(spelling, REDACTED)
+        if secret and secret in text:
+            text = text.replace(secret, REDACTED)
     text = _USERINFO.sub(lambda m: m.group(1) + REDACTED + "@", text)
     text = _QUERY_PARAM.sub(_param, text)
     return _BEARER.sub(lambda m: m.group(1) + m.group(2) + REDACTED, text)
+
+
+def redact_json(value: Any, secrets: Iterable[str] = (), *, depth: int = 32) -> Any:
+    """A JSON value with `redact` applied to every string in it (keys too); what lies deeper than
+    `depth` levels is dropped, as nobody reads an error nested that deep."""
+    secrets = tuple(secrets)
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if depth <= 0:
+        return REDACTED if isinstance(value, (dict, list)) else value
+    if isinstance(value, dict):
+        return {redact(str(k), secrets): redact_json(v, secrets, depth=depth - 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_json(v, secrets, depth=depth - 1) for v in value]
+    return value
 
 
 class RedactingFilter(logging.Filter):

@@ -13,7 +13,7 @@ import pytest
 
 from dagtools import HttpExecutor, Session, ToolCall, compile_catalogue
 from dagtools._errors import ExecutorError, HttpStatusError, SchemaLoadError
-from dagtools._redact import redact, secrets_of
+from dagtools._redact import redact, redact_json, secrets_of
 from dagtools.load._introspect import fetch_schema
 from examples.kitchen.api import schema as kitchen_schema
 from tests.servers import Fault, FaultServer, Recorder, free_port, read_body, serve_asgi
@@ -63,6 +63,25 @@ def test_known_values_are_redacted_in_every_spelling() -> None:
     assert "abc" not in secrets  # too short to hide without hiding words
     echoed = 'raw k"ey/with+odd json "k\\"ey/with+odd" url k%22ey%2Fwith%2Bodd and p4ssw0rd'
     assert redact(echoed, secrets) == 'raw [redacted] json "[redacted]" url [redacted] and [redacted]'
+
+
+def test_only_credential_headers_hide_short_words() -> None:
+    secrets = secrets_of({"X-Client": "dagtools", "X-Tenant-Secret": "blue", "X-Customer": "c7f0e9a1b2d34e56"})
+    assert redact("dagtools asked blue for c7f0e9a1b2d34e56", secrets) == "dagtools asked [redacted] for [redacted]"
+
+
+def test_errors_keep_their_json_shape() -> None:
+    secrets = secrets_of({"X-Api-Key": "true"})
+    error = {"message": "key true refused", "path": ["a", 1], "extensions": {"ok": True, "deep": [[["true"]]]}}
+    assert redact_json(error, secrets) == {
+        "message": "key [redacted] refused",
+        "path": ["a", 1],
+        "extensions": {"ok": True, "deep": [[["[redacted]"]]]},
+    }
+    nested: list[object] = []
+    for _ in range(100):
+        nested = [nested]
+    assert json.dumps(redact_json({"message": "m", "extensions": nested}))  # too deep: cut, not a RecursionError
 
 
 def test_basic_credentials_are_redacted_decoded_too() -> None:

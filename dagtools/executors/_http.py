@@ -28,7 +28,7 @@ from graphql import GraphQLError, OperationDefinitionNode, OperationType, parse
 
 from .._errors import ExecutorError, HttpStatusError, TransportError
 from .._limits import MAX_RESPONSE_BYTES
-from .._redact import RedactingFilter, redact, secrets_of
+from .._redact import RedactingFilter, redact, redact_json, secrets_of
 from .._retries import Retryable, retry_after_seconds, retrying
 from ._base import Response
 from ._bodies import Progress, encode_json, read_capped
@@ -255,15 +255,7 @@ class HttpExecutor:
         response = _response(parsed)
         if not response.errors:
             return response
-        errors = []
-        for error in response.errors:
-            try:
-                text = json.dumps(error, ensure_ascii=False)
-                shown = self.redact(text)
-                errors.append(error if shown == text else json.loads(shown))
-            except (TypeError, ValueError, RecursionError):
-                errors.append({"message": self.redact(str(error.get("message") or "unknown error"))})
-        return Response(data=response.data, errors=errors)
+        return Response(data=response.data, errors=[redact_json(error, self._secrets) for error in response.errors])
 
 
 def _running_loop() -> object | None:
