@@ -16,6 +16,8 @@ cause: the session catches it and turns it into an error result whose message sa
 
 from __future__ import annotations
 
+from ._limits import cap_text
+
 __all__ = [
     "CatalogueError",
     "ConfigError",
@@ -67,4 +69,10 @@ class ModelError(DagtoolsError):
 
 
 class ToolCallError(DagtoolsError):
-    """A mistake the model made in a tool call. The message tells it what to do next."""
+    """A mistake the model made in a tool call. The message tells it what to do next.
+
+    The message is cut to a few KB (with a note): it may quote an API's error text or echo an argument,
+    and either can be megabytes long."""
+
+    def __init__(self, message: object = "", *args: object) -> None:
+        super().__init__(cap_text(str(message)), *args)

@@ -2,6 +2,8 @@
 
 Waits double from `first` up to `max_wait`, and are at least as long as a `Retry-After` header asks
 (capped by `max_wait` too). Only `Retryable` failures are retried; anything else ends at once.
+With a `deadline` (a `time.monotonic()` instant), a wait that would end past it is not started:
+the last failure is raised at once, rather than after sleeping into a timeout that hides it.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import time
 from typing import Any
 
 import anyio
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential
 
 __all__ = ["Retryable", "retry_after_seconds", "retrying"]
 
@@ -24,7 +26,7 @@ class Retryable(Exception):
         self.retry_after = retry_after
 
 
-def retrying(attempts: int, *, first: float, max_wait: float) -> AsyncRetrying:
+def retrying(attempts: int, *, first: float, max_wait: float, deadline: float | None = None) -> AsyncRetrying:
     """`async for attempt in retrying(...)`: at most `attempts` tries; the last failure is re-raised."""
     exponential = wait_exponential(multiplier=first, max=max_wait)
 
@@ -34,8 +36,13 @@ def retrying(attempts: int, *, first: float, max_wait: float) -> AsyncRetrying:
         asked = getattr(error, "retry_after", None)
         return min(max(asked, delay), max_wait) if asked is not None else delay
 
+    def stop(state: Any) -> bool:
+        if state.attempt_number >= max(attempts, 1):
+            return True
+        return deadline is not None and time.monotonic() + (state.upcoming_sleep or 0.0) >= deadline
+
     return AsyncRetrying(
-        stop=stop_after_attempt(max(attempts, 1)), wait=wait, sleep=anyio.sleep, retry=retry_if_exception_type(Retryable), reraise=True
+        stop=stop, wait=wait, sleep=anyio.sleep, retry=retry_if_exception_type(Retryable), reraise=True
     )
 
 

@@ -320,8 +320,8 @@ async def test_rest_tools_against_a_loopback_app():
     with serve_asgi(REST_APP) as base:
         session = kitchen_session()
         attach_tools_config(session, rest_config(), executors={"orders": RestApi(base_url=base)}, context={"customerId": "c-42"})
-        got = await call(session, "GetOrder", id="a/b c", fields=["total", "status"])
-        assert got.value == {"result": {"id": "a/b c", "raw_path": "/orders/a%2Fb%20c", "customer": "c-42", "fields": ["total", "status"]}}
+        got = await call(session, "GetOrder", id="a?b c", fields=["total", "status"])
+        assert got.value == {"result": {"id": "a?b c", "raw_path": "/orders/a%3Fb%20c", "customer": "c-42", "fields": ["total", "status"]}}
         created = await call(session, "CreateOrder", item="fries", quantity=2)
         assert created.value == {"result": {"created": {"item": "fries", "quantity": 2, "customerId": "c-42"}}}
         assert (await call(session, "CancelOrder", id="o-1")).value == {"result": None}

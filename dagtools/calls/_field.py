@@ -226,10 +226,17 @@ def _next_page(tool_name: str, shown: dict[str, Any]) -> Callable[[str], str]:
 
 
 def expression_of(parent: str | None, field: str, shown: dict[str, Any]) -> str:
-    """How an object came to be, as the model would write it: `Potato#1.rinse(sink: Sink#1)`."""
-    args = ", ".join(f"{k}: {_literal(v)}" for k, v in shown.items())
+    """How an object came to be, as the model would write it: `Potato#1.rinse(sink: Sink#1)`.
+
+    A long argument is shown by its start: the expression is repeated in results, errors and the
+    list of objects, and a model's megabyte argument must not be echoed back to it each time."""
+    args = ", ".join(f"{k}: {_shorten(_literal(v))}" for k, v in shown.items())
     call = f"{field}({args})" if args else field
     return f"{parent}.{call}" if parent else call
+
+
+def _shorten(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit:,} more characters)"
 
 
 def _literal(value: Any) -> str:

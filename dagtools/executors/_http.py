@@ -3,31 +3,43 @@
 Queries are retried with exponential backoff on connection errors, timeouts, 429 and 5xx answers,
 waiting at least as long as a `Retry-After` header asks. A document whose operation is a mutation is
 sent exactly once: a mutation that timed out may have run, and running it twice is worse than failing.
+
+The API is untrusted, so every call is bounded: `timeout` is a deadline for the whole call (every
+attempt, every wait between them, and a body that trickles in), an answer is read only up to
+`max_response_bytes`, and a redirect is followed only within the same origin (scheme, host and
+port), keeping every header; one to another origin stops the call, so no header, query or variable
+reaches a host nobody configured. Error texts go through `redact` with the configured credentials.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+import anyio
 import httpx
 from graphql import GraphQLError, OperationDefinitionNode, OperationType, parse
 
 from .._errors import ExecutorError, HttpStatusError, TransportError
+from .._limits import MAX_RESPONSE_BYTES
+from .._redact import RedactingFilter, redact, redact_json, secrets_of
 from .._retries import Retryable, retry_after_seconds, retrying
 from ._base import Response
+from ._bodies import Progress, encode_json, read_capped
 
 __all__ = ["HttpExecutor", "Progress", "env_headers", "merge_headers"]
 
-Progress = Callable[[int, "int | None"], None]
-"""Called as bytes of an answer arrive: (received so far, Content-Length or None)."""
-
 #: How much of an unexpected body an error message quotes.
 _EXCERPT = 200
+#: Same-origin redirects followed in one attempt before giving up (a loop, most likely).
+_MAX_REDIRECTS = 5
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 #: Statuses worth asking again for: rate limited, or the server (or a proxy before it) failed.
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504, 520, 521, 522, 523, 524})
 _HINTS = {
@@ -40,6 +52,10 @@ _HINTS = {
     413: "the request was too large",
     429: "the API is rate limiting requests; try again later",
 }
+
+# httpx logs every URL it requests at INFO, user, password and token included.
+if not any(isinstance(f, RedactingFilter) for f in logging.getLogger("httpx").filters):
+    logging.getLogger("httpx").addFilter(RedactingFilter())
 
 
 class _Attempt(Retryable):
@@ -56,7 +72,8 @@ class HttpExecutor:
     The client is made on first use inside the running event loop (an executor built in synchronous
     code works in the loop that later uses it) and closed by `aclose()`. A `client` passed in is used
     as is and left open: its owner closes it. `retries` counts attempts after the first; `backoff` is
-    the first wait in seconds, doubling up to `max_wait`, which also caps a `Retry-After`.
+    the first wait in seconds, doubling up to `max_wait`, which also caps a `Retry-After`. `timeout`
+    bounds the whole call, retries included; `max_response_bytes` bounds one answer (16 MB by default).
 
     A GraphQL answer with `errors` (and maybe partial `data`) is returned, not raised, including the
     400 and 422 answers of servers that follow the GraphQL-over-HTTP spec; anything else that is not
@@ -73,21 +90,34 @@ class HttpExecutor:
         client: httpx.AsyncClient | None = None,
         backoff: float = 0.5,
         max_wait: float = 30.0,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         if retries < 0:
             raise ValueError("retries must be 0 or more")
+        if not timeout > 0:
+            raise ValueError("timeout must be more than 0 seconds")
+        if max_response_bytes < 1:
+            raise ValueError("max_response_bytes must be at least 1")
         self.url = url
         self.headers = {"Accept": "application/graphql-response+json, application/json", **dict(headers or {})}
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
         self.max_wait = max_wait
+        self.max_response_bytes = max_response_bytes
+        self._secrets = secrets_of(self.headers, url)
+        #: The URL as messages show it: without user, password or token.
+        self.shown_url = redact(url, self._secrets)
         self._client = client
         self._owns_client = client is None
         self._loop: object | None = None
 
     def __repr__(self) -> str:
-        return f"HttpExecutor({self.url!r})"
+        return f"HttpExecutor({self.shown_url!r})"
+
+    def redact(self, text: str) -> str:
+        """`text` without this executor's credentials, as any text about its API must be shown."""
+        return redact(text, self._secrets)
 
     async def execute(
         self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None, progress: Progress | None = None
@@ -95,18 +125,31 @@ class HttpExecutor:
         payload: dict[str, Any] = {"query": document, "variables": variables or {}}
         if operation_name is not None:
             payload["operationName"] = operation_name
-        body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        body = encode_json(payload)
         attempts = 1 if is_mutation(document, operation_name) else self.retries + 1
         tries = 0
         try:
-            async for attempt in retrying(attempts, first=self.backoff, max_wait=self.max_wait):
-                with attempt:
-                    tries += 1
-                    return await self._post(body, progress)
-        except _Attempt as failed:
-            error = failed.error
-            error.args = (error.args[0].replace(_TRIES, f" (tried {tries} times)" if tries > 1 else ""),)
-            raise error from failed.__cause__
+            try:
+                with anyio.fail_after(self.timeout):
+                    deadline = time.monotonic() + self.timeout
+                    async for attempt in retrying(attempts, first=self.backoff, max_wait=self.max_wait, deadline=deadline):
+                        with attempt:
+                            tries += 1
+                            return await self._post(body, progress)
+            except TimeoutError:
+                raise TransportError(
+                    f"The API at {self.shown_url} did not answer within {self.timeout:g}s{_tried(tries)}, the time allowed for "
+                    "one call, retries included. Check that the server is up and not overloaded, or allow more time (--timeout)."
+                ) from None
+            except _Attempt as failed:
+                error = failed.error
+                error.args = (error.args[0].replace(_TRIES, _tried(tries)),)
+                raise error from failed.__cause__
+        except ExecutorError as error:
+            error.args = (self.redact(str(error.args[0])),)
+            if isinstance(error, HttpStatusError):
+                error.body = self.redact(error.body)
+            raise
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def aclose(self) -> None:
@@ -121,40 +164,69 @@ class HttpExecutor:
         loop = _running_loop()
         if self._client is None or (self._owns_client and self._loop is not loop):
             # A client is tied to the loop it first ran in; a new loop (another anyio.run) needs its own.
-            self._client = httpx.AsyncClient(timeout=self.timeout, follow_redirects=True)
+            self._client = httpx.AsyncClient(timeout=self.timeout, follow_redirects=False)
             self._loop = loop
         return self._client
 
     async def _post(self, body: bytes, progress: Progress | None) -> Response:
         headers = {"Content-Type": "application/json", **self.headers}
+        url = httpx.URL(self.url)
         try:
-            async with self._http().stream("POST", self.url, content=body, headers=headers) as answer:
-                content = await _read(answer, progress)
+            for _ in range(_MAX_REDIRECTS + 1):
+                async with self._http().stream("POST", url, content=body, headers=headers, follow_redirects=False) as answer:
+                    if answer.has_redirect_location:
+                        url = self._redirect(url, answer)
+                        continue
+                    content = await read_capped(answer, self.max_response_bytes, progress, who=f"The API at {self.shown_url}")
+                return self._answer(answer, content)
         except httpx.TimeoutException as error:
             raise _Attempt(
                 TransportError(
-                    f"The API at {self.url} did not answer within {self.timeout:g}s{_TRIES}. Check that the server is up "
+                    f"The API at {self.shown_url} did not answer within {self.timeout:g}s{_TRIES}. Check that the server is up "
                     "and not overloaded, or allow more time (--timeout)."
                 )
             ) from error
         except (httpx.TransportError, OSError) as error:
             raise _Attempt(
                 TransportError(
-                    f"The API at {self.url} could not be reached ({_describe(error)}){_TRIES}. Check the URL, that the "
+                    f"The API at {self.shown_url} could not be reached ({_describe(error)}){_TRIES}. Check the URL, that the "
                     "server is running, and the network or proxy between."
                 )
             ) from error
-        return self._answer(answer, content)
+        raise ExecutorError(
+            f"The API at {self.shown_url} redirected more than {_MAX_REDIRECTS} times in a row (a redirect loop?). "
+            "Point dagtools at the URL the API finally answers on."
+        )
 
-    def _answer(self, answer: httpx.Response, content: bytes) -> Response:
+    def _redirect(self, url: httpx.URL, answer: httpx.Response) -> httpx.URL:
+        """Where a redirect within the API's origin leads; any other redirect ends the call."""
+        location = answer.headers["Location"]
+        try:
+            target = url.join(location)
+        except httpx.InvalidURL:
+            raise ExecutorError(
+                f"The API at {self.shown_url} redirected (HTTP {answer.status_code}) to a URL that cannot be read. "
+                "Check the URL: point dagtools at the address the API answers on."
+            ) from None
+        if _origin(target) != _origin(url):
+            scheme, host, port = _origin(target)
+            where = f"{scheme}://{host}" + ("" if port == _DEFAULT_PORTS.get(scheme) else f":{port}")
+            raise ExecutorError(
+                f"The API at {self.shown_url} redirected (HTTP {answer.status_code}) to another origin, {where}, and dagtools "
+                "does not follow a redirect to another scheme, host or port: nothing was sent there, so no header, query or "
+                f"variable left for a host nobody configured. If the API now lives at {where}, point dagtools at that URL."
+            )
+        return target
+
+    def _answer(self, answer: httpx.Response, content: bytes | bytearray) -> Response:
         status = answer.status_code
         parsed = _json(content)
         if not 200 <= status < 300:
             if status in (400, 422) and isinstance(parsed, dict) and isinstance(parsed.get("errors"), list):
-                return _response(parsed)
+                return self._response(parsed)
             reason = answer.reason_phrase or ""
             hint = _HINTS.get(status) or ("the server failed; try again later" if status >= 500 else "check the URL and headers")
-            message = f"The API at {self.url} answered HTTP {status} {reason}".rstrip()
+            message = f"The API at {self.shown_url} answered HTTP {status} {reason}".rstrip()
             if status in _RETRY_STATUSES:
                 message += _TRIES
             excerpt = _excerpt(content)
@@ -167,16 +239,23 @@ class HttpExecutor:
         if parsed is _NOT_JSON:
             kind = answer.headers.get("Content-Type", "no content type")
             raise ExecutorError(
-                f"The API at {self.url} answered with something that is not JSON ({kind}): "
+                f"The API at {self.shown_url} answered with something that is not JSON ({kind}): "
                 f"{_excerpt(content) or 'an empty body'}. Check that the URL is the GraphQL "
                 "endpoint, not a web page."
             )
         if not isinstance(parsed, dict) or ("data" not in parsed and "errors" not in parsed):
             raise ExecutorError(
-                f"The API at {self.url} answered JSON that is not a GraphQL response (no `data` "
+                f"The API at {self.shown_url} answered JSON that is not a GraphQL response (no `data` "
                 f"or `errors`): {_excerpt(content)}. Check that the URL is the GraphQL endpoint."
             )
-        return _response(parsed)
+        return self._response(parsed)
+
+    def _response(self, parsed: dict[str, Any]) -> Response:
+        """The answer, its error texts redacted: an API may quote the request's credentials in them."""
+        response = _response(parsed)
+        if not response.errors:
+            return response
+        return Response(data=response.data, errors=[redact_json(error, self._secrets) for error in response.errors])
 
 
 def _running_loop() -> object | None:
@@ -186,29 +265,23 @@ def _running_loop() -> object | None:
         return None
 
 
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port or _DEFAULT_PORTS.get(url.scheme)
+
+
+def _tried(tries: int) -> str:
+    return f" (tried {tries} times)" if tries > 1 else ""
+
+
 _NOT_JSON: Any = object()
 #: Where an error message says how many attempts were made, once that is known.
 _TRIES = "\x00tries\x00"
 
 
-async def _read(answer: httpx.Response, progress: Progress | None) -> bytes:
-    if progress is None:
-        return await answer.aread()
-    length = answer.headers.get("Content-Length")
-    total = int(length) if length and length.isdigit() else None
-    chunks: list[bytes] = []
-    received = 0
-    async for chunk in answer.aiter_bytes():
-        chunks.append(chunk)
-        received += len(chunk)
-        progress(received, total)
-    return b"".join(chunks)
-
-
-def _json(content: bytes) -> Any:
+def _json(content: bytes | bytearray) -> Any:
     try:
         return json.loads(content)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return _NOT_JSON
 
 
@@ -221,8 +294,8 @@ def _response(parsed: dict[str, Any]) -> Response:
     return Response(data=data if isinstance(data, dict) else None, errors=errors)
 
 
-def _excerpt(content: bytes) -> str:
-    text = " ".join(content.decode("utf-8", "replace").split())
+def _excerpt(content: bytes | bytearray) -> str:
+    text = " ".join(bytes(content[: _EXCERPT * 4]).decode("utf-8", "replace").split())
     return text if len(text) <= _EXCERPT else text[:_EXCERPT] + "..."
 
 

@@ -2,7 +2,8 @@
 
 The cache holds one JSON file per (URL, headers): its name is the SHA-256 of the URL and every header
 name and value, so a different token never reads another token's schema (which may differ, and whose
-existence is itself information), and the file holds no header values. Each entry records when it was
+existence is itself information), and neither the name nor the file holds a header value or a
+credential from the URL (its user, password and token parameters are redacted). Each entry records when it was
 fetched; an entry older than `ttl` (one hour by default) is fetched again, so a changed schema shows
 up within the hour. When that fetch fails the stale entry is still used, with a warning. `refresh`
 fetches and overwrites whatever the age; `use_cache=False` neither reads nor writes.
@@ -26,6 +27,7 @@ import anyio
 from graphql import get_introspection_query
 
 from .._errors import ExecutorError, SchemaLoadError
+from .._redact import redact, secrets_of
 from ..executors._http import HttpExecutor, Progress
 from ._sources import LoadedSchema, _from_introspection
 
@@ -33,6 +35,8 @@ __all__ = ["cache_key", "default_cache_dir", "fetch_schema", "fetch_schema_sync"
 
 #: Seconds an entry is trusted before it is fetched again.
 DEFAULT_TTL = 3600.0
+#: The biggest introspection answer read: big APIs' schemas run to tens of MB, far past a query's limit.
+SCHEMA_MAX_BYTES = 256 * 1024 * 1024
 #: Answers smaller than this load without a progress line.
 _PROGRESS_FROM = 256 * 1024
 _FORMAT = 1
@@ -69,21 +73,25 @@ async def fetch_schema(
     """The schema of the API at `url`, from the cache when fresh, else by the introspection query."""
     path = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
     path = path / f"{cache_key(url, headers)}.json"
+    secrets = secrets_of(headers, url)
+    shown = redact(url, secrets)  # the URL as messages, the schema's origin and the cache show it
     cached = _read_entry(path) if use_cache else None
     warnings: list[str] = []
     if cached is not None and not refresh and time.time() - cached["fetched_at"] < ttl:
-        return _loaded(cached["introspection"], url, lenient, warnings)
+        return _loaded(cached["introspection"], shown, lenient, warnings)
     try:
         introspection = await _introspect(url, headers, progress, timeout, executor)
+    except SchemaLoadError as error:
+        raise SchemaLoadError(redact(str(error), secrets)) from error.__cause__
     except ExecutorError as error:
         if cached is None or refresh:
-            raise SchemaLoadError(f"Cannot load the schema of {url}: {error}") from error
+            raise SchemaLoadError(redact(f"Cannot load the schema of {shown}: {error}", secrets)) from error
         age = (time.time() - cached["fetched_at"]) / 60
-        warnings.append(f"the API could not be asked for its schema ({error}); used the copy cached {age:.0f} minutes ago")
-        return _loaded(cached["introspection"], url, lenient, warnings)
-    loaded = _loaded(introspection, url, lenient, warnings)  # only a usable answer is cached
+        warnings.append(redact(f"the API could not be asked for its schema ({error}); used the copy cached {age:.0f} minutes ago", secrets))
+        return _loaded(cached["introspection"], shown, lenient, warnings)
+    loaded = _loaded(introspection, shown, lenient, warnings)  # only a usable answer is cached
     if use_cache:
-        _write_entry(path, url, introspection)
+        _write_entry(path, shown, introspection)
     return loaded
 
 
@@ -128,7 +136,7 @@ def stderr_progress(stream: TextIO | None = None, *, threshold: int = _PROGRESS_
 async def _introspect(
     url: str, headers: Mapping[str, str] | None, progress: Progress | None, timeout: float, executor: HttpExecutor | None
 ) -> dict[str, Any]:
-    runner = executor or HttpExecutor(url, headers=headers, timeout=timeout)
+    runner = executor or HttpExecutor(url, headers=headers, timeout=timeout, max_response_bytes=SCHEMA_MAX_BYTES)
     try:
         response = await runner.execute(
             get_introspection_query(descriptions=True), {}, operation_name="IntrospectionQuery", progress=progress

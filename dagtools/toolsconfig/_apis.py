@@ -1,8 +1,14 @@
 """Running a tools-config entry against its API: a GraphQL query through an executor, or a REST call.
 
 Arguments always travel as GraphQL variables, URL-encoded path segments, query parameters or a JSON
-body, never spliced into a document. Anything the model can fix, or only wait out (a GraphQL error,
-an HTTP error status, an API that is down), raises `ToolCallError`, which a session turns into an
+body, never spliced into a document. A path parameter is one segment, always: a value that is empty,
+`.` or `..`, or holds a slash or backslash (even percent-encoded, which many servers decode before
+routing) is refused, so no argument can move a request to another path. A REST call is bounded like
+a GraphQL one: `timeout` is a deadline for the whole request, the answer is read only up to
+`max_response_bytes`, redirects are not followed, and error texts are redacted of credentials.
+
+Anything the model can fix, or only wait out (a GraphQL error, an HTTP error status, an API that is
+down), raises `ToolCallError`, which a session turns into an
 error result; a config that names an API nobody registered raises `ConfigError` at attach time.
 """
 
@@ -12,12 +18,16 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
+import anyio
 import httpx
 
 from .._errors import ConfigError, ExecutorError, ToolCallError
+from .._limits import MAX_RESPONSE_BYTES
+from .._redact import redact, secrets_of
 from ..executors._base import Executor, format_error
+from ..executors._bodies import encode_json, read_capped
 from ..executors._http import HttpExecutor
 from ._format import ToolEntry
 
@@ -28,18 +38,31 @@ _EXCERPT = 300
 
 @dataclass(frozen=True, kw_only=True)
 class RestApi:
-    """A REST API's base URL, with headers and a timeout for every request to it."""
+    """A REST API's base URL, with headers, a deadline and an answer size limit for every request to it."""
 
     base_url: str
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float = 30.0
+    max_response_bytes: int = MAX_RESPONSE_BYTES
+
+    def redact(self, text: str) -> str:
+        """`text` without the credentials in this API's headers and base URL."""
+        return redact(text, secrets_of(self.headers, self.base_url))
 
     async def request(self, method: str, path: str, *, params: dict[str, Any] | None = None, body: Any = None) -> tuple[int, str, Any]:
-        """One request; returns (status, reason, parsed body). A new client per call keeps it loop-safe."""
+        """One request; returns (status, reason, parsed body). A new client per call keeps it loop-safe.
+
+        Raises TimeoutError past `timeout`, and ExecutorError for an answer over `max_response_bytes`."""
         url = self.base_url.rstrip("/") + path
-        async with httpx.AsyncClient(timeout=self.timeout, headers=dict(self.headers)) as client:
-            answer = await client.request(method, url, params=params, **({} if body is None else {"json": body}))
-        return answer.status_code, answer.reason_phrase, _body(answer)
+        headers = httpx.Headers(dict(self.headers))
+        if body is not None and "content-type" not in headers:
+            headers["Content-Type"] = "application/json"
+        content = None if body is None else encode_json(body)
+        with anyio.fail_after(self.timeout):
+            async with httpx.AsyncClient(timeout=self.timeout, headers=headers, follow_redirects=False) as client:
+                async with client.stream(method, url, params=params, content=content) as answer:
+                    raw = await read_capped(answer, self.max_response_bytes, who=f"{method} {path}")
+        return answer.status_code, answer.reason_phrase, _body(raw, answer.encoding or "utf-8")
 
 
 ApiTarget = Executor | RestApi | str
@@ -115,7 +138,7 @@ class ConfigApis:
             value = rest.pop(name, None)
             if value is None:
                 raise ToolCallError(f"{entry.name} needs {name}: it is part of the path {entry.api.path}.")
-            path = path.replace("{" + name + "}", quote(_text(value), safe=""))
+            path = path.replace("{" + name + "}", _segment(entry.name, name, value, entry.api.path))
         method = entry.api.method
         params = body = None
         if method in ("GET", "DELETE"):
@@ -124,28 +147,57 @@ class ConfigApis:
             body = rest
         try:
             status, reason, value = await api.request(method, path, params=params, body=body)
+        except TimeoutError:
+            raise ToolCallError(
+                f"{entry.name} failed: {method} {path} did not answer within {api.timeout:g}s. Try again later."
+            ) from None
+        except ExecutorError as error:
+            raise ToolCallError(f"{entry.name} failed: {api.redact(str(error))}") from error
         except httpx.HTTPError as error:
-            raise ToolCallError(f"{entry.name} could not reach {api.base_url}: {type(error).__name__}: {error}") from error
+            raise ToolCallError(api.redact(f"{entry.name} could not reach {api.base_url}: {type(error).__name__}: {error}")) from error
         if not 200 <= status < 300:
             shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            shown = api.redact(shown if len(shown) <= _EXCERPT * 4 else shown[: _EXCERPT * 4])
             shown = shown if len(shown) <= _EXCERPT else shown[:_EXCERPT] + "..."
             raise ToolCallError(f"{entry.name} failed: {method} {path} answered HTTP {status} {reason}" + (f": {shown}" if shown else ""))
         return value
 
 
-def _body(answer: httpx.Response) -> Any:
-    if not answer.content:
+def _body(raw: bytearray, encoding: str) -> Any:
+    if not raw:
         return None
     try:
-        return answer.json()
-    except ValueError:
-        return answer.text
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return raw.decode(encoding, "replace")
+
+
+def _segment(tool: str, name: str, value: Any, template: str) -> str:
+    """`value` as one path segment; anything that could name another path is refused."""
+    text = _text(value)
+    decoded = text
+    for _ in range(3):  # %252f is %2f to a server that decodes twice
+        decoded = unquote(decoded)
+    if decoded in ("", ".", "..") or "/" in decoded or "\\" in decoded:
+        shown = json.dumps(text, ensure_ascii=False)
+        raise ToolCallError(
+            f"{tool} cannot use {shown} as {name}: it is one segment of the path {template}, so it must not be "
+            "empty, . or .., nor hold a / or \\ (percent-encoded or not). Pass the identifier itself."
+        )
+    return quote(text, safe="")
 
 
 def _text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    return value if isinstance(value, str) else json.dumps(value) if isinstance(value, (dict, list)) else str(value)
+    text = value if isinstance(value, str) else json.dumps(value) if isinstance(value, (dict, list)) else str(value)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ToolCallError(
+            f"{json.dumps(text)[:80]} is not valid Unicode text (it holds a lone surrogate); send the text without it."
+        ) from None
+    return text
 
 
 def _query_value(value: Any) -> Any:
