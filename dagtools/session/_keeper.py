@@ -1,0 +1,139 @@
+"""A session kept in a store under a key: every turn runs on the latest stored state and is saved
+before its results are returned.
+
+One turn on a key runs at a time, across tasks and processes (the store's lease). A turn first
+catches up with whatever another process saved since (only the version is read when nothing moved
+on), runs, then saves against the version it started from. Should that save still lose (the lease
+ran out under a very slow turn), nothing is saved, the session reloads on its next turn and the
+caller gets `StoreConflictError`: the turn's calls are not run twice, since mutations run once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .._errors import ConfigError
+from ._state import SessionState, message_json, object_json
+from ._store import SessionStore, StoreConflictError
+
+if TYPE_CHECKING:
+    from ._session import Session
+
+__all__ = ["SessionKeeper", "StateEncoder", "decode_state", "encode_state"]
+
+T = TypeVar("T")
+logger = logging.getLogger("dagtools")
+
+
+def encode_state(state: SessionState) -> bytes:
+    """Compact JSON: what a store keeps of a session."""
+    return _dumps(state.fields()).encode()
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+_Cache = dict[int, tuple[Any, str]]  # id(item) -> (item, its JSON): the item is held so its id is not reused
+
+
+class StateEncoder:
+    """`encode_state(session.state())`, in time that grows with what changed rather than with the
+    session: objects and messages never change once made, so each is encoded once and reused."""
+
+    def __init__(self) -> None:
+        self._objects: _Cache = {}
+        self._messages: _Cache = {}
+
+    def encode(self, session: Session) -> bytes:
+        self._objects, objects = _reuse(self._objects, session.registry, object_json)
+        self._messages, context = _reuse(self._messages, session.context, message_json)
+        rest = SessionState.of(session, bulk=False).fields()
+        del rest["objects"], rest["context"]
+        return f'{{"objects":[{objects}],"context":[{context}],{_dumps(rest)[1:]}'.encode()
+
+
+def _reuse(cache: _Cache, items: Iterable[Any], to_json: Callable[[Any], Any]) -> tuple[_Cache, str]:
+    """The items' encodings joined, and the cache for next time (holding exactly these items)."""
+    kept: _Cache = {}
+    parts = []
+    for item in items:
+        hit = cache.get(id(item))
+        text = hit[1] if hit is not None and hit[0] is item else _dumps(to_json(item))
+        kept[id(item)] = (item, text)
+        parts.append(text)
+    return kept, ",".join(parts)
+
+
+def decode_state(data: bytes) -> SessionState:
+    try:
+        return SessionState.from_json(json.loads(data))
+    except (ValueError, KeyError, TypeError) as error:
+        raise ConfigError(f"The stored session could not be read ({error}); delete it from the store and open a new one.") from None
+
+
+class SessionKeeper:
+    """Binds one `Session` object to `key` in `store`."""
+
+    def __init__(self, store: SessionStore, key: str) -> None:
+        self.store = store
+        self.key = key
+        #: The stored version this session holds: None when unknown (load before use), 0 when not stored yet.
+        self.version: int | None = None
+        self.encoder = StateEncoder()
+
+    async def open(self, session: Session, create: Callable[[], Awaitable[None]]) -> bool:
+        """Resume the stored session, or run `create` and store the result; whether it was resumed."""
+        async with self.store.lock(self.key):
+            stored = await self.store.load(self.key)
+            if stored is not None and stored.data is not None:
+                session.restore(decode_state(stored.data))
+                self.version = stored.version
+                return True
+            self.version = 0
+            await self._run_and_save(session, create)
+            return False
+
+    async def run(self, session: Session, action: Callable[[], Awaitable[T]]) -> T:
+        """Run one turn on the latest stored state and save what it changed before returning."""
+        async with self.store.lock(self.key):
+            stored = await self.store.load(self.key, known=self.version)
+            if stored is None:
+                raise ConfigError(f"Session {self.key!r} is no longer in the store (it was idle too long, or deleted); open a new one.")
+            if stored.data is not None:
+                session.restore(decode_state(stored.data))
+                logger.debug("session %s caught up to version %d", self.key, stored.version)
+            self.version = stored.version
+            return await self._run_and_save(session, action)
+
+    async def save(self, session: Session) -> None:
+        """Store what the host changed outside a turn (`select`, `tool_call_result`)."""
+        async with self.store.lock(self.key):
+            await self._save(session)
+
+    async def _run_and_save(self, session: Session, action: Callable[[], Awaitable[T]]) -> T:
+        try:
+            result = await action()
+        except BaseException:
+            self.version = None  # what the session holds may be ahead of the store: reload before the next turn
+            raise
+        await self._save(session)
+        return result
+
+    async def _save(self, session: Session) -> None:
+        if self.version is None:
+            raise ConfigError(f"Session {self.key!r} must be reloaded before it is saved; run a call first.")
+        try:
+            self.version = await self.store.save(self.key, self.encoder.encode(session), version=self.version)
+        except StoreConflictError:
+            self.version = None
+            raise StoreConflictError(
+                f"Session {self.key!r} was changed by another process while this call ran; "
+                "nothing of this call was saved. Run the call again."
+            ) from None
+        except BaseException:
+            self.version = None
+            raise
