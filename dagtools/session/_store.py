@@ -135,6 +135,10 @@ class SessionStore(ABC):
                     yield
                 finally:
                     group.cancel_scope.cancel()
+        except BaseExceptionGroup as errors:  # the turn's own error, not wrapped by the renewing task's group
+            if len(errors.exceptions) == 1:
+                raise errors.exceptions[0] from None
+            raise
         finally:
             with anyio.CancelScope(shield=True):
                 await self._release(key, token)
