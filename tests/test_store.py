@@ -303,3 +303,23 @@ async def test_two_processes_racing_on_one_key_lose_no_update(shared_url):
             value = json.loads(content).get("result")
             if isinstance(value, str) and value.startswith("Potato#"):
                 assert final.object(value).expression.startswith("Potato#1.")
+
+
+async def test_messages_the_host_adds_survive_another_workers_turn(store_url):
+    """An agent appends its prompt and the model's reply before running calls; a turn from another
+    worker in between must not drop them."""
+    async with await kitchen_session(store=store_url, key="agent") as one, await kitchen_session(store=store_url, key="agent") as two:
+        await call(one, "selectTools", tools=["Potato_peel"])
+        one.context.add_user("Make fries.")
+        await call(two, "Potato_peel")
+        await call(one, "Potato_peel", Potato="Potato#1")
+        roles = [(m.role, m.content if m.role == "user" else m.name) for m in one.context]
+        # two's turn, then what one added and its turn, in the order they were stored
+        assert roles[-5:] == [
+            ("assistant", None),
+            ("tool", "Potato_peel"),
+            ("user", "Make fries."),
+            ("assistant", None),
+            ("tool", "Potato_peel"),
+        ]
+        assert (await _reopen(store_url, "agent")).state() == one.state()

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import ConfigError
+from ._context import Message
 from ._state import SessionState, message_json, object_json
 from ._store import SessionStore, StoreConflictError
 
@@ -84,6 +85,20 @@ class SessionKeeper:
         #: The stored version this session holds: None when unknown (load before use), 0 when not stored yet.
         self.version: int | None = None
         self.encoder = StateEncoder()
+        self._mark: tuple[int, Message | None] = (0, None)  # the context's length and last message when last stored
+
+    def _remember(self, session: Session) -> None:
+        messages = session.context.messages
+        self._mark = (len(messages), messages[-1] if messages else None)
+
+    def _unsaved_messages(self, session: Session) -> list[Message]:
+        """Messages the host appended since the last save (an agent's prompt and replies): kept across a
+        catch-up, since the context only grows. None survive a failed turn or a rewritten context."""
+        count, last = self._mark
+        messages = session.context.messages
+        if self.version is None or len(messages) < count or (count and messages[count - 1] is not last):
+            return []
+        return messages[count:]
 
     async def open(self, session: Session, create: Callable[[], Awaitable[None]]) -> bool:
         """Resume the stored session, or run `create` and store the result; whether it was resumed."""
@@ -92,6 +107,7 @@ class SessionKeeper:
             if stored is not None and stored.data is not None:
                 session.restore(decode_state(stored.data))
                 self.version = stored.version
+                self._remember(session)
                 return True
             self.version = 0
             await self._run_and_save(session, create)
@@ -104,7 +120,7 @@ class SessionKeeper:
             if stored is None:
                 raise ConfigError(f"Session {self.key!r} is no longer in the store (it was idle too long, or deleted); open a new one.")
             if stored.data is not None:
-                session.restore(decode_state(stored.data))
+                session.restore(decode_state(stored.data), keep=self._unsaved_messages(session))
                 logger.debug("session %s caught up to version %d", self.key, stored.version)
             self.version = stored.version
             return await self._run_and_save(session, action)
@@ -128,6 +144,7 @@ class SessionKeeper:
             raise ConfigError(f"Session {self.key!r} must be reloaded before it is saved; run a call first.")
         try:
             self.version = await self.store.save(self.key, self.encoder.encode(session), version=self.version)
+            self._remember(session)
         except StoreConflictError:
             self.version = None
             raise StoreConflictError(

@@ -28,7 +28,7 @@ from ..calls._chains import parse_chain
 from ..calls._field import PreparedCall
 from ..catalogue._catalogue import Catalogue, is_list
 from ..executors._base import Executor
-from ._context import Context
+from ._context import Context, Message
 from ._fields import FieldToolset
 from ._keeper import SessionKeeper
 from ._long_values import LongValues
@@ -196,13 +196,18 @@ class Session:
         """The key this session is kept under in its store (None without a store)."""
         return self.keeper.key if self.keeper is not None else None
 
-    def restore(self, state: SessionState) -> None:
+    def restore(self, state: SessionState, *, keep: Sequence[Message] = ()) -> None:
         """Hold exactly `state`, taken from a session on the same schema: IDs keep their meaning and
-        later mints continue their numbering. Host tools are not state: add them again."""
+        later mints continue their numbering. Host tools are not state: add them again. `keep`:
+        messages to append after the restored context (and the client results among them)."""
         outputs = list(self.outputs)
         restore_state(self, state)
         self._calls = state.calls
         self._pending = pending_calls(state)
+        self.context.messages.extend(keep)
+        for message in keep:
+            if message.role == "tool" and message.tool_call_id:
+                self._pending.pop(message.tool_call_id, None)
         if self.outputs != outputs:  # the save tool is typed by the outputs
             self.toolset.toolsets[self.toolset.toolsets.index(self.meta)] = self.meta = self._meta_toolset()
         self._select_cache = None
