@@ -159,6 +159,18 @@ async def test_the_encoder_reuses_what_did_not_change_and_agrees_with_the_state(
         assert decode_state(second) == session.state()
 
 
+async def test_large_states_are_stored_compressed_and_read_back():
+    from dagtools import Handle, Step
+
+    async with await kitchen_session() as session:
+        for n in range(2000):
+            session.registry.mint("Potato", Handle((Step.of("loadPotatoFromID", {"id": f"p{n}"}),)), expression=f"p{n}")
+        data = StateEncoder().encode(session)
+        plain = json.dumps(session.state().to_json()).encode()
+        assert data[:1] != b"{" and len(data) < len(plain) / 5
+        assert decode_state(data) == session.state() == decode_state(encode_state(session.state()))
+
+
 async def test_a_damaged_state_is_refused_with_what_to_do():
     with pytest.raises(ConfigError, match="delete it from the store"):
         decode_state(b"{not json")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import zlib
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -29,9 +30,18 @@ T = TypeVar("T")
 logger = logging.getLogger("dagtools")
 
 
+#: States larger than this are stored zlib-compressed (fast level): handles and IDs repeat a lot, and a
+#: large session's save is dominated by the bytes written. Smaller ones stay readable JSON.
+COMPRESS_ABOVE = 64 * 1024
+
+
 def encode_state(state: SessionState) -> bytes:
     """Compact JSON: what a store keeps of a session."""
-    return _dumps(state.fields()).encode()
+    return _pack(_dumps(state.fields()).encode())
+
+
+def _pack(data: bytes) -> bytes:
+    return zlib.compress(data, 1) if len(data) > COMPRESS_ABOVE else data
 
 
 def _dumps(value: Any) -> str:
@@ -54,7 +64,7 @@ class StateEncoder:
         self._messages, context = _reuse(self._messages, session.context, message_json)
         rest = SessionState.of(session, bulk=False).fields()
         del rest["objects"], rest["context"]
-        return f'{{"objects":[{objects}],"context":[{context}],{_dumps(rest)[1:]}'.encode()
+        return _pack(f'{{"objects":[{objects}],"context":[{context}],{_dumps(rest)[1:]}'.encode())
 
 
 def _reuse(cache: _Cache, items: Iterable[Any], to_json: Callable[[Any], Any]) -> tuple[_Cache, str]:
@@ -71,8 +81,8 @@ def _reuse(cache: _Cache, items: Iterable[Any], to_json: Callable[[Any], Any]) -
 
 def decode_state(data: bytes) -> SessionState:
     try:
-        return SessionState.from_json(json.loads(data))
-    except (ValueError, KeyError, TypeError) as error:
+        return SessionState.from_json(json.loads(data if data[:1] == b"{" else zlib.decompress(data)))
+    except (ValueError, KeyError, TypeError, zlib.error) as error:
         raise ConfigError(f"The stored session could not be read ({error}); delete it from the store and open a new one.") from None
 
 

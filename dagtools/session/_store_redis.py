@@ -88,7 +88,12 @@ class RedisStore(SessionStore):
         return saved
 
     async def delete(self, key: str) -> bool:
-        return bool(await self._redis.delete(_PREFIX + key))
+        from redis.exceptions import RedisError
+
+        try:
+            return bool(await self._redis.delete(_PREFIX + key))
+        except RedisError as error:
+            raise ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {error}. Check that it is running.") from None
 
     async def expire(self) -> int:
         return 0  # every session key carries its own expiry
