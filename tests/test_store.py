@@ -15,7 +15,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dagtools import ConfigError
+from dagtools import ConfigError, Message
 from dagtools.session._keeper import StateEncoder, decode_state, encode_state
 from dagtools.session._state import SessionState
 from dagtools.session._store import MemoryStore, StoreConflictError, default_data_dir, open_store
@@ -157,6 +157,10 @@ async def test_the_encoder_reuses_what_did_not_change_and_agrees_with_the_state(
         second = encoder.encode(session)
         assert json.loads(second) == session.state().to_json() != json.loads(first)
         assert decode_state(second) == session.state()
+        session.context.messages.insert(0, Message(role="system", content="You cook."))  # as an agent does
+        assert json.loads(encoder.encode(session)) == session.state().to_json()
+        session.context.add_user("Fries, please.")
+        assert json.loads(encoder.encode(session)) == session.state().to_json()
 
 
 async def test_large_states_are_stored_compressed_and_read_back():

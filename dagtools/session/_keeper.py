@@ -52,19 +52,28 @@ _Cache = dict[int, tuple[Any, str]]  # id(item) -> (item, its JSON): the item is
 
 
 class StateEncoder:
-    """`encode_state(session.state())`, in time that grows with what changed rather than with the
-    session: objects and messages never change once made, so each is encoded once and reused."""
+    """`encode_state(session.state())` without encoding again what did not change: objects never
+    change once made, so each is encoded once; the context only grows, so its encoding is extended."""
 
     def __init__(self) -> None:
         self._objects: _Cache = {}
-        self._messages: _Cache = {}
+        self._context: tuple[int, Any, str] = (0, None, "")  # messages encoded, the last of them, their JSON
 
     def encode(self, session: Session) -> bytes:
         self._objects, objects = _reuse(self._objects, session.registry, object_json)
-        self._messages, context = _reuse(self._messages, session.context, message_json)
+        context = self._encode_context(session.context.messages)
         rest = SessionState.of(session, bulk=False).fields()
         del rest["objects"], rest["context"]
         return _pack(f'{{"objects":[{objects}],"context":[{context}],{_dumps(rest)[1:]}'.encode())
+
+    def _encode_context(self, messages: list[Message]) -> str:
+        count, last, text = self._context
+        if len(messages) < count or (count and messages[count - 1] is not last):  # rewritten, not grown
+            count, text = 0, ""
+        new = ",".join(_dumps(message_json(m)) for m in messages[count:])
+        text = f"{text},{new}" if text and new else text or new
+        self._context = (len(messages), messages[-1] if messages else None, text)
+        return text
 
 
 def _reuse(cache: _Cache, items: Iterable[Any], to_json: Callable[[Any], Any]) -> tuple[_Cache, str]:
