@@ -1,10 +1,27 @@
 """The session: one model's view of one API. Registry of objects, active toolset, meta-tools,
-inputs, declared outputs, long values and the conversation context, composed over toolsets."""
+inputs, declared outputs, long values and the conversation context, composed over toolsets; and
+the stores a session can live in (memory, SQLite, Redis)."""
 
 from ._context import Context, Message
 from ._open import open_session
 from ._outputs import Output
 from ._registry import ObjectEntry, Registry
 from ._session import Session
+from ._state import SessionState
+from ._store import MemoryStore, SessionStore, StoreBusyError, StoreConflictError, open_store
 
-__all__ = ["Context", "Message", "ObjectEntry", "Output", "Registry", "Session", "open_session"]
+__all__ = [
+    "Context",
+    "MemoryStore",
+    "Message",
+    "ObjectEntry",
+    "Output",
+    "Registry",
+    "Session",
+    "SessionState",
+    "SessionStore",
+    "StoreBusyError",
+    "StoreConflictError",
+    "open_session",
+    "open_store",
+]

@@ -39,6 +39,15 @@ class ActiveToolset:
         self._clock += 1
         self._last_used[name] = self._clock
 
+    def uses(self) -> dict[str, int]:
+        """Each active tool with when it was last used, in selection order: what a store keeps."""
+        return dict(self._last_used)
+
+    def restore(self, uses: dict[str, int]) -> None:
+        """Hold exactly the tools of `uses` (those the catalogue still has), as `uses()` gave them."""
+        self._last_used = {name: int(used) for name, used in uses.items() if name in self.catalogue}
+        self._clock = max(self._last_used.values(), default=0)
+
     def select(self, names: Iterable[str], *, ignore: Iterable[str] = ()) -> str:
         """Activate `names` (`Type_*` for every tool of a type), all or none. Returns the model's answer."""
         skip = set(ignore)

@@ -78,6 +78,10 @@ class LongValues:
         """The full values kept under their references, oldest first."""
         return dict(self._values)
 
+    def restore(self, kept: dict[str, Any]) -> None:
+        """Keep exactly `kept`, as `kept()` gave it (oldest first): for a session a store brings back."""
+        self._values = OrderedDict(kept)
+
     def __contains__(self, ref: object) -> bool:
         return ref in self._values
 

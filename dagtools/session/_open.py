@@ -19,9 +19,11 @@ from ..executors._local import LocalExecutor
 from ..load._dagger import dagger_endpoint, is_dagger_source
 from ..load._introspect import fetch_schema
 from ..load._sources import LoadedSchema, is_url, load_schema
+from ._keeper import SessionKeeper
 from ._options import SessionOptions
 from ._outputs import OutputSpec
 from ._session import Session
+from ._store import SessionStore, new_session_key, open_store
 
 __all__ = ["catalogue_for", "executor_for", "is_executable", "open_session"]
 
@@ -68,6 +70,8 @@ async def open_session(
     cache: bool | Literal["refresh"] = True,
     lenient: bool = True,
     progress: Progress | None = None,
+    store: SessionStore | str | None = None,
+    key: str | None = None,
     **flat_options: Any,
 ) -> Session:
     """A session on `source` (anything `load_schema` reads), with the host's inputs already given.
@@ -85,6 +89,12 @@ async def open_session(
     `"refresh"` fetches it again) and where queries go, through an `HttpExecutor` with `timeout` and
     the same `headers`: those given here over `DAGTOOLS_AUTHORIZATION` over `DAGTOOLS_HEADERS`.
     A given `executor` is used as it is and left open.
+
+    With a `store` (a `SessionStore`, or a URL: `memory:`, `sqlite:///PATH`, `redis://HOST:PORT/DB`)
+    the session lives there under `key`: an existing session is resumed as it was saved (its IDs,
+    objects, toolset, outputs and context; `inputs` only apply to a new one), and every call is
+    saved before its result is returned. Without a `key`, a new unguessable one is made
+    (`session.key`). A store given as a URL is closed with the session; a given store is left open.
     """
     options = SessionOptions.of(options, **flat_options)
     if is_dagger_source(source):  # the engine session this process runs in, as Dagger's SDKs find it
@@ -117,9 +127,22 @@ async def open_session(
     if owned:
         session.close_with(executor.aclose)
     session.warnings = loaded.warnings
+    given = [(name, _input_options(name, spec)) for name, spec in (inputs or {}).items()]
+
+    async def add_inputs() -> None:
+        for name, spec in given:
+            await session._add_input(name, **spec)
+
     try:
-        for name, spec in (inputs or {}).items():
-            await session.add_input(name, **_input_options(name, spec))
+        if store is None:
+            await add_inputs()
+        else:
+            if isinstance(store, str):
+                store = open_store(store)
+                session.close_with(store.aclose)
+            session.keeper = SessionKeeper(store, key or new_session_key())
+            if await session.keeper.open(session, add_inputs):
+                logger.info("session %s resumed: %d objects", session.key, len(session.registry))
     except BaseException:
         await session.aclose()  # the session never reached the caller, who could not close it
         raise

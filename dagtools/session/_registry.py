@@ -111,6 +111,20 @@ class Registry:
     def __iter__(self) -> Iterator[ObjectEntry]:
         return iter(self._by_id.values())
 
+    def restore(self, entries: list[ObjectEntry], recent: list[str]) -> None:
+        """Hold exactly `entries` (as a store kept them), with `recent` as the order of use, most recent
+        last: IDs keep their meaning and the next mint of each type continues after its highest N."""
+        for table in (self._by_id, self._by_handle, self._counts, self._latest, self._order):
+            table.clear()
+        for entry in entries:
+            self._by_id[entry.id] = entry
+            self._by_handle[(entry.type_name, entry.handle)] = entry.id
+            self._counts[entry.type_name] = max(self._counts.get(entry.type_name, 0), entry.number)
+        used = set(recent)
+        for object_id in [*(e.id for e in entries if e.id not in used), *recent]:
+            if object_id in self._by_id:
+                self.touch(object_id)
+
     def __len__(self) -> int:
         return len(self._by_id)
 

@@ -7,6 +7,9 @@ back as error results, and a failed call leaves registry, toolset and outputs as
 
 A session is an async context manager: it closes what was opened for it (the executor
 `open_session` made) and nothing it was given.
+
+A session opened with a store (`open_session(..., store=..., key=...)`) has a `keeper`: each turn
+then runs on the latest stored state and is saved before its results are returned.
 """
 
 from __future__ import annotations
@@ -25,14 +28,15 @@ from ..calls._chains import parse_chain
 from ..calls._field import PreparedCall
 from ..catalogue._catalogue import Catalogue, is_list
 from ..executors._base import Executor
-from ._context import Context
+from ._context import Context, Message
 from ._fields import FieldToolset
+from ._keeper import SessionKeeper
 from ._long_values import LongValues
 from ._metatools import READ_RESULT, SAVE, SELECT_TOOLS, ValueInput, read_result_tool, save_tool, select_tools_tool
 from ._options import SessionOptions
 from ._outputs import Output, OutputSpec, check_outputs, normalize_outputs
 from ._registry import ObjectEntry, Registry
-from ._state import SessionState
+from ._state import SessionState, pending_calls, restore_state
 from ._toolsets import CombinedToolset, FunctionToolset, Handler, Toolset
 from ._turn import run_turn
 
@@ -74,6 +78,7 @@ class Session:
         self._select_cache: tuple[tuple[int, int], Tool] | None = None
         self._closers: list[Callable[[], Awaitable[Any]]] = []
         self._closed = False
+        self.keeper: SessionKeeper | None = None  # set by open_session when the session lives in a store
 
     # -- lifetime ------------------------------------------------------------------------------------
 
@@ -112,6 +117,11 @@ class Session:
         """Give the model an object (a root-field chain such as `repository(owner: "a", name: "b")`)
         or a plain value, before it starts."""
         self._check_open()
+        if self.keeper is not None:
+            return await self.keeper.run(self, lambda: self._add_input(name, field=field, value=value, description=description))
+        return await self._add_input(name, field=field, value=value, description=description)
+
+    async def _add_input(self, name: str, *, field: str | None = None, value: Any = _MISSING, description: str = "") -> ObjectEntry | None:
         if (field is None) == (value is _MISSING):
             raise ConfigError(f"Input {name!r}: give either a field chain or a value.")
         if field is None:
@@ -181,6 +191,33 @@ class Session:
         """What this session holds, as plain data a store can keep."""
         return SessionState.of(self)
 
+    @property
+    def key(self) -> str | None:
+        """The key this session is kept under in its store (None without a store)."""
+        return self.keeper.key if self.keeper is not None else None
+
+    def restore(self, state: SessionState, *, keep: Sequence[Message] = ()) -> None:
+        """Hold exactly `state`, taken from a session on the same schema: IDs keep their meaning and
+        later mints continue their numbering. Host tools are not state: add them again. `keep`:
+        messages to append after the restored context (and the client results among them)."""
+        outputs = list(self.outputs)
+        restore_state(self, state)
+        self._calls = state.calls
+        self._pending = pending_calls(state)
+        self.context.messages.extend(keep)
+        for message in keep:
+            if message.role == "tool" and message.tool_call_id:
+                self._pending.pop(message.tool_call_id, None)
+        if self.outputs != outputs:  # the save tool is typed by the outputs
+            self.toolset.toolsets[self.toolset.toolsets.index(self.meta)] = self.meta = self._meta_toolset()
+        self._select_cache = None
+
+    async def save(self) -> None:
+        """Store what the host changed between calls (`select`, `tool_call_result`); calls save themselves."""
+        self._check_open()
+        if self.keeper is not None:
+            await self.keeper.save(self)
+
     # -- running calls -------------------------------------------------------------------------------
 
     async def call_tool(self, call: ToolCall) -> ToolResult:
@@ -192,6 +229,11 @@ class Session:
         """Run one model turn and record it in the context: reads share one request, writes run in
         order (see `dagtools.session._turn` for the ordering rules). Client tools are left pending."""
         self._check_open()
+        if self.keeper is not None:
+            return await self.keeper.run(self, lambda: self._call_tools(calls))
+        return await self._call_tools(calls)
+
+    async def _call_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         calls = [self._with_id(c) for c in calls]
         new = tuple(c for c in calls if not self.context.has_call(c.id))
         if new:
@@ -207,6 +249,11 @@ class Session:
     async def execute_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """`call_tools` without touching the context."""
         self._check_open()
+        if self.keeper is not None:
+            return await self.keeper.run(self, lambda: self._execute_tools(calls))
+        return await self._execute_tools(calls)
+
+    async def _execute_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         return await run_turn(self.toolset, self.fields, [self._with_id(c) for c in calls])
 
     async def execute(self, call: ToolCall) -> ToolResult:

@@ -1,15 +1,28 @@
 """What a session holds, as plain data: registry entries, active tools, inputs, outputs, long values
-and the context. JSON-ready (`to_json`), so a store can keep it; handles travel as their steps."""
+and the context. JSON-ready (`to_json`), so a store can keep it; handles travel as their steps.
+
+`restore_state` puts such a snapshot back into a session on the same schema: every ID keeps its
+handle, the next mint of each type continues after its highest N, and defaults (the most recent
+object of a type, the least recently used tool to drop) come back as they were.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
+
+from .._errors import ConfigError
+from .._tools import ToolCall
+from ..calls._handles import Handle, parse_object_id
+from ._context import Message
+from ._metatools import ValueInput
+from ._outputs import Output
+from ._registry import ObjectEntry
 
 if TYPE_CHECKING:
     from ._session import Session
 
-__all__ = ["SessionState"]
+__all__ = ["SessionState", "message_json", "object_json", "pending_calls", "restore_state"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -24,35 +37,54 @@ class SessionState:
     done: bool
     long_values: dict[str, Any]
     context: tuple[dict[str, Any], ...]
+    #: Object IDs from the least to the most recently used: which object each type's parameter defaults to.
+    recent: tuple[str, ...] = ()
+    #: Active tools with the tick of their last use (what the cap drops first).
+    tool_uses: dict[str, int] = field(default_factory=dict)
+    #: Calls numbered by the session so far (`call_N` IDs continue after them).
+    calls: int = 0
+    #: Client tool calls still waiting for `tool_call_result`.
+    pending: tuple[dict[str, Any], ...] = ()
 
     @classmethod
-    def of(cls, session: Session) -> SessionState:
+    def of(cls, session: Session, *, bulk: bool = True) -> SessionState:
+        """The session's state; without `bulk`, objects and context are left empty (for an encoder
+        that keeps their encodings: both are immutable once made)."""
         return cls(
-            objects=tuple(
-                {
-                    "id": entry.id,
-                    "type": entry.type_name,
-                    "handle": entry.handle.to_json(),
-                    "expression": entry.expression,
-                    "description": entry.description,
-                    "identity": entry.identity,
-                    "preview": dict(entry.preview),
-                }
-                for entry in session.registry
-            ),
+            objects=tuple(object_json(entry) for entry in session.registry) if bulk else (),
             active_tools=tuple(session.active_tools),
             values=tuple({"name": v.name, "value": v.value, "description": v.description} for v in session.values),
             outputs=tuple({"name": o.name, "type": o.type, "description": o.description} for o in session.outputs),
             saved=dict(session.saved),
             done=session.done,
             long_values=session.long_values.kept(),
-            context=tuple(_message(m) for m in session.context),
+            context=tuple(message_json(m) for m in session.context) if bulk else (),
+            recent=tuple(e.id for e in reversed(list(session.registry.recent()))),
+            tool_uses=session.fields.active.uses(),
+            calls=session._calls,
+            pending=tuple(_call(c) for c in session._pending.values()),
         )
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SessionState:
+        """The inverse of `to_json`; keys it does not know are ignored, missing ones take their defaults."""
+        if not isinstance(data, dict) or "objects" not in data:
+            raise ConfigError("This is not a stored session state: it has no objects.")
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        for name in ("objects", "active_tools", "values", "outputs", "context", "recent", "pending"):
+            if name in values:
+                values[name] = tuple(values[name])
+        return cls(**values)
 
     def to_json(self) -> dict[str, Any]:
         """Lists and objects only, ready for `json.dumps`."""
-        listed: dict[str, Any] = _lists(asdict(self))
+        listed: dict[str, Any] = _lists(self.fields())
         return listed
+
+    def fields(self) -> dict[str, Any]:
+        """Field name to value, shallow: JSON-ready as it is (tuples encode as arrays), without copying."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 def _lists(value: Any) -> Any:
@@ -63,10 +95,73 @@ def _lists(value: Any) -> Any:
     return value
 
 
-def _message(message: Any) -> dict[str, Any]:
+def restore_state(session: Session, state: SessionState) -> None:
+    """Put the registry, toolset, inputs, outputs, long values and context of `state` into `session`, in place
+    (`Session.restore` adds the session's own counters)."""
+    entries = []
+    for item in state.objects:
+        parsed = parse_object_id(item["id"])
+        if parsed is None:
+            raise ConfigError(f"Stored object {item['id']!r} is not a Type#N ID; the stored session is damaged.")
+        entries.append(
+            ObjectEntry(
+                id=item["id"],
+                type_name=item["type"],
+                number=parsed[1],
+                handle=Handle.from_json(item["handle"]),
+                expression=item.get("expression", ""),
+                description=item.get("description", ""),
+                identity=item.get("identity"),
+                preview=dict(item.get("preview") or {}),
+            )
+        )
+    session.registry.restore(entries, list(state.recent))
+    session.fields.active.restore(state.tool_uses or {name: 0 for name in state.active_tools})
+    session.values[:] = [ValueInput(name=v["name"], value=v["value"], description=v.get("description", "")) for v in state.values]
+    session.outputs[:] = [Output(name=o["name"], type=o["type"], description=o.get("description", "")) for o in state.outputs]
+    session.saved = dict(state.saved)
+    session.done = state.done
+    session.long_values.restore(state.long_values)
+    session.context.messages[:] = [_from_message(m) for m in state.context]
+
+
+def pending_calls(state: SessionState) -> dict[str, ToolCall]:
+    """The client tool calls the stored session waits on, by call ID."""
+    return {c["id"]: ToolCall(name=c["name"], arguments=c["arguments"], id=c["id"]) for c in state.pending}
+
+
+def _call(call: ToolCall) -> dict[str, Any]:
+    return {"id": call.id, "name": call.name, "arguments": call.arguments}
+
+
+def _from_message(data: dict[str, Any]) -> Message:
+    calls = tuple(ToolCall(name=c["name"], arguments=c["arguments"], id=c.get("id", "")) for c in data.get("tool_calls", ()))
+    return Message(
+        role=data["role"],
+        content=data.get("content", ""),
+        tool_calls=calls,
+        tool_call_id=data.get("tool_call_id"),
+        name=data.get("name"),
+        is_error=bool(data.get("is_error")),
+    )
+
+
+def object_json(entry: ObjectEntry) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "type": entry.type_name,
+        "handle": entry.handle.to_json(),
+        "expression": entry.expression,
+        "description": entry.description,
+        "identity": entry.identity,
+        "preview": dict(entry.preview),
+    }
+
+
+def message_json(message: Message) -> dict[str, Any]:
     out: dict[str, Any] = {"role": message.role, "content": message.content}
     if message.tool_calls:
-        out["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
+        out["tool_calls"] = [_call(c) for c in message.tool_calls]
     for key in ("tool_call_id", "name"):
         if getattr(message, key):
             out[key] = getattr(message, key)

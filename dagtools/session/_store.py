@@ -1,0 +1,246 @@
+"""Where sessions live between calls: one small async interface, chosen by URL.
+
+    memory:                 this process only (the default when no store is given is no store at all)
+    sqlite:///PATH          a file, safe for several processes on one machine (`sqlite:` for the default file)
+    redis://HOST:PORT/DB    a Redis server, for several machines (the optional extra `redis`)
+
+A store keeps each session's plain data (`SessionState` as JSON bytes) under a key, with a version
+that every save must name: a save against a version that moved on fails with `StoreConflictError`,
+so no update is ever lost. Turns on one key are serialised by a lease (`lock`): mutations run exactly
+once, so a turn cannot simply be run again after losing a race. Sessions idle longer than `idle_ttl`
+seconds are removed. Credentials are never part of what is stored: they belong to requests.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+import time
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import anyio
+
+from .._errors import ConfigError, DagtoolsError
+
+__all__ = [
+    "DEFAULT_IDLE_TTL",
+    "MemoryStore",
+    "SessionStore",
+    "StoreBusyError",
+    "StoreConflictError",
+    "StoredState",
+    "default_data_dir",
+    "new_session_key",
+    "open_store",
+]
+
+#: A week: long enough for an agent that pauses, short enough that abandoned sessions go.
+DEFAULT_IDLE_TTL = 7 * 24 * 3600.0
+#: How long a lease holds a key without renewal; renewed every third of it while a turn runs, so a
+#: killed holder blocks its key for at most this long.
+LEASE_SECONDS = 15.0
+
+
+class StoreConflictError(DagtoolsError):
+    """A save named a version that is no longer the stored one: someone else wrote the session first."""
+
+
+class StoreBusyError(DagtoolsError):
+    """A key stayed locked by another process for longer than the store waits."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class StoredState:
+    """What a load gives back: the version, and the data unless the caller already holds that version."""
+
+    version: int
+    data: bytes | None
+
+
+class SessionStore(ABC):
+    """Sessions' plain data by key, with optimistic concurrency through versions."""
+
+    #: Whether other processes reach the same sessions, so that turns need a lease in the store itself.
+    shared = True
+
+    def __init__(self, *, idle_ttl: float = DEFAULT_IDLE_TTL, lock_timeout: float = 60.0) -> None:
+        if idle_ttl <= 0:
+            raise ConfigError("A store's idle time must be a positive number of seconds.")
+        self.idle_ttl = idle_ttl
+        self.lock_timeout = lock_timeout
+        self._local: dict[str, tuple[anyio.Lock, int]] = {}
+
+    @abstractmethod
+    async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
+        """The session under `key`, or None. When its version is `known`, `data` is None (nothing to read)."""
+
+    @abstractmethod
+    async def save(self, key: str, data: bytes, *, version: int) -> int:
+        """Write `data` if the stored version is `version` (0: the key must be new); the new version.
+        Raises `StoreConflictError` otherwise, and writes nothing."""
+
+    @abstractmethod
+    async def delete(self, key: str) -> bool:
+        """Forget a session; whether there was one."""
+
+    @abstractmethod
+    async def expire(self) -> int:
+        """Remove sessions idle longer than `idle_ttl`; how many went (stores that expire keys themselves say 0)."""
+
+    async def aclose(self) -> None:
+        """Release connections; the stored sessions stay."""
+
+    @asynccontextmanager
+    async def lock(self, key: str) -> AsyncIterator[None]:
+        """Hold `key` for one turn, against this process's other tasks and other processes alike."""
+        lock, users = self._local.get(key) or (anyio.Lock(), 0)
+        self._local[key] = (lock, users + 1)
+        try:
+            async with lock:
+                if not self.shared:
+                    yield
+                    return
+                async with self._lease(key):
+                    yield
+        finally:
+            lock, users = self._local[key]
+            if users == 1:
+                del self._local[key]
+            else:
+                self._local[key] = (lock, users - 1)
+
+    @asynccontextmanager
+    async def _lease(self, key: str) -> AsyncIterator[None]:
+        """Between processes: take the lease, keep renewing it while the turn runs, give it back."""
+        token = secrets.token_hex(16)
+        deadline = time.monotonic() + self.lock_timeout
+        pause = 0.002
+        while not await self._acquire(key, token, LEASE_SECONDS):
+            if time.monotonic() > deadline:
+                raise StoreBusyError(
+                    f"Session {key!r} stayed busy for {self.lock_timeout:g}s in another process; try the call again later."
+                )
+            await anyio.sleep(pause)
+            pause = min(pause * 2, 0.05)
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._renew_forever, key, token)
+                try:
+                    yield
+                finally:
+                    group.cancel_scope.cancel()
+        except BaseExceptionGroup as errors:  # the turn's own error, not wrapped by the renewing task's group
+            if len(errors.exceptions) == 1:
+                raise errors.exceptions[0] from None
+            raise
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self._release(key, token)
+
+    async def _renew_forever(self, key: str, token: str) -> None:
+        while True:
+            await anyio.sleep(LEASE_SECONDS / 3)
+            await self._acquire(key, token, LEASE_SECONDS)
+
+    async def _acquire(self, key: str, token: str, seconds: float) -> bool:
+        """Take (or renew, with the same token) the lease on `key` unless another token holds it."""
+        return True
+
+    async def _release(self, key: str, token: str) -> None:
+        """Give the lease back if `token` still holds it."""
+
+
+class MemoryStore(SessionStore):
+    """Sessions in this process's memory, encoded as the other stores encode them. The task lock is the lease."""
+
+    shared = False
+
+    def __init__(self, **options: float) -> None:
+        super().__init__(**options)
+        self._sessions: dict[str, tuple[int, bytes, float]] = {}
+
+    async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
+        found = self._sessions.get(key)
+        if found is None:
+            return None
+        version, data, _ = found
+        self._sessions[key] = (version, data, time.time())
+        return StoredState(version=version, data=None if version == known else data)
+
+    async def save(self, key: str, data: bytes, *, version: int) -> int:
+        current = self._sessions.get(key, (0, b"", 0.0))[0]
+        if current != version:
+            raise StoreConflictError(f"Session {key!r} is at version {current}, not {version}.")
+        self._sessions[key] = (version + 1, data, time.time())
+        return version + 1
+
+    async def delete(self, key: str) -> bool:
+        return self._sessions.pop(key, None) is not None
+
+    async def expire(self) -> int:
+        cutoff = time.time() - self.idle_ttl
+        idle = [key for key, (_, _, used) in self._sessions.items() if used < cutoff]
+        for key in idle:
+            del self._sessions[key]
+        return len(idle)
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+
+def new_session_key() -> str:
+    """An unguessable key: whoever holds it holds the session."""
+    return secrets.token_urlsafe(24)
+
+
+def default_data_dir() -> Path:
+    """`DAGTOOLS_DATA_DIR`, else the platform's per-user data directory, with `dagtools` under it."""
+    if os.environ.get("DAGTOOLS_DATA_DIR"):
+        return Path(os.environ["DAGTOOLS_DATA_DIR"]).expanduser()
+    if sys.platform == "win32":
+        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "dagtools"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "dagtools"
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "dagtools"
+
+
+_memory: dict[str, MemoryStore] = {}
+
+
+def open_store(url: str) -> SessionStore:
+    """The store a URL names. `?idle=SECONDS` sets how long an unused session is kept.
+
+    `memory:` (one store per process, shared by every session opened with it; `memory:NAME` for
+    another), `sqlite:///relative/path.db`, `sqlite:////absolute/path.db` or `sqlite:` (a file
+    under `default_data_dir()`), `redis://HOST:PORT/DB` or `rediss://...` (TLS).
+    """
+    parts = urlsplit(url)
+    query = parse_qs(parts.query)
+    options: dict[str, float] = {}
+    if "idle" in query:
+        try:
+            options["idle_ttl"] = float(query["idle"][-1])
+        except ValueError:
+            raise ConfigError(f"Store {url!r}: idle must be a number of seconds.") from None
+    scheme = parts.scheme.lower()
+    if scheme == "memory":
+        name = parts.path or "default"
+        if name not in _memory:
+            _memory[name] = MemoryStore(**options)
+        return _memory[name]
+    if scheme == "sqlite":
+        from ._store_sqlite import SqliteStore
+
+        path = parts.path[1:] if parts.path.startswith("/") else parts.path
+        return SqliteStore(Path(path).expanduser() if path else default_data_dir() / "sessions.sqlite3", **options)
+    if scheme in ("redis", "rediss", "unix"):
+        from ._store_redis import RedisStore
+
+        return RedisStore(url.split("?", 1)[0], **options)
+    raise ConfigError(f"Unknown session store {url!r}. Use memory:, sqlite:///PATH or redis://HOST:PORT/DB.")

@@ -1,0 +1,119 @@
+"""Sessions in Redis, for workers on several machines (redis-py's asyncio client, the extra `redis`).
+
+Each session is one hash (`version`, `data`) that expires after `idle_ttl` seconds without use, so
+Redis itself forgets idle sessions. Saves and leases are small Lua scripts, each atomic on the server:
+a save writes only when the stored version is the one the caller read (a version field rather than
+WATCH/MULTI: one round trip, and no connection held between the read and the write).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._errors import ConfigError, ExecutorError
+from ._store import SessionStore, StoreConflictError, StoredState
+
+__all__ = ["RedisStore"]
+
+_PREFIX = "dagtools:session:"
+_LEASE = "dagtools:lease:"
+
+# KEYS[1] session; ARGV: known version, idle ms. Returns {version} or {version, data}; {} when absent.
+_LOAD = """
+local v = redis.call('HGET', KEYS[1], 'version')
+if not v then return {} end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if v == ARGV[1] then return {v} end
+return {v, redis.call('HGET', KEYS[1], 'data')}
+"""
+# KEYS[1] session; ARGV: expected version, data, idle ms. Returns the new version, or -1 - the current one.
+_SAVE = """
+local v = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+if v ~= tonumber(ARGV[1]) then return -1 - v end
+redis.call('HSET', KEYS[1], 'version', v + 1, 'data', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return v + 1
+"""
+# KEYS[1] lease; ARGV: token, ms. Takes a free lease or renews our own.
+_ACQUIRE = """
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class RedisStore(SessionStore):
+    """Sessions on the Redis server at `url` (`redis://HOST:PORT/DB`)."""
+
+    def __init__(self, url: str, **options: Any) -> None:
+        super().__init__(**options)
+        try:
+            from redis import asyncio as aioredis
+        except ImportError:
+            raise ConfigError("The Redis session store needs redis-py: pip install 'dagtools[redis]'.") from None
+        self.url = url
+        self._redis = aioredis.from_url(url, decode_responses=False)
+        self._load = self._redis.register_script(_LOAD)
+        self._save = self._redis.register_script(_SAVE)
+        self._acquire_lease = self._redis.register_script(_ACQUIRE)
+        self._release_lease = self._redis.register_script(_RELEASE)
+
+    @property
+    def _idle_ms(self) -> int:
+        return max(1, int(self.idle_ttl * 1000))
+
+    async def _call(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        from redis.exceptions import RedisError
+
+        try:
+            return await script(keys=keys, args=args)
+        except RedisError as error:
+            raise ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {error}. Check that it is running.") from None
+
+    async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
+        found = await self._call(self._load, [_PREFIX + key], [-1 if known is None else known, self._idle_ms])
+        if not found:
+            return None
+        return StoredState(version=int(found[0]), data=bytes(found[1]) if len(found) > 1 else None)
+
+    async def save(self, key: str, data: bytes, *, version: int) -> int:
+        saved = int(await self._call(self._save, [_PREFIX + key], [version, data, self._idle_ms]))
+        if saved < 0:
+            raise StoreConflictError(f"Session {key!r} is at version {-1 - saved}, not {version}.")
+        return saved
+
+    async def delete(self, key: str) -> bool:
+        from redis.exceptions import RedisError
+
+        try:
+            return bool(await self._redis.delete(_PREFIX + key))
+        except RedisError as error:
+            raise ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {error}. Check that it is running.") from None
+
+    async def expire(self) -> int:
+        return 0  # every session key carries its own expiry
+
+    async def _acquire(self, key: str, token: str, seconds: float) -> bool:
+        return bool(await self._call(self._acquire_lease, [_LEASE + key], [token, int(seconds * 1000)]))
+
+    async def _release(self, key: str, token: str) -> None:
+        await self._call(self._release_lease, [_LEASE + key], [token])
+
+    async def aclose(self) -> None:
+        await self._redis.aclose()
+
+    def __repr__(self) -> str:
+        return f"RedisStore({_safe(self.url)!r})"
+
+
+def _safe(url: str) -> str:
+    """The URL without a password, for messages and logs."""
+    if "@" not in url:
+        return url
+    scheme, rest = url.split("://", 1) if "://" in url else ("", url)
+    return f"{scheme}://***@{rest.rsplit('@', 1)[1]}"

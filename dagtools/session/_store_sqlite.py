@@ -1,0 +1,154 @@
+"""Sessions in one SQLite file: the embedded store, safe for several processes on one machine.
+
+The stdlib driver blocks, so every statement runs in a worker thread, one at a time per store. The
+file is in WAL mode (readers never wait for the writer) with `synchronous=FULL`, so a save is on disk
+before the call that made it returns. Writes take SQLite's write lock up front (`BEGIN IMMEDIATE`)
+and check the version inside that transaction, so two processes cannot both win; leases live in
+their own table, with an expiry so a killed holder frees its key.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+import anyio
+
+from .._errors import ConfigError
+from ._store import SessionStore, StoreConflictError, StoredState
+
+__all__ = ["SqliteStore"]
+
+T = TypeVar("T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (key TEXT PRIMARY KEY, version INTEGER NOT NULL, data BLOB NOT NULL, used REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS sessions_used ON sessions (used);
+CREATE TABLE IF NOT EXISTS leases (key TEXT PRIMARY KEY, token TEXT NOT NULL, expires REAL NOT NULL);
+"""
+#: Expire idle sessions at most this often, as part of a save.
+_EXPIRE_EVERY = 60.0
+
+
+class SqliteStore(SessionStore):
+    """Sessions in the SQLite file at `path` (created with its directory)."""
+
+    def __init__(self, path: str | Path, **options: Any) -> None:
+        super().__init__(**options)
+        self.path = Path(path)
+        self._db: sqlite3.Connection | None = None
+        self._guard = threading.Lock()
+        self._limiter = anyio.CapacityLimiter(1)
+        self._expired_at = 0.0
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=FULL")
+                db.executescript(_SCHEMA)
+            except sqlite3.Error as error:
+                problem = f"The session store {self.path} could not be opened: {error}."
+                raise ConfigError(f"{problem} Check the path and its permissions.") from None
+            self._db = db
+        return self._db
+
+    async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        def in_thread() -> T:
+            with self._guard:
+                return work(self._connect())
+
+        return await anyio.to_thread.run_sync(in_thread, limiter=self._limiter)
+
+    async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
+        def work(db: sqlite3.Connection) -> StoredState | None:
+            row = db.execute("SELECT version FROM sessions WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                return None
+            if row[0] == known:
+                return StoredState(version=row[0], data=None)
+            row = db.execute("SELECT version, data FROM sessions WHERE key = ?", (key,)).fetchone()
+            return None if row is None else StoredState(version=row[0], data=bytes(row[1]))
+
+        return await self._run(work)
+
+    async def save(self, key: str, data: bytes, *, version: int) -> int:
+        def work(db: sqlite3.Connection) -> int:
+            now = time.time()
+            with _immediate(db):
+                row = db.execute("SELECT version FROM sessions WHERE key = ?", (key,)).fetchone()
+                current = row[0] if row else 0
+                if current != version:
+                    raise StoreConflictError(f"Session {key!r} is at version {current}, not {version}.")
+                db.execute("INSERT OR REPLACE INTO sessions (key, version, data, used) VALUES (?, ?, ?, ?)", (key, version + 1, data, now))
+                if now - self._expired_at > _EXPIRE_EVERY:
+                    self._expired_at = now
+                    db.execute("DELETE FROM sessions WHERE used < ?", (now - self.idle_ttl,))
+            return version + 1
+
+        return await self._run(work)
+
+    async def delete(self, key: str) -> bool:
+        def work(db: sqlite3.Connection) -> bool:
+            with _immediate(db):
+                return db.execute("DELETE FROM sessions WHERE key = ?", (key,)).rowcount > 0
+
+        return await self._run(work)
+
+    async def expire(self) -> int:
+        def work(db: sqlite3.Connection) -> int:
+            now = time.time()
+            with _immediate(db):
+                db.execute("DELETE FROM leases WHERE expires < ?", (now,))
+                return db.execute("DELETE FROM sessions WHERE used < ?", (now - self.idle_ttl,)).rowcount
+
+        return await self._run(work)
+
+    async def _acquire(self, key: str, token: str, seconds: float) -> bool:
+        def work(db: sqlite3.Connection) -> bool:
+            now = time.time()
+            with _immediate(db):
+                row = db.execute("SELECT token, expires FROM leases WHERE key = ?", (key,)).fetchone()
+                if row is not None and row[0] != token and row[1] > now:
+                    return False
+                db.execute("INSERT OR REPLACE INTO leases (key, token, expires) VALUES (?, ?, ?)", (key, token, now + seconds))
+                return True
+
+        return await self._run(work)
+
+    async def _release(self, key: str, token: str) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            with _immediate(db):
+                db.execute("DELETE FROM leases WHERE key = ? AND token = ?", (key, token))
+
+        await self._run(work)
+
+    async def aclose(self) -> None:
+        def work() -> None:
+            with self._guard:
+                if self._db is not None:
+                    self._db.close()
+                    self._db = None
+
+        await anyio.to_thread.run_sync(work, limiter=self._limiter)
+
+    def __repr__(self) -> str:
+        return f"SqliteStore({str(self.path)!r})"
+
+
+class _immediate:
+    """`BEGIN IMMEDIATE` ... `COMMIT` (or `ROLLBACK` on any error): the write lock taken before reading."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        self.db.execute("ROLLBACK" if kind is not None else "COMMIT")
