@@ -35,3 +35,29 @@ def check_results(texts: list[str]) -> None:
         if expect is not None:
             assert json.loads(text) == expect, (call_id, text)
     assert texts[-1].startswith("Saved fries = Plate#2")
+
+
+#: One model turn of three calls, each on the object the one before it made: the later two name no
+#: Potato, so they take the most recent one. Run one by one, in order, they give Potato#2, #3, #4.
+CHAIN = [
+    ("rinse", "Potato_rinse", {"Potato": "Potato#1", "sink": "Sink#1"}),
+    ("peel", "Potato_peel", {}),
+    ("slice", "Potato_slice", {"shape": "STICKS"}),
+]
+CHAIN_TOOLS = ["Potato_rinse", "Potato_peel", "Potato_slice"]
+
+
+async def chain_session(transport):
+    """A kitchen session whose executor is in process or over HTTP (where calls run concurrently
+    would interleave), with the chain's tools selected."""
+    from examples.kitchen.api import schema
+    from tests.kitchen import kitchen_session
+
+    session = await kitchen_session(executor=transport.executor(schema))
+    session.select(CHAIN_TOOLS)
+    return session
+
+
+def check_chain(session, texts: list[str]) -> None:
+    assert [json.loads(t) for t in texts] == [{"result": "Potato#2"}, {"result": "Potato#3"}, {"result": "Potato#4"}]
+    assert session.object("Potato#3").expression == "Potato#2.peel"

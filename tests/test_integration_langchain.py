@@ -15,7 +15,15 @@ from langchain_core.messages import AIMessage, ToolMessage  # noqa: E402
 from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
 
 from dagtools.integrations.langchain import DagtoolsMiddleware, langchain_tools  # noqa: E402
-from tests.frameworks import CALLS, PROMPT, check_offered, check_results  # noqa: E402
+from tests.frameworks import (  # noqa: E402
+    CALLS,
+    CHAIN,
+    PROMPT,
+    chain_session,  # noqa: E402
+    check_chain,
+    check_offered,
+    check_results,
+)
 from tests.kitchen import kitchen_session, state  # noqa: E402
 
 
@@ -100,3 +108,11 @@ async def test_a_tool_the_agent_was_created_with_still_runs():
         assert tool_messages(result)[0].text == "salt tastes fine."
         assert "taste" in model.offered[0] and "selectTools" in model.offered[0]
         assert len(session.context) == 0
+
+
+async def test_calls_of_one_turn_take_effect_in_the_order_the_model_made_them(transport):
+    async with await chain_session(transport) as session:
+        turn = AIMessage(content="", tool_calls=[{"name": tool, "args": arguments, "id": call_id} for call_id, tool, arguments in CHAIN])
+        model = ToolCallingFakeModel(messages=iter([turn, AIMessage(content="sliced")]), offered=[], system=[])
+        result = await create_agent(model, tools=[], middleware=[DagtoolsMiddleware(session)]).ainvoke({"messages": [("user", PROMPT)]})
+        check_chain(session, [m.text for m in tool_messages(result)])

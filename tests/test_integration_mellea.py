@@ -17,7 +17,15 @@ from mellea.stdlib.context import ChatContext  # noqa: E402
 
 from dagtools import Tool  # noqa: E402
 from dagtools.integrations.mellea import call_tools, mellea_tools, tool_call_result  # noqa: E402
-from tests.frameworks import CALLS, PROMPT, check_offered, check_results  # noqa: E402
+from tests.frameworks import (  # noqa: E402
+    CALLS,
+    CHAIN,
+    PROMPT,
+    chain_session,  # noqa: E402
+    check_chain,
+    check_offered,
+    check_results,
+)
 from tests.kitchen import kitchen_session, state  # noqa: E402
 
 
@@ -103,3 +111,12 @@ async def test_mellea_own_call_tools_is_pointed_at_the_session():
         [message] = await mfuncs.acall_tools(result, ToolCallingBackend([]))
         assert "call_tools(session, result)" in message.content
         assert session.active_tools == [] and len(session.context) == 0
+
+
+async def test_calls_of_one_turn_take_effect_in_the_order_the_model_made_them(transport):
+    async with await chain_session(transport) as session:
+        tools = {t.name: t for t in mellea_tools(session)}
+        result = ModelOutputThunk(
+            value="", tool_calls=[ModelToolCall(tool, tools[tool], arguments, call_id) for call_id, tool, arguments in CHAIN]
+        )
+        check_chain(session, [m.content for m in await call_tools(session, result)])

@@ -12,7 +12,15 @@ from agents.testing import ScriptedModel, assistant_message, function_call  # no
 
 from dagtools import ToolCall  # noqa: E402
 from dagtools.integrations.openai_agents import DagtoolsTools  # noqa: E402
-from tests.frameworks import CALLS, PROMPT, check_offered, check_results  # noqa: E402
+from tests.frameworks import (  # noqa: E402
+    CALLS,
+    CHAIN,
+    PROMPT,
+    chain_session,  # noqa: E402
+    check_chain,
+    check_offered,
+    check_results,
+)
 from tests.kitchen import kitchen_session, state  # noqa: E402
 
 OFFLINE = RunConfig(tracing_disabled=True)
@@ -59,3 +67,11 @@ async def test_tools_the_host_selects_between_runs_are_offered_at_the_next_run()
         model = ScriptedModel([[assistant_message("ok")]])
         await Runner.run(Agent(name="cook", model=model, tools=tools), PROMPT, run_config=OFFLINE)
         assert "Potato_peel" in [t.name for t in model.calls[0].tools]
+
+
+async def test_calls_of_one_turn_take_effect_in_the_order_the_model_made_them(transport):
+    async with await chain_session(transport) as session:
+        turn = [function_call(tool, arguments, call_id=call_id) for call_id, tool, arguments in CHAIN]
+        model = ScriptedModel([turn, [assistant_message("sliced")]])
+        result = await Runner.run(Agent(name="cook", model=model, tools=DagtoolsTools(session)), PROMPT, run_config=OFFLINE)
+        check_chain(session, outputs(result))

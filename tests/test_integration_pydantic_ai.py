@@ -13,7 +13,15 @@ from pydantic_ai.models.test import TestModel  # noqa: E402
 
 from dagtools import ToolCall  # noqa: E402
 from dagtools.integrations.pydantic_ai import DagtoolsToolset  # noqa: E402
-from tests.frameworks import CALLS, PROMPT, check_offered, check_results  # noqa: E402
+from tests.frameworks import (  # noqa: E402
+    CALLS,
+    CHAIN,
+    PROMPT,
+    chain_session,  # noqa: E402
+    check_chain,
+    check_offered,
+    check_results,
+)
 from tests.kitchen import kitchen_session, state  # noqa: E402
 
 
@@ -92,3 +100,11 @@ async def test_pydantic_ai_test_model_calling_every_tool_ends_cleanly():
         names = {p.tool_name for p in returns(result)}
         assert {"selectTools", "save"} <= names
         assert not session.done
+
+
+async def test_calls_of_one_turn_take_effect_in_the_order_the_model_made_them(transport):
+    async with await chain_session(transport) as session:
+        turn = ModelResponse(parts=[ToolCallPart(tool, arguments, tool_call_id=call_id) for call_id, tool, arguments in CHAIN])
+        replies = iter([turn, ModelResponse(parts=[TextPart("sliced")])])
+        result = await Agent(FunctionModel(lambda messages, info: next(replies)), toolsets=[DagtoolsToolset(session)]).run(PROMPT)
+        check_chain(session, [p.model_response_str() for p in returns(result)])
