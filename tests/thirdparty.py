@@ -9,6 +9,7 @@
   custom scalars, a non-null list of non-null objects, a list of 40 articles with long text.
 - `media_old_url`: the same app on graphql 14 behind a plain node:http server, whose introspection
   knows no `isRepeatable`, `specifiedByURL` or `args(includeDeprecated:)`.
+- `media_closed_url`: the Yoga app refusing introspection, as production servers often do.
 
 The packages are pinned in tests/js/package.json and package-lock.json and installed by `.ci/run`
 (`npm ci`); where node or the installed packages are missing the fixtures skip and say so. Each
@@ -30,7 +31,7 @@ import pytest
 
 from tests.servers import free_port, wait_for_port
 
-__all__ = ["JS", "SERVER_VERSIONS", "media_old_url", "media_url", "start_node_server", "swapi_url"]
+__all__ = ["JS", "SERVER_VERSIONS", "media_closed_url", "media_old_url", "media_url", "start_node_server", "swapi_url"]
 
 JS = Path(__file__).resolve().parent / "js"
 _MODULES = JS / "node_modules"
@@ -71,6 +72,13 @@ def media_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def media_old_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The media app on graphql 14 (an old introspection); yields its GraphQL URL."""
     with start_node_server("app.js", "graphql14", tmp_path_factory, "--old") as port:
+        yield f"http://127.0.0.1:{port}/graphql"
+
+
+@pytest.fixture(scope="module")
+def media_closed_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The media app on GraphQL Yoga with introspection refused; yields its GraphQL URL."""
+    with start_node_server("app.js", "graphql-yoga", tmp_path_factory, "--no-introspection") as port:
         yield f"http://127.0.0.1:{port}/graphql"
 
 

@@ -3,6 +3,8 @@
 //   node app.js PORT          GraphQL Yoga on graphql 16
 //   node app.js PORT --old    a plain node:http server on graphql 14, whose introspection knows no
 //                             `isRepeatable`, `specifiedByURL` or `args(includeDeprecated:)`
+//   node app.js PORT --no-introspection
+//                             GraphQL Yoga refusing introspection, as production servers often do
 //
 // Shapes: a union and an interface whose members conflict on field types (`rating` is Int on Movie and
 // Float on Album; `tags` is String on Movie and [String] on Album), a mutation that returns the object it
@@ -16,15 +18,20 @@ const http = require('http');
 
 const port = Number(process.argv[2]);
 const old = process.argv.includes('--old');
+const noIntrospection = process.argv.includes('--no-introspection');
 if (!port) {
   console.error('usage: node app.js PORT [--old]');
   process.exit(2);
 }
 const graphql = old ? require('graphql14') : require('graphql');
 
+// What graphql 14 cannot express: a scalar's specification URL and a deprecated argument.
+const specifiedBy = old ? '' : ' @specifiedBy(url: "https://datatracker.ietf.org/doc/html/rfc3339")';
+const genreName = old ? '' : ', genreName: String @deprecated(reason: "Use genre.")';
+
 const SDL = `
 """A point in time, as an ISO 8601 string such as 2020-01-31T12:00:00Z."""
-scalar Datetime
+scalar Datetime${specifiedBy}
 
 """An opaque position in a connection, used with \`after\`."""
 scalar Cursor
@@ -59,7 +66,7 @@ type Query implements Node {
   """Reads a single Movie using its globally unique ID."""
   movie(nodeId: ID!): Movie
   """Reads and enables pagination through a set of Movie."""
-  allMovies(first: Int, after: Cursor, offset: Int, orderBy: [MoviesOrderBy!] = [PRIMARY_KEY_ASC], genre: Genre): MoviesConnection
+  allMovies(first: Int, after: Cursor, offset: Int, orderBy: [MoviesOrderBy!] = [PRIMARY_KEY_ASC], genre: Genre${genreName}): MoviesConnection
   """Movies, albums and people whose name contains the text."""
   search(text: String!): [SearchResult!]!
   """Every movie and album."""
@@ -160,6 +167,8 @@ type UpdateMoviePayload {
 type Mutation {
   """Sets a movie's rating and returns the movie."""
   rateMovie(id: Int!, rating: Int!): Movie!
+  """Rates a movie or an album, given its nodeId, and returns it."""
+  rateMedia(nodeId: ID!, rating: Float!): Media!
   """Updates a single Movie using a unique key and a patch."""
   updateMovieById(input: UpdateMovieByIdInput!): UpdateMoviePayload
   """Updates a single Movie using its globally unique id and a patch."""
@@ -246,8 +255,9 @@ const queryRoot = {
     const key = decode(nodeId);
     return key && key[0] === 'movies' ? byId(movies, key[1]) : null;
   },
-  allMovies: ({ first, after, offset, orderBy, genre }) => {
-    let rows = movies.filter((movie) => !genre || movie.genre === genre);
+  allMovies: ({ first, after, offset, orderBy, genre, genreName }) => {
+    const wanted = genre || genreName;
+    let rows = movies.filter((movie) => !wanted || movie.genre === wanted);
     const order = (orderBy || ['PRIMARY_KEY_ASC'])[0];
     const key = order.startsWith('TITLE') ? 'title' : 'id';
     rows = [...rows].sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0));
@@ -294,6 +304,14 @@ const mutationRoot = {
     const movie = byId(movies, id);
     if (movie == null) throw new Error(`No movie with id ${id}`);
     return patchMovie(movie, { rating });
+  },
+  rateMedia: ({ nodeId, rating }) => {
+    const key = decode(nodeId);
+    const row = key && ['movies', 'albums'].includes(key[0]) ? byId(tables[key[0]], key[1]) : null;
+    if (row == null) throw new Error(`No movie or album with nodeId ${nodeId}`);
+    if (row.__typename === 'Movie') return patchMovie(row, { rating: Math.round(rating) });
+    row.rating = rating;
+    return row;
   },
   updateMovieById: ({ input }) => {
     const movie = patchMovie(byId(movies, input.id), input.moviePatch);
@@ -345,7 +363,15 @@ function serveOld() {
 
 function serveYoga() {
   const { createYoga } = require('graphql-yoga');
-  const yoga = createYoga({ schema, graphqlEndpoint: '/graphql', landingPage: false, logging: false, maskedErrors: false });
+  const refuseIntrospection = { onValidate: ({ addValidationRule }) => addValidationRule(graphql.NoSchemaIntrospectionCustomRule) };
+  const yoga = createYoga({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    logging: false,
+    maskedErrors: false,
+    plugins: noIntrospection ? [refuseIntrospection] : [],
+  });
   return http.createServer(yoga);
 }
 
