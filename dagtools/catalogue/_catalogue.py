@@ -2,7 +2,8 @@
 
 The catalogue is pure and immutable, shared by every session on the schema. Compiling it only names
 the tools (cheap, and names must be decided over the whole schema so they never collide); each tool's
-JSON Schema is built the first time someone asks for it.
+JSON Schema is built the first time someone asks for it. Types no session can ever hold an object of
+(connections, edges, `PageInfo`, payloads of mutations that are off) give no tools: see `_reach`.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from dataclasses import dataclass
 from difflib import get_close_matches
 
 from graphql import (
+    GraphQLArgument,
     GraphQLEnumType,
     GraphQLField,
+    GraphQLInputField,
     GraphQLInputObjectType,
     GraphQLList,
     GraphQLNonNull,
@@ -24,13 +27,15 @@ from graphql import (
     GraphQLSchema,
     GraphQLUnionType,
     get_named_type,
+    is_abstract_type,
     is_composite_type,
 )
 
 from .._errors import CatalogueError
 from .._tools import Tool
 from ..load._dialect import Dialect, DialectName, Identity, detect_dialect
-from ._json_schema import SchemaRenderer, is_required
+from ._json_schema import SchemaRenderer, is_required, object_reference_description
+from ._reach import ConnectionShape, concrete_types, detect_connection, reachable_types
 
 __all__ = ["Catalogue", "FieldRef", "MutationPolicy", "compile_catalogue", "is_list"]
 
@@ -83,6 +88,9 @@ class Catalogue:
         self._recursive: dict[str, bool] = {}
         self._preview: dict[str, tuple[str, ...]] = {}
         self._identity: dict[str, Identity | None] = {}
+        self._connections: dict[str, ConnectionShape | None] = {}
+        self._makers: dict[str, list[str]] | None = None
+        self.reachable = frozenset(reachable_types(schema, self._mutation_allowed, self.connection))
         self._name_all()
 
     # -- naming ------------------------------------------------------------------------------------
@@ -96,7 +104,14 @@ class Catalogue:
                 continue
             if type_.name == self.mutation_type and not self.mutations:
                 continue
+            if type_.name not in self.reachable:  # nothing ever hands out such an object
+                continue
             yield type_
+
+    def _mutation_allowed(self, field_name: str) -> bool:
+        if isinstance(self.mutations, frozenset):
+            return field_name in self.mutations or tool_name("Mutation", field_name) in self.mutations
+        return self.mutations
 
     def _exposed(self, type_: GraphQLObjectType, field_name: str, field: GraphQLField) -> bool:
         if field_name.startswith("__"):
@@ -104,7 +119,7 @@ class Catalogue:
         if field.deprecation_reason is not None and not self.include_deprecated:
             return False
         if type_.name == self.mutation_type and isinstance(self.mutations, frozenset):
-            return field_name in self.mutations or tool_name(self.prefix(type_.name), field_name) in self.mutations
+            return self._mutation_allowed(field_name)
         return not self.dialect.hides(type_.name, field_name)
 
     def _name_all(self) -> None:
@@ -178,6 +193,66 @@ class Catalogue:
         type_ = self.schema.get_type(ref.type_name)
         assert isinstance(type_, GraphQLObjectType)
         return type_.fields[ref.field_name]
+
+    def connection(self, type_name: str) -> ConnectionShape | None:
+        """The connection shape of `type_name`, or None when it is not a connection."""
+        if type_name not in self._connections:
+            self._connections[type_name] = detect_connection(self.schema, type_name)
+        return self._connections[type_name]
+
+    def makers(self, type_name: str) -> list[str]:
+        """Tools whose call hands out an object of `type_name`: root tools first, then the others.
+
+        A connection's tool hands out its nodes; a query field giving a connection type never hands
+        out the connection itself.
+        """
+        if self._makers is None:
+            index: dict[str, list[str]] = {}
+            for name, ref in self._refs.items():
+                field = self.field(ref)
+                target = get_named_type(field.type).name
+                if ref.type_name != self.mutation_type and not is_list(field.type):
+                    shape = self.connection(target)
+                    target = shape.node_type if shape is not None else target
+                for concrete in concrete_types(self.schema, target):
+                    index.setdefault(concrete, []).append(name)
+            for names in index.values():
+                names.sort(key=lambda n: not self.is_root(self._refs[n].type_name))
+            self._makers = index
+        return list(self._makers.get(type_name, ()))
+
+    def unavailable(self, name: str) -> str | None:
+        """Why a name that is no tool here still names a field: a mutation the host has not allowed,
+        or a field of a type no tool hands out. None for names that are no field at all."""
+        mutation = self.schema.mutation_type
+        if mutation is not None and name.startswith("Mutation_") and name[len("Mutation_") :] in mutation.fields:
+            return f"{name} is a mutation the host has not allowed; only the host can allow mutations. Use the query tools."
+        for index in (i for i, char in enumerate(name) if char == "_"):
+            type_name, field_name = name[:index], name[index + 1 :]
+            type_ = self.schema.get_type(type_name)
+            if isinstance(type_, GraphQLObjectType) and field_name in type_.fields and type_name not in self.reachable:
+                walked = any(
+                    type_name in (s.type_name, s.edge_type) or type_name == "PageInfo"
+                    for s in (self.connection(t) for t in self.schema.type_map)
+                    if s is not None
+                )
+                why = (
+                    "connections are read for you (their nodes come back as IDs, with the call for the next page)"
+                    if walked
+                    else "no tool here hands out such objects"
+                )
+                return f"{name} is not offered: {why}."
+        return None
+
+    def example_id(self, target: str) -> str:
+        """An object ID of this API for descriptions and messages: `Film#1`, never another API's type."""
+        if target == "*":
+            types = [t for t in self._by_type if not self.is_root(t) and self.identity(t) is not None] or [
+                t for t in self._by_type if not self.is_root(t)
+            ]
+        else:
+            types = [t for t in concrete_types(self.schema, target) if t in self.reachable] or concrete_types(self.schema, target)
+        return f"{(types or [target if target != '*' else 'Object'])[0]}#1"
 
     def returning(self, type_name: str) -> list[str]:
         """Tools whose result is an object of `type_name` (directly or in a list)."""
@@ -272,7 +347,7 @@ class Catalogue:
         With `object_references`, arguments that name objects take `Type#N`; without, the API's ids.
         """
         object_argument = self.dialect.object_argument if object_references else (lambda *_: None)
-        renderer = SchemaRenderer(object_argument, self._is_recursive)
+        renderer = SchemaRenderer(object_argument, self._is_recursive, describe=self._describe_reference)
         properties: dict = {}
         required: list[str] = []
         if first is not None:
@@ -291,6 +366,13 @@ class Catalogue:
         if defs:
             parameters["$defs"] = defs
         return parameters
+
+    def _describe_reference(self, argument: GraphQLArgument | GraphQLInputField, target: str) -> str:
+        example, raw = self.example_id(target), self.dialect.accepts_raw_id(argument)
+        if is_abstract_type(self.schema.get_type(target)):  # "Node ID" reads as a type; say what it takes
+            text = f'An object ID such as "{example}" (any {target}).'
+            return text + (" A global id the API gave is taken as it is." if raw else "")
+        return object_reference_description(target, example, raw=raw)
 
     def _compile(self, name: str, ref: FieldRef) -> Tool:
         field = self.field(ref)

@@ -40,10 +40,17 @@ _BUILTIN: dict[str, JsonSchema] = {
 }
 
 
-def object_reference_description(target: str) -> str:
-    if target == "*":
-        return 'An object ID such as "Issue#1".'
-    return f'{target} ID, such as "{target}#1".'
+# Tells the renderer how to describe an object argument: (argument, target type) -> its text.
+DescribeReference = Callable[[GraphQLArgument | GraphQLInputField, str], str]
+
+
+def object_reference_description(target: str, example: str | None = None, *, raw: bool = False) -> str:
+    """What an object argument takes, with an example ID of the API at hand (`example`)."""
+    example = example or (f"{target}#1" if target != "*" else "Type#1")
+    text = f'An object ID such as "{example}".' if target == "*" else f'{target} ID, such as "{example}".'
+    if raw:
+        text += " A global id the API gave is taken as it is."
+    return text
 
 
 # Past this many bytes of `$defs`, further input objects are named and summarised, not spelled out:
@@ -55,9 +62,15 @@ class SchemaRenderer:
     """Renders argument types for one tool; collects `$defs`, breadth first, within a size budget."""
 
     def __init__(
-        self, object_argument: ObjectArgument, recursive: Callable[[GraphQLInputObjectType], bool], defs_budget: int = DEFS_BUDGET
+        self,
+        object_argument: ObjectArgument,
+        recursive: Callable[[GraphQLInputObjectType], bool],
+        defs_budget: int = DEFS_BUDGET,
+        *,
+        describe: DescribeReference | None = None,
     ):
         self._object_argument = object_argument
+        self._describe = describe or (lambda _arg, target: object_reference_description(target))
         self._recursive = recursive
         self._queue: list[GraphQLInputObjectType] = []
         self._budget = defs_budget
@@ -81,7 +94,7 @@ class SchemaRenderer:
         target = self._object_argument(arg, name)
         if target is not None:
             schema = self._wrap(arg.type, lambda _named: {"type": "string"})
-            leaf = object_reference_description(target)
+            leaf = self._describe(arg, target)
         else:
             schema = self.type(arg.type)
             leaf = ""

@@ -254,7 +254,7 @@ class Session:
             names = [names]
         if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
             raise ToolCallError('selectTools takes a list of tool names, such as {"tools": ["Query_potato"]}.')
-        return self.toolset.select(names, ignore=[SELECT_TOOLS, SAVE, READ_RESULT, *self._extra])
+        return self.toolset.select(names, ignore=[SELECT_TOOLS, SAVE, READ_RESULT, *self._extra], partial=True)
 
     # -- sync wrappers for scripts and notebooks -------------------------------------------------------
 
