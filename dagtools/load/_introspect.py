@@ -144,10 +144,10 @@ async def _introspect(
         if executor is None:
             await runner.aclose()
         getattr(progress, "finish", lambda: None)()
-    schema = response.data["__schema"]
-    if era == _OLDEST:
-        schema["directives"] = _with_locations(schema.get("directives") or [])
     answer: dict[str, Any] = {"data": response.data}
+    if era == _OLDEST:
+        schema = answer["data"]["__schema"]
+        schema["directives"] = _with_locations(schema.get("directives") or [])
     if response.errors:
         answer["errors"] = response.errors
     return answer
