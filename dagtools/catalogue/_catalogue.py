@@ -34,8 +34,8 @@ from graphql import (
 from .._errors import CatalogueError
 from .._tools import Tool
 from ..load._dialect import Dialect, DialectName, Identity, detect_dialect
-from ._json_schema import SchemaRenderer, is_required, object_reference_description
-from ._reach import ConnectionShape, concrete_types, detect_connection, reachable_types
+from ._json_schema import SchemaRenderer, is_required, object_reference_description, reaches_itself
+from ._reach import ConnectionShape, detect_connection, example_id, explain_unavailable, index_makers, reachable_types
 
 __all__ = ["Catalogue", "FieldRef", "MutationPolicy", "compile_catalogue", "is_list"]
 
@@ -84,7 +84,6 @@ class Catalogue:
         self._names: dict[FieldRef, str] = {}
         self._by_type: dict[str, list[str]] = {}
         self._tools: dict[str, Tool] = {}
-        self._returning: dict[str, list[str]] | None = None
         self._recursive: dict[str, bool] = {}
         self._preview: dict[str, tuple[str, ...]] = {}
         self._identity: dict[str, Identity | None] = {}
@@ -207,66 +206,21 @@ class Catalogue:
         out the connection itself.
         """
         if self._makers is None:
-            index: dict[str, list[str]] = {}
-            for name, ref in self._refs.items():
-                field = self.field(ref)
-                target = get_named_type(field.type).name
-                if ref.type_name != self.mutation_type and not is_list(field.type):
-                    shape = self.connection(target)
-                    target = shape.node_type if shape is not None else target
-                for concrete in concrete_types(self.schema, target):
-                    index.setdefault(concrete, []).append(name)
-            for names in index.values():
-                names.sort(key=lambda n: not self.is_root(self._refs[n].type_name))
-            self._makers = index
+            self._makers = index_makers(self)
         return list(self._makers.get(type_name, ()))
 
     def unavailable(self, name: str) -> str | None:
         """Why a name that is no tool here still names a field: a mutation the host has not allowed,
         or a field of a type no tool hands out. None for names that are no field at all."""
-        mutation = self.schema.mutation_type
-        if mutation is not None and name.startswith("Mutation_") and name[len("Mutation_") :] in mutation.fields:
-            return f"{name} is a mutation the host has not allowed; only the host can allow mutations. Use the query tools."
-        for index in (i for i, char in enumerate(name) if char == "_"):
-            type_name, field_name = name[:index], name[index + 1 :]
-            type_ = self.schema.get_type(type_name)
-            if isinstance(type_, GraphQLObjectType) and field_name in type_.fields and type_name not in self.reachable:
-                walked = any(
-                    type_name in (s.type_name, s.edge_type) or type_name == "PageInfo"
-                    for s in (self.connection(t) for t in self.schema.type_map)
-                    if s is not None
-                )
-                why = (
-                    "connections are read for you (their nodes come back as IDs, with the call for the next page)"
-                    if walked
-                    else "no tool here hands out such objects"
-                )
-                return f"{name} is not offered: {why}."
-        return None
+        return explain_unavailable(self, name)
 
     def example_id(self, target: str) -> str:
         """An object ID of this API for descriptions and messages: `Film#1`, never another API's type."""
-        if target == "*":
-            types = [t for t in self._by_type if not self.is_root(t) and self.identity(t) is not None] or [
-                t for t in self._by_type if not self.is_root(t)
-            ]
-        else:
-            types = [t for t in concrete_types(self.schema, target) if t in self.reachable] or concrete_types(self.schema, target)
-        return f"{(types or [target if target != '*' else 'Object'])[0]}#1"
+        return example_id(self, target)
 
     def returning(self, type_name: str) -> list[str]:
-        """Tools whose result is an object of `type_name` (directly or in a list)."""
-        if self._returning is None:
-            index: dict[str, list[str]] = {}
-            for name, ref in self._refs.items():
-                named = get_named_type(self.field(ref).type)
-                if is_composite_type(named):
-                    index.setdefault(named.name, []).append(name)
-            self._returning = index
-        out = list(self._returning.get(type_name, ()))
-        for abstract in self.abstract_types_of(type_name):
-            out.extend(self._returning.get(abstract, ()))
-        return out
+        """Tools that hand out an object of `type_name` (see `makers`)."""
+        return self.makers(type_name)
 
     def abstract_types_of(self, type_name: str) -> list[str]:
         type_ = self.schema.get_type(type_name)
@@ -409,22 +363,8 @@ class Catalogue:
 
     def _is_recursive(self, input_type: GraphQLInputObjectType) -> bool:
         if input_type.name not in self._recursive:
-            self._recursive[input_type.name] = _reaches(input_type, input_type.name, set())
+            self._recursive[input_type.name] = reaches_itself(input_type)
         return self._recursive[input_type.name]
-
-
-def _reaches(type_: GraphQLInputObjectType, target: str, seen: set[str]) -> bool:
-    for field in type_.fields.values():
-        named = get_named_type(field.type)
-        if not isinstance(named, GraphQLInputObjectType):
-            continue
-        if named.name == target:
-            return True
-        if named.name not in seen:
-            seen.add(named.name)
-            if _reaches(named, target, seen):
-                return True
-    return False
 
 
 def is_list(type_: object) -> bool:

@@ -22,10 +22,18 @@ from graphql import (
     GraphQLScalarType,
     Undefined,
     ast_from_value,
+    get_named_type,
     value_from_ast_untyped,
 )
 
-__all__ = ["ObjectArgument", "SchemaRenderer", "default_to_json", "is_required", "object_reference_description"]
+__all__ = [
+    "ObjectArgument",
+    "SchemaRenderer",
+    "default_to_json",
+    "is_required",
+    "object_reference_description",
+    "reaches_itself",
+]
 
 JsonSchema = dict[str, Any]
 # Tells the renderer which arguments name objects: (argument, its name) -> target type, "*" or None.
@@ -231,3 +239,22 @@ def default_to_json(arg: GraphQLArgument | GraphQLInputField) -> Any:
     except Exception:  # an internal value the type cannot serialise: say nothing rather than lie
         return Undefined
     return None if ast is None else value_from_ast_untyped(ast)
+
+
+def reaches_itself(type_: GraphQLInputObjectType) -> bool:
+    """Whether an input object holds itself, at any depth: such a one always goes to `$defs`."""
+    return _reaches(type_, type_.name, set())
+
+
+def _reaches(type_: GraphQLInputObjectType, target: str, seen: set[str]) -> bool:
+    for field in type_.fields.values():
+        named = get_named_type(field.type)
+        if not isinstance(named, GraphQLInputObjectType):
+            continue
+        if named.name == target:
+            return True
+        if named.name not in seen:
+            seen.add(named.name)
+            if _reaches(named, target, seen):
+                return True
+    return False

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from graphql import (
     GraphQLEnumType,
@@ -25,7 +26,18 @@ from graphql import (
     is_composite_type,
 )
 
-__all__ = ["ConnectionShape", "concrete_types", "detect_connection", "reachable_types"]
+if TYPE_CHECKING:
+    from ._catalogue import Catalogue
+
+__all__ = [
+    "ConnectionShape",
+    "concrete_types",
+    "detect_connection",
+    "example_id",
+    "explain_unavailable",
+    "index_makers",
+    "reachable_types",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +62,8 @@ def _is_list(type_: object) -> bool:
     return isinstance(type_, GraphQLList)
 
 
-def _is_leaf(type_: object) -> bool:
-    return isinstance(get_named_type(type_), (GraphQLScalarType, GraphQLEnumType))  # type: ignore[arg-type]
+def _is_leaf(type_: Any) -> bool:
+    return isinstance(get_named_type(type_), (GraphQLScalarType, GraphQLEnumType))
 
 
 def _plain_values(type_: GraphQLObjectType, skip: Iterable[str] = ()) -> tuple[str, ...]:
@@ -145,3 +157,53 @@ def reachable_types(
                     reached.add(concrete)
                     queue.append(schema.get_type(concrete))  # type: ignore[arg-type]
     return reached
+
+
+def index_makers(catalogue: Catalogue) -> dict[str, list[str]]:
+    """Per object type, the tools whose call hands one out, root tools first (callable right away).
+
+    A query field giving a connection hands out its nodes, never the connection itself.
+    """
+    index: dict[str, list[str]] = {}
+    for name in catalogue.names():
+        ref = catalogue.ref(name)
+        field = catalogue.field(ref)
+        target = get_named_type(field.type).name
+        if ref.type_name != catalogue.mutation_type and not _is_list(field.type):
+            shape = catalogue.connection(target)
+            target = shape.node_type if shape is not None else target
+        for concrete in concrete_types(catalogue.schema, target):
+            index.setdefault(concrete, []).append(name)
+    for names in index.values():
+        names.sort(key=lambda n: not catalogue.is_root(catalogue.ref(n).type_name))
+    return index
+
+
+def explain_unavailable(catalogue: Catalogue, name: str) -> str | None:
+    """Why `name` is no tool though it names a field, or None when it names no field at all."""
+    schema = catalogue.schema
+    mutation = schema.mutation_type
+    if mutation is not None and name.startswith("Mutation_") and name[len("Mutation_") :] in mutation.fields:
+        return f"{name} is a mutation the host has not allowed; only the host can allow mutations. Use the query tools."
+    for index in (i for i, char in enumerate(name) if char == "_"):
+        type_name, field_name = name[:index], name[index + 1 :]
+        type_ = schema.get_type(type_name)
+        if not isinstance(type_, GraphQLObjectType) or field_name not in type_.fields or type_name in catalogue.reachable:
+            continue
+        shapes = (catalogue.connection(t) for t in schema.type_map if not t.startswith("__"))
+        walked = type_name == "PageInfo" or any(type_name in (s.type_name, s.edge_type) for s in shapes if s is not None)
+        if walked:
+            return f"{name} is not offered: connections are read for you (their nodes come back as IDs, with the call for the next page)."
+        return f"{name} is not offered: no tool here hands out {type_name} objects."
+    return None
+
+
+def example_id(catalogue: Catalogue, target: str) -> str:
+    """An object ID of this API (`Film#1`) for a parameter taking `target` ("*" for any object)."""
+    if target == "*":
+        held = [t for t in catalogue.types() if not catalogue.is_root(t)]
+        types = [t for t in held if catalogue.identity(t) is not None] or held
+    else:
+        possible = concrete_types(catalogue.schema, target)
+        types = [t for t in possible if t in catalogue.reachable] or possible
+    return f"{types[0] if types else (target if target != '*' else 'Object')}#1"
