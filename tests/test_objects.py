@@ -287,3 +287,31 @@ async def test_api_messages_end_in_one_full_stop(transport: Transport) -> None:
     result = await attempt(session, "Query_day", on="soon")
     assert result.is_error and "2024-01-31" in result.value["error"]
     assert ".." not in result.value["error"]
+
+
+def test_a_doubtful_id_name_takes_any_node_rather_than_refusing_a_good_one() -> None:
+    sdl = """
+    interface Node { id: ID! }
+    type Query { node(id: ID!): Node, project(number: Int!): Project, projectV2(number: Int!): ProjectV2 }
+    type Project implements Node { id: ID!, name: String! }
+    type ProjectV2 implements Node { id: ID!, title: String! }
+    type ProjectV2Item implements Node { id: ID!, title: String! }
+    type Issue implements Node { id: ID!, title: String! }
+    type User implements Node { id: ID!, login: String! }
+    type Mutation {
+      addProjectV2ItemById(input: AddProjectV2ItemByIdInput!): ProjectV2Item
+      closeProject(projectId: ID!): Project
+      updateIssue(input: UpdateIssueInput!): Issue
+    }
+    input AddProjectV2ItemByIdInput { projectId: ID!, contentId: ID! }
+    input UpdateIssueInput { id: ID!, assigneeIds: [ID!], title: String }
+    """
+    schema = build_schema(sdl)
+    dialect = compile_catalogue(schema, relay_ids=True, mutations=True).dialect
+    add = schema.type_map["AddProjectV2ItemByIdInput"]
+    update = schema.type_map["UpdateIssueInput"]
+    close = schema.mutation_type.fields["closeProject"]  # type: ignore[union-attr]
+    assert dialect.object_argument(add.fields["projectId"], "projectId") == "Node"  # type: ignore[attr-defined]
+    assert dialect.object_argument(close.args["projectId"], "projectId") == "Project"
+    assert dialect.object_argument(update.fields["assigneeIds"], "assigneeIds") == "Node"  # type: ignore[attr-defined]
+    assert dialect.object_argument(update.fields["id"], "id") == "Node"  # type: ignore[attr-defined]

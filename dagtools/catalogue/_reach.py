@@ -206,4 +206,16 @@ def example_id(catalogue: Catalogue, target: str) -> str:
     else:
         possible = concrete_types(catalogue.schema, target)
         types = [t for t in possible if t in catalogue.reachable] or possible
+        # One the model can get straight away reads best: a type some root tool hands out.
+        types.sort(key=lambda t: not any(_hands_out_exactly(catalogue, n, t) for n in catalogue.makers(t)))
     return f"{types[0] if types else (target if target != '*' else 'Object')}#1"
+
+
+def _hands_out_exactly(catalogue: Catalogue, tool: str, type_name: str) -> bool:
+    """Whether a root tool hands out `type_name` by name (`Query_repository`), not as any `Node`."""
+    ref = catalogue.ref(tool)
+    if not catalogue.is_root(ref.type_name):
+        return False
+    named = get_named_type(catalogue.field(ref).type).name
+    shape = catalogue.connection(named)
+    return (shape.node_type if shape is not None else named) == type_name

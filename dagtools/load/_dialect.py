@@ -20,6 +20,7 @@ from typing import Any, Literal
 from graphql import (
     GraphQLArgument,
     GraphQLField,
+    GraphQLInputObjectType,
     GraphQLInterfaceType,
     GraphQLNonNull,
     GraphQLObjectType,
@@ -105,10 +106,13 @@ class Dialect:
             if target is not None and is_composite_type(target) and self.name != "plain":
                 return target.name
         if self.relay_ids and named.name == "ID" and expected is None:
-            targets = self._global_id_targets
-            if id(argument) in targets:
-                return targets[id(argument)]
-            return self._global_id_target(name, None, ())
+            context = self._id_contexts.get(id(argument))
+            if context is None:
+                return self._global_id_target(name, None, (), "")
+            memo: dict[int, str | None] = self.__dict__.setdefault("_target_memo", {})
+            if id(argument) not in memo:
+                memo[id(argument)] = self._global_id_target(name, *context)
+            return memo[id(argument)]
         return None
 
     def accepts_raw_id(self, argument: GraphQLArgument | GraphQLField | Any) -> bool:
@@ -118,29 +122,52 @@ class Dialect:
         return self.relay_ids and named.name == "ID" and _expected_type(argument) is None
 
     @cached_property
-    def _global_id_targets(self) -> dict[int, str | None]:
-        """Per argument of every field (by identity): the type its global ID must be of, or None."""
-        out: dict[int, str | None] = {}
+    def _id_contexts(self) -> dict[int, tuple[str | None, tuple[str, ...], str]]:
+        """Per `ID` argument of every field and `ID` field of every input object (by identity): what
+        its target is read from (the type the field returns, the names beside it, where it stands)."""
+        out: dict[int, tuple[str | None, tuple[str, ...], str]] = {}
         for type_ in self.schema.type_map.values():
-            if not isinstance(type_, GraphQLObjectType) or type_.name.startswith("__"):
+            if type_.name.startswith("__"):
                 continue
-            for field in type_.fields.values():
-                returns = get_named_type(field.type).name
-                for name, arg in field.args.items():
-                    if get_named_type(arg.type).name == "ID":
-                        out[id(arg)] = self._global_id_target(name, returns, tuple(field.args))
+            if isinstance(type_, GraphQLObjectType):
+                for field_name, field in type_.fields.items():
+                    returns = get_named_type(field.type).name
+                    for name, arg in field.args.items():
+                        if get_named_type(arg.type).name == "ID":
+                            out[id(arg)] = (returns, tuple(field.args), field_name)
+            elif isinstance(type_, GraphQLInputObjectType):
+                for name, input_field in type_.fields.items():
+                    if get_named_type(input_field.type).name == "ID":
+                        out[id(input_field)] = (None, tuple(type_.fields), type_.name)
         return out
 
-    def _global_id_target(self, name: str, returns: str | None, siblings: tuple[str, ...]) -> str | None:
+    def _global_id_target(self, name: str, returns: str | None, siblings: tuple[str, ...], container: str) -> str | None:
+        """`id` on a field returning a `Node` type takes that type; `fooId` takes a `Foo` where the
+        name says so without doubt, else any `Node`: a wrong guess would refuse a good ID, while
+        the API itself still checks what it is given."""
         node = self.node_lookup
         global_names = {"id", "ids"} | ({node[0], node[0] + "s", node[1], node[1] + "s"} if node else set())
         fallback = "Node" if node is not None else "*"
         if name in global_names:
             return self._node_type(returns) or fallback
         stem = next((name[: -len(s)] for s in ("Ids", "IDs", "Id", "ID") if name.endswith(s) and len(name) > len(s)), None)
-        if stem is None or any(s in global_names for s in siblings if s != name):
+        lowered = stem.lower() if stem is not None else ""
+        names_the_same = lowered in ((returns or "").lower(), container.lower())
+        if stem is None or (names_the_same and any(s in global_names for s in siblings if s != name)):
             return None  # not an id, or the API's own key beside a global id (`person(id:, personID:)`)
-        return self._node_type(self._types_by_lower.get(stem.lower())) or fallback
+        guess = self._types_by_lower.get(lowered)
+        # `projectId` in AddProjectV2ItemInput may be a ProjectV2: a longer type named in the container
+        # that holds the stem makes the guess doubtful.
+        if guess is None or any(t in container.lower() for t in self._longer_names(lowered)):
+            return fallback
+        return self._node_type(guess) or fallback
+
+    def _longer_names(self, stem: str) -> list[str]:
+        """Lower-cased type names that hold `stem` and are longer, cached per stem."""
+        cache: dict[str, list[str]] = self.__dict__.setdefault("_longer_cache", {})
+        if stem not in cache:
+            cache[stem] = [t for t in self._types_by_lower if stem in t and t != stem]
+        return cache[stem]
 
     @cached_property
     def _types_by_lower(self) -> dict[str, str]:
