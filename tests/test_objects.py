@@ -315,3 +315,17 @@ def test_a_doubtful_id_name_takes_any_node_rather_than_refusing_a_good_one() -> 
     assert dialect.object_argument(close.args["projectId"], "projectId") == "Project"
     assert dialect.object_argument(update.fields["assigneeIds"], "assigneeIds") == "Node"  # type: ignore[attr-defined]
     assert dialect.object_argument(update.fields["id"], "id") == "Node"  # type: ignore[attr-defined]
+
+
+def test_previews_shrink_step_by_step_and_never_vanish_silently() -> None:
+    from dagtools.calls._previews import fit_previews
+
+    previews = {f"Book#{n}": {"title": f"Book {n} " + "x" * 60, "author": "A. Author", "summary": "s" * 300} for n in range(1, 101)}
+    shown, note = fit_previews(previews, 4000)
+    assert note is not None and len(json.dumps(shown, ensure_ascii=False)) <= 4000
+    assert all(list(p) == ["title"] for p in shown.values())
+    if len(shown) < len(previews):  # even one short field each is too much: the note says who has none
+        assert f"from Book#{len(shown) + 1} on have none here" in note
+    assert "Left out: author, summary" in note and "Book_author" in note
+    small = {"Book#1": {"title": "Dune"}}
+    assert fit_previews(small, 4000) == (small, None)

@@ -150,7 +150,9 @@ class FieldCalls:
                 head = list(entry.preview.items())
                 previews[entry.id] = dict(head[:1] + list(extra.items()) + head[1:])
         out = self.long_values.present(ids, expression)
-        shown, note = fit_previews({i: previews[i] for i in out["result"] if i in previews}, self.long_values.budget)
+        shown, note = fit_previews(
+            {i: previews[i] for i in out["result"] if i in previews}, self.long_values.budget, lambda name: name in self.catalogue
+        )
         if shown:
             out["preview"] = shown
         if note:

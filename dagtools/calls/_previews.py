@@ -10,6 +10,7 @@ note says which.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["fit_previews"]
@@ -32,7 +33,9 @@ def _shrink(preview: dict[str, Any], fields: int, limit: int) -> dict[str, Any]:
     return {k: _cut(v, limit) for k, v in list(preview.items())[:fields]}
 
 
-def fit_previews(previews: dict[str, dict[str, Any]], budget: int) -> tuple[dict[str, dict[str, Any]], str | None]:
+def fit_previews(
+    previews: dict[str, dict[str, Any]], budget: int, is_tool: Callable[[str], bool] = lambda _name: True
+) -> tuple[dict[str, dict[str, Any]], str | None]:
     """The previews to show within `budget` characters of JSON, and a note when they were shrunk."""
     if not previews or _size(previews) <= budget:
         return previews, None
@@ -42,19 +45,32 @@ def fit_previews(previews: dict[str, dict[str, Any]], budget: int) -> tuple[dict
             kept = "the first field" if fields == 1 else f"up to {fields} fields"
             was_cut = any(isinstance(v, str) and len(v) > limit for p in previews.values() for v in list(p.values())[:fields])
             cut = f", texts cut at {limit} characters" if was_cut else ""
-            return shown, (f"Previews shortened to fit: {kept} of each object{cut}. Each field's own tool (Type_field) reads it in full.")
+            return shown, f"Previews shortened to fit: {kept} of each object{cut}.{_left_out(previews, shown, is_tool)}"
     fields, limit = _STEPS[-1]
     shown = {}
     size = 2
     for object_id, preview in previews.items():
         small = _shrink(preview, fields, limit)
-        item = _size(object_id) + _size(small) + 2
+        item = _size(object_id) + _size(small) + 4  # `"id": {...}, `
         if size + item > budget:
             break
         shown[object_id] = small
         size += item
     rest = [i for i in previews if i not in shown]
+    if not rest:
+        return shown, f"Previews shortened to fit: the first field of each object, texts cut at {limit} characters."
     return shown, (
         f"Previews shortened to fit: the first field of the first {len(shown)} objects only; "
-        f"the {len(rest)} from {rest[0]} on have none here. Each field's own tool (Type_field) reads it."
+        f"the {len(rest)} from {rest[0]} on have none here.{_left_out(previews, shown, is_tool)}"
     )
+
+
+def _left_out(previews: dict[str, dict[str, Any]], shown: dict[str, dict[str, Any]], is_tool: Callable[[str], bool]) -> str:
+    """Which fields went, and the tool that reads one (`Article_body`), so the model knows the way."""
+    gone = list(dict.fromkeys(k for i, p in previews.items() if i in shown for k in p if k not in shown[i]))
+    if not gone:
+        return " Each field's own tool reads it in full."
+    type_name = next(iter(previews)).split("#", 1)[0]
+    names = ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+    example = next((f"{type_name}_{k}" for k in gone if is_tool(f"{type_name}_{k}")), None)
+    return f" Left out: {names}" + (f"; each field's own tool reads it, such as {example}." if example else ".")
