@@ -109,6 +109,11 @@ async def test_save_with_the_wrong_type(session):
     await check(session, "save", {"fries": "Potato#2"}, "Potato#2 is a Potato", "takes a Plate")
 
 
+async def test_save_messages_end_in_one_full_stop(session):
+    error = await check(session, "save", {"fries": "Potato#2"}, "Use one of: Plate#1")
+    assert ".." not in error
+
+
 async def test_save_with_an_unknown_object(session):
     await check(session, "save", {"fries": "Plate#7"}, "There is no object Plate#7")
 
