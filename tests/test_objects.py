@@ -329,3 +329,11 @@ def test_previews_shrink_step_by_step_and_never_vanish_silently() -> None:
     assert "Left out: author, summary" in note and "Book_author" in note
     small = {"Book#1": {"title": "Dune"}}
     assert fit_previews(small, 4000) == (small, None)
+
+
+async def test_a_json_slip_gets_an_example_from_this_api(transport: Transport) -> None:
+    session, _, _ = library(transport)
+    await call(session, "Query_movieById", id=1)
+    result = await session.call_tool(ToolCall(name="Movie_title", arguments='{"Movie": "Movie#1"'))
+    assert result.is_error and '{"Movie": "Movie#1"}' in result.value["error"]
+    assert "Potato" not in result.value["error"]

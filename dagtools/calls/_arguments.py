@@ -70,9 +70,11 @@ def parse_arguments(tool_name: str, raw: dict[str, Any] | str | None) -> dict[st
         try:
             raw = json.loads(raw)
         except json.JSONDecodeError as error:
+            owner = tool_name.split("_", 1)[0] if "_" in tool_name else ""
+            example = f'{{"{owner}": "{owner}#1"}}' if owner and owner not in ("Query", "Mutation") else '{"name": "value"}'
             raise ToolCallError(
                 f"The arguments for {tool_name} are not valid JSON ({error.msg} at character {error.pos}). "
-                'Send a JSON object, such as {"Potato": "Potato#1"}.'
+                f"Send a JSON object, such as {example}."  # an example of this API, never another's
             ) from None
     if not isinstance(raw, dict):
         raise ToolCallError(f"The arguments for {tool_name} must be a JSON object of parameter names to values, not {type(raw).__name__}.")
