@@ -109,7 +109,7 @@ class Dialect:
             context = self._id_contexts.get(id(argument))
             if context is None:
                 return self._global_id_target(name, None, (), "")
-            memo: dict[int, str | None] = self.__dict__.setdefault("_target_memo", {})
+            memo = self._target_memo
             if id(argument) not in memo:
                 memo[id(argument)] = self._global_id_target(name, *context)
             return memo[id(argument)]
@@ -164,10 +164,19 @@ class Dialect:
 
     def _longer_names(self, stem: str) -> list[str]:
         """Lower-cased type names that hold `stem` and are longer, cached per stem."""
-        cache: dict[str, list[str]] = self.__dict__.setdefault("_longer_cache", {})
+        cache = self._longer_cache
         if stem not in cache:
             cache[stem] = [t for t in self._types_by_lower if stem in t and t != stem]
         return cache[stem]
+
+    @cached_property
+    def _target_memo(self) -> dict[int, str | None]:
+        """Targets worked out so far, per argument: a dialect never changes, so neither do they."""
+        return {}
+
+    @cached_property
+    def _longer_cache(self) -> dict[str, list[str]]:
+        return {}
 
     @cached_property
     def _types_by_lower(self) -> dict[str, str]:
