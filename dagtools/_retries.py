@@ -41,9 +41,7 @@ def retrying(attempts: int, *, first: float, max_wait: float, deadline: float | 
             return True
         return deadline is not None and time.monotonic() + (state.upcoming_sleep or 0.0) >= deadline
 
-    return AsyncRetrying(
-        stop=stop, wait=wait, sleep=anyio.sleep, retry=retry_if_exception_type(Retryable), reraise=True
-    )
+    return AsyncRetrying(stop=stop, wait=wait, sleep=anyio.sleep, retry=retry_if_exception_type(Retryable), reraise=True)
 
 
 def retry_after_seconds(value: str | None) -> float | None:

@@ -78,10 +78,10 @@ async def test_an_error_stays_with_its_call(transport: Transport) -> None:
         )
     )
     assert len(executor.sent) == 1
-    assert [r.is_error for r in results] == [True, False, True, True, False]
+    assert [r.is_error for r in results] == [True, False, True, False, False]
     assert "There is no object Issue#9" in results[0].value["error"]
     assert "not a cursor" in results[2].value["error"] and "(at c1." not in results[2].value["error"]
-    assert "is null" in results[3].value["error"]
+    assert results[3].value["result"] is None and "is null" in results[3].value["note"]  # null is an answer
     assert results[4].value == {"result": "Punch cards jam in the reader."}
 
 
@@ -156,7 +156,7 @@ async def test_select_tools_in_a_turn_takes_effect_for_the_calls_after_it(transp
 
 async def test_call_tools_records_the_turn_in_the_context(transport: Transport) -> None:
     session, _, _ = relay_session(transport)
-    results = await session.call_tools(calls(("Query_viewer", {}), ("Query_repository", {"name": "nope"})))
+    results = await session.call_tools(calls(("Query_viewer", {}), ("Query_repository", {"name": 3})))
     messages: list[Message] = list(session.context)
     assert len(messages) == 3
     assert messages[0].role == "assistant" and [c.name for c in messages[0].tool_calls] == ["Query_viewer", "Query_repository"]

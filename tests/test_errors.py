@@ -60,8 +60,6 @@ async def test_bare_number_where_the_type_is_known_means_that_type(session):
 
 
 async def test_no_object_yet_for_a_defaulted_parameter(session):
-    error = await check(session, "Plate_fries", {"Plate": "Plate#1"}, "Plate#1.fries is null")
-    assert "no such object" in error
     await check(session, "Fries_plate", {"plate": "Plate#1"}, "There is no Fries object yet", "Oven_bake")
 
 
@@ -91,8 +89,12 @@ async def test_graphql_error_from_a_resolver(session):
     await check(session, "Potato_peel", {"Potato": "Potato#3"}, "This potato is already peeled", "Nothing was created")
 
 
-async def test_null_object(session):
-    await check(session, "Plate_fries", {}, "is null", "no such object")
+async def test_null_object_is_an_answer_not_an_error(session):
+    before = state(session)
+    result = await session.call_tool(ToolCall(name="Plate_fries", arguments={}))
+    assert not result.is_error
+    assert result.value == {"result": None, "note": "Plate#1.fries is null: the API has no Fries there."}
+    assert state(session) == before
 
 
 async def test_save_with_missing_outputs(session):
@@ -107,19 +109,25 @@ async def test_save_with_the_wrong_type(session):
     await check(session, "save", {"fries": "Potato#2"}, "Potato#2 is a Potato", "takes a Plate")
 
 
+async def test_save_messages_end_in_one_full_stop(session):
+    error = await check(session, "save", {"fries": "Potato#2"}, "Use one of: Plate#1")
+    assert ".." not in error
+
+
 async def test_save_with_an_unknown_object(session):
     await check(session, "save", {"fries": "Plate#7"}, "There is no object Plate#7")
 
 
 async def test_select_unknown_tools_selects_nothing(session):
-    error = await check(
-        session,
-        "selectTools",
-        {"tools": ["Potato_dice", "Potato_slise"]},
-        "Potato_slise (did you mean Potato_slice",
-        "Nothing was selected",
-    )
-    assert "Potato_dice" not in error.split("No tool named", 1)[1].split("(")[0]
+    error = await check(session, "selectTools", {"tools": ["Potato_dise", "Potato_slise"]}, "Potato_slise (did you mean Potato_slice")
+    assert "Nothing was selected" in error and "Potato_dise (did you mean Potato_dice" in error
+
+
+async def test_select_takes_the_good_names_and_names_the_bad(session):
+    result = await session.call_tool(ToolCall(name="selectTools", arguments={"tools": ["Potato_dice", "Potato_slise"]}))
+    assert not result.is_error
+    assert result.value.startswith("Selected Potato_dice. Not selected: No tool named Potato_slise (did you mean Potato_slice")
+    assert "Potato_dice" in session.active_tools and "Potato_slise" not in session.active_tools
 
 
 async def test_select_with_bad_arguments(session):

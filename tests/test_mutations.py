@@ -95,7 +95,11 @@ async def test_snapshot_fields_not_read_say_so(transport: Transport) -> None:
 async def test_a_failing_mutation_creates_nothing(transport: Transport) -> None:
     session, store, _ = relay_session(transport, mutations=True)
     await call(session, "Query_repository", name="engine")
-    result = await session.call_tool(ToolCall(name="Mutation_addComment", arguments={"issueId": "Repository#1", "body": "x"}))
+    refused = await session.call_tool(ToolCall(name="Mutation_addComment", arguments={"issueId": "Repository#1", "body": "x"}))
+    assert refused.is_error and "takes an Issue" in refused.value["error"]  # checked before anything is sent
+    assert store.calls["addComment"] == 0
+    repository_global_id = session.object("Repository#1").identity  # a raw global id reaches the API as it is
+    result = await session.call_tool(ToolCall(name="Mutation_addComment", arguments={"issueId": repository_global_id, "body": "x"}))
     assert result.is_error and "not the id of an issue" in result.value["error"]
     assert store.calls["addComment"] == 1
     assert session.registry.count("AddCommentPayload") == 0

@@ -179,6 +179,9 @@ async def test_connection_of_edges_reaches_nodes_without_identity(transport: Tra
     assert "edges" in executor.documents[-1]
 
 
-@pytest.mark.parametrize("name", ["IssueConnection_nodes", "PageInfo_endCursor"])
-def test_connection_plumbing_is_still_in_the_catalogue(name: str) -> None:
-    assert name in compile_catalogue(schema._schema)
+@pytest.mark.parametrize("name", ["IssueConnection_nodes", "IssueEdge_node", "PageInfo_endCursor"])
+def test_connection_plumbing_gives_no_tools(name: str) -> None:
+    """Connections are walked, so their plumbing is never minted: tools on it would be dead ends."""
+    catalogue = compile_catalogue(schema._schema)
+    assert name not in catalogue
+    assert "connections are read for you" in (catalogue.unavailable(name) or "")

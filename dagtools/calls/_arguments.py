@@ -70,9 +70,11 @@ def parse_arguments(tool_name: str, raw: dict[str, Any] | str | None) -> dict[st
         try:
             raw = json.loads(raw)
         except json.JSONDecodeError as error:
+            owner = tool_name.split("_", 1)[0] if "_" in tool_name else ""
+            example = f'{{"{owner}": "{owner}#1"}}' if owner and owner not in ("Query", "Mutation") else '{"name": "value"}'
             raise ToolCallError(
                 f"The arguments for {tool_name} are not valid JSON ({error.msg} at character {error.pos}). "
-                'Send a JSON object, such as {"Potato": "Potato#1"}.'
+                f"Send a JSON object, such as {example}."  # an example of this API, never another's
             ) from None
     if not isinstance(raw, dict):
         raise ToolCallError(f"The arguments for {tool_name} must be a JSON object of parameter names to values, not {type(raw).__name__}.")
@@ -96,7 +98,7 @@ def resolve_reference(catalogue: Catalogue, registry: Registry, value: Any, targ
     """The object a reference names, checked against the type the parameter takes."""
     text = str(value).strip() if isinstance(value, (str, int)) and not isinstance(value, bool) else None
     if not text:
-        raise ToolCallError(f'{where} takes an object ID such as "{_example(target)}", not {json.dumps(value)}.')
+        raise ToolCallError(f'{where} takes an object ID such as "{catalogue.example_id(target)}", not {json.dumps(value)}.')
     parsed = parse_object_id(text)
     if parsed is None and text.lstrip("#").isdigit():
         if target == "*" or catalogue.schema.get_type(target) is None or _is_abstract(catalogue, target):
@@ -106,7 +108,7 @@ def resolve_reference(catalogue: Catalogue, registry: Registry, value: Any, targ
             )
         parsed = (target, int(text.lstrip("#")))
     if parsed is None:
-        raise ToolCallError(f'{where} takes an object ID such as "{_example(target)}"; {json.dumps(value)} is not one.')
+        raise ToolCallError(f'{where} takes an object ID such as "{catalogue.example_id(target)}"; {json.dumps(value)} is not one.')
     type_name, number = parsed
     if catalogue.schema.get_type(type_name) is None:
         fixed = next((t for t in registry.types() if t.lower() == type_name.lower()), None)
@@ -131,10 +133,6 @@ def resolve_reference(catalogue: Catalogue, registry: Registry, value: Any, targ
 def article(type_name: str) -> str:
     """`a Potato`, `an Oven`: error messages read as sentences."""
     return f"{'an' if type_name[:1].lower() in 'aeiou' else 'a'} {type_name}"
-
-
-def _example(target: str) -> str:
-    return "Issue#1" if target == "*" else f"{target}#1"
 
 
 def _is_abstract(catalogue: Catalogue, target: str) -> bool:
@@ -168,7 +166,7 @@ def bind_arguments(catalogue: Catalogue, registry: Registry, tool: Tool, argumen
         if given is None:
             parent = registry.latest(ref.type_name)
             if parent is None:
-                makers = [n for n in catalogue.returning(ref.type_name) if n != tool.name][:5]
+                makers = [n for n in catalogue.makers(ref.type_name) if n != tool.name][:5]
                 raise ToolCallError(
                     f"There is no {ref.type_name} object yet, so {tool.name} has nothing to operate on. "
                     + (f"Get one first, with {', '.join(makers)}." if makers else f"Get {article(ref.type_name)} first.")
@@ -208,7 +206,8 @@ def _substitute(
         return None, None
     target = catalogue.dialect.object_argument(arg, name)
     if target is not None:
-        return _map_list(arg.type, value, lambda v: _reference_value(catalogue, registry, v, target, where))
+        raw = catalogue.dialect.accepts_raw_id(arg)
+        return _map_list(arg.type, value, lambda v: _reference_value(catalogue, registry, v, target, where, raw=raw))
     named = get_named_type(arg.type)
     if isinstance(named, GraphQLInputObjectType):
 
@@ -228,11 +227,34 @@ def _substitute(
     return value, value
 
 
-def _reference_value(catalogue: Catalogue, registry: Registry, value: Any, target: str, where: str) -> tuple[Any, Any]:
+def _reference_value(
+    catalogue: Catalogue, registry: Registry, value: Any, target: str, where: str, *, raw: bool = False
+) -> tuple[Any, Any]:
+    if raw and isinstance(value, (str, int)) and not isinstance(value, bool):
+        text = str(value).strip()
+        if text.lstrip("#").isdigit():
+            raise ToolCallError(
+                f'{where} takes an object ID or a global id the API gave; "{text}" could be either. '
+                f'Give the full Type#N, such as "{catalogue.example_id(target)}", or the global id itself.'
+            )
+        if isinstance(value, str) and _is_raw_id(catalogue, registry, value):
+            return value, value  # the API's own global id, sent as it is
     entry = resolve_reference(catalogue, registry, value, target, where=where)
     if entry.identity is None:
         raise ToolCallError(f"{entry.id} has no id the API can take back, so it cannot be passed to {where}.")
     return entry.identity, Ref(entry.id)
+
+
+def _is_raw_id(catalogue: Catalogue, registry: Registry, value: str) -> bool:
+    """A global id the API gave, rather than one of our `Type#N` (or a bare number, which is ambiguous)."""
+    text = value.strip()
+    if not text or text.lstrip("#").isdigit():
+        return False
+    parsed = parse_object_id(text)
+    if parsed is None:
+        return True
+    type_name = parsed[0].lower()
+    return catalogue.schema.get_type(parsed[0]) is None and all(t.lower() != type_name for t in registry.types())
 
 
 def _map_list(type_: Any, value: Any, leaf: Any) -> tuple[Any, Any]:

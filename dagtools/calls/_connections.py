@@ -10,17 +10,17 @@ exact call for the next page:
      "more": "For the next page call Repository_issues with {\"Repository\": \"Repository#1\", \"first\": 2, \"after\": \"Y3Vyc29yOjE=\"}"}
 
 The connection, edge and page objects are never minted: they would only fill the registry and the
-toolset with plumbing. Nodes without identity are reached again through `nodes[i]` (or
-`edges[i].node`) on the connection's chain.
+toolset with plumbing (the catalogue offers no tools on them). Nodes without identity are reached
+again through `nodes[i]` (or `edges[i].node`) on the connection's chain. What an edge says about
+its node (GitHub's `starredAt` on a stargazer edge) is read with the node and shown in its preview.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from graphql import GraphQLEnumType, GraphQLObjectType, GraphQLScalarType, get_named_type
-
-from ..catalogue._catalogue import Catalogue, is_list
+from ..catalogue._catalogue import Catalogue
 from ._handles import Step
 
 __all__ = ["Connection", "connection_of"]
@@ -34,13 +34,15 @@ class Connection:
     node_type: str
     via_edges: bool
     scalars: tuple[str, ...]
+    edge_fields: tuple[str, ...] = ()
 
     @property
     def items_field(self) -> str:
         return "edges" if self.via_edges else "nodes"
 
     def selection(self, node_selection: str) -> str:
-        items = f"edges {{ node {{ {node_selection} }} }}" if self.via_edges else f"nodes {{ {node_selection} }}"
+        edge = " ".join((*self.edge_fields, f"node {{ {node_selection} }}"))
+        items = f"edges {{ {edge} }}" if self.via_edges else f"nodes {{ {node_selection} }}"
         return " ".join(["__typename", "pageInfo { hasNextPage endCursor }", items, *self.scalars])
 
     def item_steps(self, index: int) -> tuple[Step, ...]:
@@ -52,48 +54,27 @@ class Connection:
         raw = value.get(self.items_field) or []
         return [(edge or {}).get("node") for edge in raw] if self.via_edges else list(raw)
 
+    def edge_values(self, value: dict) -> list[dict[str, Any]]:
+        """Per item, what its edge says about the node (empty where the edge carries nothing)."""
+        if not self.edge_fields:
+            return []
+        return [{k: (edge or {}).get(k) for k in self.edge_fields} for edge in value.get("edges") or []]
+
 
 def connection_of(catalogue: Catalogue, type_name: str) -> Connection | None:
     """The connection shape of `type_name`, or None when it is not a connection; cached per catalogue."""
-    cache: dict[str, Connection | None] = catalogue.derived("connections", dict)
+    cache: dict[str, Connection | None] = catalogue.derived("connections_walked", dict)
     if type_name not in cache:
-        cache[type_name] = _detect(catalogue, type_name)
+        shape = catalogue.connection(type_name)
+        cache[type_name] = (
+            None
+            if shape is None
+            else Connection(
+                type_name=shape.type_name,
+                node_type=shape.node_type,
+                via_edges=shape.via_edges,
+                scalars=shape.scalars,
+                edge_fields=shape.edge_fields,
+            )
+        )
     return cache[type_name]
-
-
-def _detect(catalogue: Catalogue, type_name: str) -> Connection | None:
-    type_ = catalogue.schema.get_type(type_name)
-    if not isinstance(type_, GraphQLObjectType) or catalogue.is_root(type_name):
-        return None
-    page_info = type_.fields.get("pageInfo")
-    page_type = get_named_type(page_info.type) if page_info is not None else None
-    if not isinstance(page_type, GraphQLObjectType) or not {"hasNextPage", "endCursor"} <= set(page_type.fields):
-        return None
-    node_type: str | None = None
-    via_edges = False
-    nodes = type_.fields.get("nodes")
-    if nodes is not None and not nodes.args and _is_list_of_objects(nodes.type):
-        node_type = get_named_type(nodes.type).name
-    else:
-        edges = type_.fields.get("edges")
-        edge_type = get_named_type(edges.type) if edges is not None and _is_list_of_objects(edges.type) else None
-        node = edge_type.fields.get("node") if isinstance(edge_type, GraphQLObjectType) else None
-        if node is not None and not is_list(node.type) and not node.args:
-            named = get_named_type(node.type)
-            if not isinstance(named, (GraphQLScalarType, GraphQLEnumType)):
-                node_type, via_edges = named.name, True
-    if node_type is None:
-        return None
-    scalars = tuple(
-        name
-        for name, field in type_.fields.items()
-        if not field.args
-        and not is_list(field.type)
-        and field.deprecation_reason is None
-        and isinstance(get_named_type(field.type), (GraphQLScalarType, GraphQLEnumType))
-    )
-    return Connection(type_name=type_name, node_type=node_type, via_edges=via_edges, scalars=scalars)
-
-
-def _is_list_of_objects(type_: object) -> bool:
-    return is_list(type_) and not isinstance(get_named_type(type_), (GraphQLScalarType, GraphQLEnumType))  # type: ignore[arg-type]

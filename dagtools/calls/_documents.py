@@ -3,11 +3,21 @@
 The text depends only on the chain's shape (fields, argument names, type conditions, what is read at
 the end), so it is cached per shape and shared by every session on the catalogue; only the variables
 change from call to call.
+
+Reading an interface or a union writes one `... on Type` fragment per member. Where two members share
+a field name with different types (`rating: Int` on one, `rating: Float` on another), the spec forbids
+selecting both under one name, so the later ones get an alias (`rating_Album: rating`); the document's
+path carries the aliases, and `navigate` reads the answer back under the field names, so nothing
+downstream sees them. With `DAGTOOLS_DEBUG=1` (always in the tests) each new shape is validated
+against the schema once, and an invalid one raises naming the document.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from graphql import GraphQLObjectType, get_named_type, is_abstract_type, is_leaf_type
@@ -15,8 +25,22 @@ from graphql import GraphQLObjectType, get_named_type, is_abstract_type, is_leaf
 from ..catalogue._catalogue import Catalogue
 from ._connections import connection_of
 from ._handles import Step, thaw
+from ._validation import check_document, debugging
 
-__all__ = ["Document", "QueryBuilder", "navigate"]
+__all__ = ["AnswerPath", "Document", "QueryBuilder", "navigate"]
+
+_ALIASED = re.compile(r"(\w+): \w")  # `alias: field` in a selection (variables read `name: $v0`)
+
+
+class AnswerPath(tuple):
+    """Where the answer sits in `data`, and the aliases (alias -> field name) to read it back through."""
+
+    renames: Mapping[str, str] = {}
+
+    def __new__(cls, steps: Iterable[str | int], renames: Mapping[str, str]) -> AnswerPath:
+        path = super().__new__(cls, steps)
+        path.renames = renames
+        return path
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +58,7 @@ class _Shape:
     text: str
     path: tuple[str | int | None, ...]  # None marks "the index of this step", filled per call
     variable_names: tuple[str, ...]
+    renames: Mapping[str, str]
 
 
 class QueryBuilder:
@@ -43,6 +68,7 @@ class QueryBuilder:
         self.catalogue = catalogue
         self._shapes: dict[tuple, _Shape] = {}
         self._selections: dict[str, str] = {}
+        self.renames: dict[str, str] = {}  # every alias a selection wrote, to the field it reads
 
     @classmethod
     def of(cls, catalogue: Catalogue) -> QueryBuilder:
@@ -54,11 +80,16 @@ class QueryBuilder:
         key = (operation, alias, tuple((s.field, tuple(k for k, _ in s.arguments), s.on, s.index is not None) for s in steps))
         shape = self._shapes.get(key)
         if shape is None:
-            shape = self._shapes[key] = self._shape(steps, operation, alias)
+            shape = self._shape(steps, operation, alias)
+            if debugging():
+                check_document(self.catalogue.schema, shape.text)
+            self._shapes[key] = shape
         values = [v for s in steps for _, v in s.arguments]
         variables = {name: thaw(value) for name, value in zip(shape.variable_names, values)}
         indexes = iter(s.index for s in steps if s.index is not None)
-        path = tuple(next(indexes) if p is None else p for p in shape.path)
+        path: tuple[str | int, ...] = tuple(next(indexes) if p is None else p for p in shape.path)  # type: ignore[misc]
+        if shape.renames:
+            path = AnswerPath(path, shape.renames)
         return Document(shape.text, variables, path, operation)
 
     def _shape(self, steps: tuple[Step, ...], operation: str, alias: str | None) -> _Shape:
@@ -99,7 +130,9 @@ class QueryBuilder:
                 body = f"... on {condition} {{ {body} }}"
             body = f" {{ {body} }}"
         header = f"{operation}({', '.join(declarations)})" if declarations else operation
-        return _Shape(f"{header}{body}", tuple(path), tuple(names))
+        text = f"{header}{body}"
+        renames = {a: self.renames[a] for a in set(_ALIASED.findall(text)) & self.renames.keys()}
+        return _Shape(text, tuple(path), tuple(names), renames)
 
     def selection(self, type_name: str) -> str:
         """What minting reads: `__typename`, and per concrete type its identity and preview fields."""
@@ -116,10 +149,8 @@ class QueryBuilder:
         if isinstance(type_, GraphQLObjectType):
             parts += self._fields_read(type_name)
         elif is_abstract_type(type_):
-            for concrete in schema.get_possible_types(type_):  # type: ignore[arg-type]
-                fields = self._fields_read(concrete.name)
-                if fields:
-                    parts.append(f"... on {concrete.name} {{ {' '.join(fields)} }}")
+            members = [(c.name, [(f, "") for f in self._fields_read(c.name)]) for c in schema.get_possible_types(type_)]  # type: ignore[arg-type]
+            parts += self._fragments(members)
         out = self._selections[type_name] = " ".join(parts)
         return out
 
@@ -134,26 +165,25 @@ class QueryBuilder:
         schema = self.catalogue.schema
         type_ = schema.get_type(type_name)
         concretes = list(schema.get_possible_types(type_)) if is_abstract_type(type_) else [type_]  # type: ignore[arg-type]
-        parts = ["__typename"]
+        members: list[tuple[str, list[tuple[str, str]]]] = []
         for concrete in concretes:
             if not isinstance(concrete, GraphQLObjectType):
                 continue
-            fields = self._fields_read(concrete.name)
-            if self.catalogue.identity(concrete.name) is not None:  # re-rooted, so read again at will
-                parts.append(f"... on {concrete.name} {{ {' '.join(fields)} }}")
-                continue
-            for name, field in concrete.fields.items():
-                if field.args or name in fields or field.deprecation_reason is not None:
-                    continue
-                named = get_named_type(field.type)
-                if is_leaf_type(named):
-                    fields.append(name)
-                else:
-                    linked = self._identity_selection(named.name)
-                    if linked:
-                        fields.append(f"{name} {{ {linked} }}")
-            if fields:
-                parts.append(f"... on {concrete.name} {{ {' '.join(fields)} }}")
+            read = self._fields_read(concrete.name)
+            fields = [(f, "") for f in read]
+            if self.catalogue.identity(concrete.name) is None:  # else re-rooted, so read again at will
+                for name, field in concrete.fields.items():
+                    if field.args or name in read or field.deprecation_reason is not None:
+                        continue
+                    named = get_named_type(field.type)
+                    if is_leaf_type(named):
+                        fields.append((name, ""))
+                    else:
+                        linked = self._identity_selection(named.name)
+                        if linked:
+                            fields.append((name, f" {{ {linked} }}"))
+            members.append((concrete.name, fields))
+        parts = ["__typename", *self._fragments(members)]
         out = self._selections[key] = " ".join(parts)
         return out
 
@@ -161,12 +191,45 @@ class QueryBuilder:
         schema = self.catalogue.schema
         type_ = schema.get_type(type_name)
         concretes = list(schema.get_possible_types(type_)) if is_abstract_type(type_) else [type_]  # type: ignore[arg-type]
-        parts = []
+        members = []
         for concrete in concretes:
             identity = self.catalogue.identity(concrete.name) if isinstance(concrete, GraphQLObjectType) else None
             if identity is not None:
-                parts.append(f"... on {concrete.name} {{ {identity.field} }}")
-        return " ".join(["__typename", *parts]) if parts else ""
+                members.append((concrete.name, [(identity.field, "")]))
+        return " ".join(["__typename", *self._fragments(members)]) if members else ""
+
+    def _field_names(self) -> frozenset[str]:
+        return self._all_field_names
+
+    @cached_property
+    def _all_field_names(self) -> frozenset[str]:
+        """Every field name in the schema: an alias must differ from all, or it could be read back wrongly."""
+        types = self.catalogue.schema.type_map.values()
+        return frozenset(f for t in types for f in getattr(t, "fields", {}))
+
+    def _fragments(self, members: list[tuple[str, list[tuple[str, str]]]]) -> list[str]:
+        """`... on Member { fields }` for each member (fields as (name, subselection)), aliasing a field
+        whose type or subselection differs from the one read under that name in an earlier member."""
+        schema = self.catalogue.schema
+        first: dict[str, tuple[str, str]] = {}  # response name -> (type, subselection) of its first reader
+        out = []
+        for member, fields in members:
+            if not fields:
+                continue
+            own = schema.get_type(member).fields  # type: ignore[union-attr]
+            written = []
+            for name, sub in fields:
+                shape = (str(own[name].type), sub)
+                if first.setdefault(name, shape) == shape:
+                    written.append(f"{name}{sub}")
+                    continue
+                alias = f"{name}_{member}"
+                while alias in self._field_names() or self.renames.get(alias, name) != name:
+                    alias += "_"
+                self.renames[alias] = name
+                written.append(f"{alias}: {name}{sub}")
+            out.append(f"... on {member} {{ {' '.join(written)} }}")
+        return out
 
     def _fields_read(self, type_name: str) -> list[str]:
         fields: list[str] = []
@@ -180,7 +243,8 @@ class QueryBuilder:
 
 
 def navigate(data: Any, path: tuple[str | int, ...]) -> tuple[Any, int]:
-    """Follow `path` into `data`; returns the value and how many steps were walked before a null."""
+    """Follow `path` into `data`; returns the value, under its field names, and how many steps were
+    walked before a null."""
     value = data
     for depth, key in enumerate(path):
         if value is None:
@@ -191,4 +255,14 @@ def navigate(data: Any, path: tuple[str | int, ...]) -> tuple[Any, int]:
             value = value[key]
         else:
             value = value.get(key) if isinstance(value, dict) else None
-    return value, len(path)
+    renames = getattr(path, "renames", None)
+    return (_read_back(value, renames) if renames else value), len(path)
+
+
+def _read_back(value: Any, renames: Mapping[str, str]) -> Any:
+    """The answer with each alias a selection wrote replaced by the field name it reads."""
+    if isinstance(value, list):
+        return [_read_back(item, renames) for item in value]
+    if isinstance(value, dict):
+        return {renames.get(key, key): _read_back(item, renames) for key, item in value.items()}
+    return value

@@ -22,6 +22,7 @@ from ._arguments import Ref, bind_arguments
 from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder, navigate
 from ._handles import Handle, Step, freeze, thaw
+from ._previews import fit_previews
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
     from ..session._long_values import LongValues
@@ -96,7 +97,7 @@ class FieldCalls:
         """Turn the answer to one call's document (or its part of a batch) into the model's result."""
         expression = prepared.expression
         if errors:
-            messages = "; ".join(format_error(e) for e in errors[:5])
+            messages = "; ".join(format_error(e).rstrip(". ") for e in errors[:5])  # one full stop, ours
             raise ToolCallError(
                 f"The API returned an error for {expression}: {messages}. Nothing was created; "
                 "change the arguments or try another object or tool."
@@ -106,8 +107,8 @@ class FieldCalls:
         if value is None:
             if depth < len(path):
                 raise ToolCallError(f"{expression} could not be reached: part of the chain leading to it is null.")
-            if is_composite_type(named):
-                raise ToolCallError(f"{expression} is null: there is no such object. Try other arguments or another tool.")
+            if is_composite_type(named):  # null is an answer: the API has no such object there
+                return {"result": None, "note": f"{expression} is null: the API has no {named.name} there."}
             return {"result": None}
         if not is_composite_type(named):
             return self.long_values.present(value, expression)
@@ -126,8 +127,16 @@ class FieldCalls:
             out["preview"] = entry.preview
         return out
 
-    def _mint_items(self, items: list[Any], steps_of: Callable[[int], tuple[Step, ...]], operation: str, expression: str) -> Result:
-        """A list of objects as a list of IDs, with previews while they fit the budget."""
+    def _mint_items(
+        self,
+        items: list[Any],
+        steps_of: Callable[[int], tuple[Step, ...]],
+        operation: str,
+        expression: str,
+        extras: list[dict[str, Any]] | None = None,
+    ) -> Result:
+        """A list of objects as a list of IDs, with previews shrunk to fit the budget (and a note
+        saying so). `extras` are what each item's edge says about it, shown after its first field."""
         ids: list[str | None] = []
         previews: dict[str, Any] = {}
         for index, item in enumerate(items):
@@ -136,12 +145,18 @@ class FieldCalls:
                 continue
             entry = self.mint(item, steps_of(index), operation, f"{expression}[{index}]", "")
             ids.append(entry.id)
-            if entry.preview:
-                previews[entry.id] = entry.preview
+            extra = extras[index] if extras and index < len(extras) else {}
+            if entry.preview or extra:
+                head = list(entry.preview.items())
+                previews[entry.id] = dict(head[:1] + list(extra.items()) + head[1:])
         out = self.long_values.present(ids, expression)
-        shown = {i: previews[i] for i in out["result"] if i in previews}
-        if shown and len(json.dumps(shown, ensure_ascii=False)) <= self.long_values.budget:
+        shown, note = fit_previews(
+            {i: previews[i] for i in out["result"] if i in previews}, self.long_values.budget, lambda name: name in self.catalogue
+        )
+        if shown:
             out["preview"] = shown
+        if note:
+            out["note"] = note
         return out
 
     def _walk_connection(
@@ -153,7 +168,8 @@ class FieldCalls:
         next_page: Callable[[str], str] | None,
     ) -> Result:
         """One page of a connection as the list of its node IDs, its scalars and the call for the next page."""
-        out = self._mint_items(connection.items(value), lambda i: steps + connection.item_steps(i), "query", expression)
+        items, extras = connection.items(value), connection.edge_values(value)
+        out = self._mint_items(items, lambda i: steps + connection.item_steps(i), "query", expression, extras)
         for name in connection.scalars:
             if value.get(name) is not None:
                 out[name] = value[name]

@@ -2,7 +2,8 @@
 
 The catalogue is pure and immutable, shared by every session on the schema. Compiling it only names
 the tools (cheap, and names must be decided over the whole schema so they never collide); each tool's
-JSON Schema is built the first time someone asks for it.
+JSON Schema is built the first time someone asks for it. Types no session can ever hold an object of
+(connections, edges, `PageInfo`, payloads of mutations that are off) give no tools: see `_reach`.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from difflib import get_close_matches
 from typing import Any, TypeVar
 
 from graphql import (
+    GraphQLArgument,
     GraphQLEnumType,
     GraphQLField,
+    GraphQLInputField,
     GraphQLInputObjectType,
     GraphQLList,
     GraphQLNonNull,
@@ -25,13 +28,15 @@ from graphql import (
     GraphQLSchema,
     GraphQLUnionType,
     get_named_type,
+    is_abstract_type,
     is_composite_type,
 )
 
 from .._errors import CatalogueError
 from .._tools import Tool
 from ..load._dialect import Dialect, DialectName, Identity, detect_dialect
-from ._json_schema import SchemaRenderer, is_required
+from ._json_schema import SchemaRenderer, is_required, object_reference_description, reaches_itself
+from ._reach import ConnectionShape, detect_connection, example_id, explain_unavailable, index_makers, reachable_types
 
 __all__ = ["Catalogue", "FieldRef", "MutationPolicy", "compile_catalogue", "is_list"]
 
@@ -82,11 +87,13 @@ class Catalogue:
         self._names: dict[FieldRef, str] = {}
         self._by_type: dict[str, list[str]] = {}
         self._tools: dict[str, Tool] = {}
-        self._returning: dict[str, list[str]] | None = None
         self._recursive: dict[str, bool] = {}
         self._preview: dict[str, tuple[str, ...]] = {}
         self._identity: dict[str, Identity | None] = {}
         self._derived: dict[str, Any] = {}
+        self._connections: dict[str, ConnectionShape | None] = {}
+        self._makers: dict[str, list[str]] | None = None
+        self.reachable = frozenset(reachable_types(schema, self._mutation_allowed, self.connection))
         self._name_all()
 
     def derived(self, key: str, build: Callable[[], T]) -> T:
@@ -108,7 +115,14 @@ class Catalogue:
                 continue
             if type_.name == self.mutation_type and not self.mutations:
                 continue
+            if type_.name not in self.reachable:  # nothing ever hands out such an object
+                continue
             yield type_
+
+    def _mutation_allowed(self, field_name: str) -> bool:
+        if isinstance(self.mutations, frozenset):
+            return field_name in self.mutations or tool_name("Mutation", field_name) in self.mutations
+        return self.mutations
 
     def _exposed(self, type_: GraphQLObjectType, field_name: str, field: GraphQLField) -> bool:
         if field_name.startswith("__"):
@@ -116,7 +130,7 @@ class Catalogue:
         if field.deprecation_reason is not None and not self.include_deprecated:
             return False
         if type_.name == self.mutation_type and isinstance(self.mutations, frozenset):
-            return field_name in self.mutations or tool_name(self.prefix(type_.name), field_name) in self.mutations
+            return self._mutation_allowed(field_name)
         return not self.dialect.hides(type_.name, field_name)
 
     def _name_all(self) -> None:
@@ -191,19 +205,34 @@ class Catalogue:
         assert isinstance(type_, GraphQLObjectType)
         return type_.fields[ref.field_name]
 
+    def connection(self, type_name: str) -> ConnectionShape | None:
+        """The connection shape of `type_name`, or None when it is not a connection."""
+        if type_name not in self._connections:
+            self._connections[type_name] = detect_connection(self.schema, type_name)
+        return self._connections[type_name]
+
+    def makers(self, type_name: str) -> list[str]:
+        """Tools whose call hands out an object of `type_name`: root tools first, then the others.
+
+        A connection's tool hands out its nodes; a query field giving a connection type never hands
+        out the connection itself.
+        """
+        if self._makers is None:
+            self._makers = index_makers(self)
+        return list(self._makers.get(type_name, ()))
+
+    def unavailable(self, name: str) -> str | None:
+        """Why a name that is no tool here still names a field: a mutation the host has not allowed,
+        or a field of a type no tool hands out. None for names that are no field at all."""
+        return explain_unavailable(self, name)
+
+    def example_id(self, target: str) -> str:
+        """An object ID of this API for descriptions and messages: `Film#1`, never another API's type."""
+        return example_id(self, target)
+
     def returning(self, type_name: str) -> list[str]:
-        """Tools whose result is an object of `type_name` (directly or in a list)."""
-        if self._returning is None:
-            index: dict[str, list[str]] = {}
-            for name, ref in self._refs.items():
-                named = get_named_type(self.field(ref).type)
-                if is_composite_type(named):
-                    index.setdefault(named.name, []).append(name)
-            self._returning = index
-        out = list(self._returning.get(type_name, ()))
-        for abstract in self.abstract_types_of(type_name):
-            out.extend(self._returning.get(abstract, ()))
-        return out
+        """Tools that hand out an object of `type_name` (see `makers`)."""
+        return self.makers(type_name)
 
     def abstract_types_of(self, type_name: str) -> list[str]:
         type_ = self.schema.get_type(type_name)
@@ -284,7 +313,7 @@ class Catalogue:
         With `object_references`, arguments that name objects take `Type#N`; without, the API's ids.
         """
         object_argument = self.dialect.object_argument if object_references else (lambda *_: None)
-        renderer = SchemaRenderer(object_argument, self._is_recursive)
+        renderer = SchemaRenderer(object_argument, self._is_recursive, describe=self._describe_reference)
         properties: dict = {}
         required: list[str] = []
         if first is not None:
@@ -303,6 +332,13 @@ class Catalogue:
         if defs:
             parameters["$defs"] = defs
         return parameters
+
+    def _describe_reference(self, argument: GraphQLArgument | GraphQLInputField, target: str) -> str:
+        example, raw = self.example_id(target), self.dialect.accepts_raw_id(argument)
+        if is_abstract_type(self.schema.get_type(target)):  # "Node ID" reads as a type; say what it takes
+            text = f'An object ID such as "{example}" (any {target}).'
+            return text + (" A global id the API gave is taken as it is." if raw else "")
+        return object_reference_description(target, example, raw=raw)
 
     def _compile(self, name: str, ref: FieldRef) -> Tool:
         field = self.field(ref)
@@ -339,22 +375,8 @@ class Catalogue:
 
     def _is_recursive(self, input_type: GraphQLInputObjectType) -> bool:
         if input_type.name not in self._recursive:
-            self._recursive[input_type.name] = _reaches(input_type, input_type.name, set())
+            self._recursive[input_type.name] = reaches_itself(input_type)
         return self._recursive[input_type.name]
-
-
-def _reaches(type_: GraphQLInputObjectType, target: str, seen: set[str]) -> bool:
-    for field in type_.fields.values():
-        named = get_named_type(field.type)
-        if not isinstance(named, GraphQLInputObjectType):
-            continue
-        if named.name == target:
-            return True
-        if named.name not in seen:
-            seen.add(named.name)
-            if _reaches(named, target, seen):
-                return True
-    return False
 
 
 def is_list(type_: object) -> bool:

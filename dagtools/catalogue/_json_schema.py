@@ -22,10 +22,18 @@ from graphql import (
     GraphQLScalarType,
     Undefined,
     ast_from_value,
+    get_named_type,
     value_from_ast_untyped,
 )
 
-__all__ = ["ObjectArgument", "SchemaRenderer", "default_to_json", "is_required", "object_reference_description"]
+__all__ = [
+    "ObjectArgument",
+    "SchemaRenderer",
+    "default_to_json",
+    "is_required",
+    "object_reference_description",
+    "reaches_itself",
+]
 
 JsonSchema = dict[str, Any]
 # Tells the renderer which arguments name objects: (argument, its name) -> target type, "*" or None.
@@ -40,10 +48,17 @@ _BUILTIN: dict[str, JsonSchema] = {
 }
 
 
-def object_reference_description(target: str) -> str:
-    if target == "*":
-        return 'An object ID such as "Issue#1".'
-    return f'{target} ID, such as "{target}#1".'
+# Tells the renderer how to describe an object argument: (argument, target type) -> its text.
+DescribeReference = Callable[[GraphQLArgument | GraphQLInputField, str], str]
+
+
+def object_reference_description(target: str, example: str | None = None, *, raw: bool = False) -> str:
+    """What an object argument takes, with an example ID of the API at hand (`example`)."""
+    example = example or (f"{target}#1" if target != "*" else "Type#1")
+    text = f'An object ID such as "{example}".' if target == "*" else f'{target} ID, such as "{example}".'
+    if raw:
+        text += " A global id the API gave is taken as it is."
+    return text
 
 
 # Past this many bytes of `$defs`, further input objects are named and summarised, not spelled out:
@@ -55,9 +70,15 @@ class SchemaRenderer:
     """Renders argument types for one tool; collects `$defs`, breadth first, within a size budget."""
 
     def __init__(
-        self, object_argument: ObjectArgument, recursive: Callable[[GraphQLInputObjectType], bool], defs_budget: int = DEFS_BUDGET
+        self,
+        object_argument: ObjectArgument,
+        recursive: Callable[[GraphQLInputObjectType], bool],
+        defs_budget: int = DEFS_BUDGET,
+        *,
+        describe: DescribeReference | None = None,
     ):
         self._object_argument = object_argument
+        self._describe = describe or (lambda _arg, target: object_reference_description(target))
         self._recursive = recursive
         self._queue: list[GraphQLInputObjectType] = []
         self._budget = defs_budget
@@ -81,7 +102,7 @@ class SchemaRenderer:
         target = self._object_argument(arg, name)
         if target is not None:
             schema = self._wrap(arg.type, lambda _named: {"type": "string"})
-            leaf = object_reference_description(target)
+            leaf = self._describe(arg, target)
         else:
             schema = self.type(arg.type)
             leaf = ""
@@ -218,3 +239,22 @@ def default_to_json(arg: GraphQLArgument | GraphQLInputField) -> Any:
     except Exception:  # an internal value the type cannot serialise: say nothing rather than lie
         return Undefined
     return None if ast is None else value_from_ast_untyped(ast)
+
+
+def reaches_itself(type_: GraphQLInputObjectType) -> bool:
+    """Whether an input object holds itself, at any depth: such a one always goes to `$defs`."""
+    return _reaches(type_, type_.name, set())
+
+
+def _reaches(type_: GraphQLInputObjectType, target: str, seen: set[str]) -> bool:
+    for field in type_.fields.values():
+        named = get_named_type(field.type)
+        if not isinstance(named, GraphQLInputObjectType):
+            continue
+        if named.name == target:
+            return True
+        if named.name not in seen:
+            seen.add(named.name)
+            if _reaches(named, target, seen):
+                return True
+    return False

@@ -3,17 +3,24 @@
 Plain GraphQL has neither; Relay reaches `Node` types through `node(id:)`; Dagger reaches every
 object through its `id` and `loadXFromID` (typed `XID` scalars) or `node(id:)` with `@expectedType`.
 Detection reads the schema only, so it is pure and cheap; a host can force a dialect by name.
+
+Relay's global ID field is whatever the `Node` interface declares (`id`, or `nodeId` where a database
+generator keeps the primary key in `id`), and `node`'s argument is named after it. With `relay_ids`,
+only arguments that take global IDs take `Type#N`: `id` on a field that returns a `Node` type (its
+target is that type), `fooId` / `fooIds` naming a type (or any `Node`), never a `personID` beside an
+`id` argument, which is the API's own key.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 from graphql import (
     GraphQLArgument,
     GraphQLField,
+    GraphQLInputObjectType,
     GraphQLInterfaceType,
     GraphQLNonNull,
     GraphQLObjectType,
@@ -61,14 +68,19 @@ class Dialect:
         query = self.schema.query_type
         if not isinstance(type_, GraphQLObjectType) or query is None:
             return None
-        if self.name != "plain" and "id" in type_.fields:
-            load = query.fields.get(f"load{type_name}FromID")
+        if self.name != "plain":
+            load = query.fields.get(f"load{type_name}FromID") if "id" in type_.fields else None
             if load is not None and "id" in load.args:
                 return Identity(field="id", root_field=f"load{type_name}FromID", argument="id")
-            node = query.fields.get("node")
-            if node is not None and "id" in node.args and any(i.name == "Node" for i in type_.interfaces):
-                return Identity(field="id", root_field="node", argument="id")
+            node = self.node_lookup
+            if node is not None and node[1] in type_.fields and any(i.name == "Node" for i in type_.interfaces):
+                return Identity(field=node[1], root_field="node", argument=node[0])
         return self._lookups().get(type_name)
+
+    @cached_property
+    def node_lookup(self) -> tuple[str, str] | None:
+        """Relay's `node` root field as (its argument, the `Node` interface's global ID field), or None."""
+        return _node_lookup(self.schema)
 
     def _lookups(self) -> dict[str, Identity]:
         return self._lookup_table
@@ -94,9 +106,93 @@ class Dialect:
             target = self.schema.get_type(named.name[:-2])
             if target is not None and is_composite_type(target) and self.name != "plain":
                 return target.name
-        if self.relay_ids and named.name == "ID" and _looks_like_id_name(name):
-            return "*"
+        if self.relay_ids and named.name == "ID" and expected is None:
+            context = self._id_contexts.get(id(argument))
+            if context is None:
+                return self._global_id_target(name, None, (), "")
+            memo = self._target_memo
+            if id(argument) not in memo:
+                memo[id(argument)] = self._global_id_target(name, *context)
+            return memo[id(argument)]
         return None
+
+    def accepts_raw_id(self, argument: GraphQLArgument | GraphQLField | Any) -> bool:
+        """Whether an object argument also takes the API's own global id as it is (Relay `ID`s do;
+        Dagger's typed ids come only from objects the session holds)."""
+        named = get_named_type(argument.type)
+        return self.relay_ids and named.name == "ID" and _expected_type(argument) is None
+
+    @cached_property
+    def _id_contexts(self) -> dict[int, tuple[str | None, tuple[str, ...], str]]:
+        """Per `ID` argument of every field and `ID` field of every input object (by identity): what
+        its target is read from (the type the field returns, the names beside it, where it stands)."""
+        out: dict[int, tuple[str | None, tuple[str, ...], str]] = {}
+        for type_ in self.schema.type_map.values():
+            if type_.name.startswith("__"):
+                continue
+            if isinstance(type_, GraphQLObjectType):
+                for field_name, field in type_.fields.items():
+                    returns = get_named_type(field.type).name
+                    for name, arg in field.args.items():
+                        if get_named_type(arg.type).name == "ID":
+                            out[id(arg)] = (returns, tuple(field.args), field_name)
+            elif isinstance(type_, GraphQLInputObjectType):
+                for name, input_field in type_.fields.items():
+                    if get_named_type(input_field.type).name == "ID":
+                        out[id(input_field)] = (None, tuple(type_.fields), type_.name)
+        return out
+
+    def _global_id_target(self, name: str, returns: str | None, siblings: tuple[str, ...], container: str) -> str | None:
+        """`id` on a field returning a `Node` type takes that type; `fooId` takes a `Foo` where the
+        name says so without doubt, else any `Node`: a wrong guess would refuse a good ID, while
+        the API itself still checks what it is given."""
+        node = self.node_lookup
+        global_names = {"id", "ids"} | ({node[0], node[0] + "s", node[1], node[1] + "s"} if node else set())
+        fallback = "Node" if node is not None else "*"
+        if name in global_names:
+            return self._node_type(returns) or fallback
+        stem = next((name[: -len(s)] for s in ("Ids", "IDs", "Id", "ID") if name.endswith(s) and len(name) > len(s)), None)
+        lowered = stem.lower() if stem is not None else ""
+        names_the_same = lowered in ((returns or "").lower(), container.lower())
+        if stem is None or (names_the_same and any(s in global_names for s in siblings if s != name)):
+            return None  # not an id, or the API's own key beside a global id (`person(id:, personID:)`)
+        guess = self._types_by_lower.get(lowered)
+        # `projectId` in AddProjectV2ItemInput may be a ProjectV2: a longer type named in the container
+        # that holds the stem makes the guess doubtful.
+        if guess is None or any(t in container.lower() for t in self._longer_names(lowered)):
+            return fallback
+        return self._node_type(guess) or fallback
+
+    def _longer_names(self, stem: str) -> list[str]:
+        """Lower-cased type names that hold `stem` and are longer, cached per stem."""
+        cache = self._longer_cache
+        if stem not in cache:
+            cache[stem] = [t for t in self._types_by_lower if stem in t and t != stem]
+        return cache[stem]
+
+    @cached_property
+    def _target_memo(self) -> dict[int, str | None]:
+        """Targets worked out so far, per argument: a dialect never changes, so neither do they."""
+        return {}
+
+    @cached_property
+    def _longer_cache(self) -> dict[str, list[str]]:
+        return {}
+
+    @cached_property
+    def _types_by_lower(self) -> dict[str, str]:
+        return {name.lower(): name for name in self.schema.type_map}
+
+    def _node_type(self, type_name: str | None) -> str | None:
+        """`type_name` when every object it can be is a `Node` (so it has a global ID), else None."""
+        type_ = self.schema.get_type(type_name) if type_name else None
+        if type_ is None or not is_composite_type(type_):
+            return None
+        if isinstance(type_, GraphQLInterfaceType) and type_.name == "Node":
+            return type_.name
+        possible = self.schema.get_possible_types(type_) if not isinstance(type_, GraphQLObjectType) else [type_]  # type: ignore[arg-type]
+        ok = possible and all(any(i.name == "Node" for i in t.interfaces) for t in possible)
+        return type_.name if ok else None
 
     def hides(self, type_name: str, field_name: str) -> bool:
         """Fields that only bloat a toolset: identity fields, loaders and `sync`, which the session
@@ -153,8 +249,17 @@ def _expected_type(argument: GraphQLArgument | GraphQLField) -> str | None:
     return None
 
 
-def _looks_like_id_name(name: str) -> bool:
-    return name == "id" or name.endswith("Id") or name.endswith("Ids") or name.endswith("ID")
+def _node_lookup(schema: GraphQLSchema) -> tuple[str, str] | None:
+    query = schema.query_type
+    interface = schema.get_type("Node")
+    field = query.fields.get("node") if query is not None else None
+    if field is None or not isinstance(interface, GraphQLInterfaceType) or len(field.args) != 1:
+        return None
+    ((argument, arg),) = field.args.items()
+    id_fields = [n for n, f in interface.fields.items() if not f.args and get_named_type(f.type).name == "ID"]
+    if get_named_type(arg.type).name != "ID" or not id_fields:
+        return None
+    return argument, (argument if argument in id_fields else "id" if "id" in id_fields else id_fields[0])
 
 
 def detect_dialect(schema: GraphQLSchema, name: DialectName | None = None, *, relay_ids: bool = False) -> Dialect:
@@ -168,8 +273,7 @@ def detect_dialect(schema: GraphQLSchema, name: DialectName | None = None, *, re
     loaders = [f for f in fields if f.startswith("load") and f.endswith("FromID")]
     if loaders or _has_expected_type(schema):
         return Dialect(name="dagger", schema=schema, relay_ids=relay_ids)
-    node = schema.get_type("Node")
-    if isinstance(node, GraphQLInterfaceType) and "node" in fields and "id" in node.fields:
+    if _node_lookup(schema) is not None:
         return Dialect(name="relay", schema=schema, relay_ids=relay_ids)
     return Dialect(name="plain", schema=schema, relay_ids=relay_ids)
 

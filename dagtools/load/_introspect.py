@@ -16,6 +16,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
-from graphql import get_introspection_query
+from graphql import get_introspection_query, specified_directives
 
 from .._errors import ExecutorError, SchemaLoadError
 from .._redact import redact, secrets_of
@@ -136,25 +137,70 @@ def stderr_progress(stream: TextIO | None = None, *, threshold: int = _PROGRESS_
 async def _introspect(
     url: str, headers: Mapping[str, str] | None, progress: Progress | None, timeout: float, executor: HttpExecutor | None
 ) -> dict[str, Any]:
+    """The introspection answer, asking as a current server understands first, then ever older forms
+    while the server says it does not know a field or argument of the introspection types."""
     runner = executor or HttpExecutor(url, headers=headers, timeout=timeout, max_response_bytes=SCHEMA_MAX_BYTES)
     try:
-        response = await runner.execute(
-            get_introspection_query(descriptions=True), {}, operation_name="IntrospectionQuery", progress=progress
-        )
+        for position, (era, query) in enumerate(_INTROSPECTION_QUERIES):
+            response = await runner.execute(query, {}, operation_name="IntrospectionQuery", progress=progress)
+            if response.data is not None and "__schema" in response.data:
+                break
+            messages = "; ".join(str(e.get("message", e)) if isinstance(e, dict) else str(e) for e in response.errors)
+            if not _OLDER_FORM_MAY_HELP.search(messages) or position == len(_INTROSPECTION_QUERIES) - 1:
+                raise SchemaLoadError(_refusal(url, messages, tried=position + 1, era=era))
     finally:
         if executor is None:
             await runner.aclose()
         getattr(progress, "finish", lambda: None)()
-    if response.data is None or "__schema" not in response.data:
-        messages = "; ".join(str(e.get("message", e)) for e in response.errors) or "no __schema in the answer"
-        raise SchemaLoadError(
-            f"{url} refused the introspection query: {messages}. Check the headers "
-            "(authentication) and that the server allows introspection."
-        )
     answer: dict[str, Any] = {"data": response.data}
+    if era == _OLDEST:
+        schema = answer["data"]["__schema"]
+        schema["directives"] = _with_locations(schema.get("directives") or [])
     if response.errors:
         answer["errors"] = response.errors
     return answer
+
+
+_OLDEST = "graphql-js 0.4"
+#: The introspection query as each generation of servers understands it, newest first: graphql-js 16
+#: (and graphql-core 3.2) asks for deprecated arguments, `specifiedByURL`, `isRepeatable` and the schema's
+#: description; 15 knows the last two; 14 none of them; before 0.5 directives had no `locations`.
+_INTROSPECTION_QUERIES: tuple[tuple[str, str], ...] = (
+    (
+        "graphql-js 16",
+        get_introspection_query(
+            descriptions=True, specified_by_url=True, directive_is_repeatable=True, schema_description=True, input_value_deprecation=True
+        ),
+    ),
+    ("graphql-js 15", get_introspection_query(descriptions=True, directive_is_repeatable=True, schema_description=True)),
+    ("graphql-js 14", get_introspection_query(descriptions=True)),
+    (_OLDEST, re.sub(r"\n\s*locations\n", "\n", get_introspection_query(descriptions=True))),
+)
+#: A refusal that names a field or argument of the introspection types (or one only newer servers
+#: have), so an older form of the query may be understood. Any other refusal is final.
+_OLDER_FORM_MAY_HELP = re.compile(
+    r"__(Schema|Type|Field|InputValue|Directive|EnumValue)\b|isRepeatable|specifiedBy(URL|Url)|includeDeprecated|\blocations\b"
+)
+
+
+def _refusal(url: str, messages: str, *, tried: int, era: str) -> str:
+    """Why the schema could not be read, in the server's words, with the next step that fits them."""
+    said = messages or "an answer without __schema"
+    from_file = "load the schema from a file instead (its SDL, or an introspection answer as JSON)"
+    if "introspection" in said.lower():
+        advice = f"The server does not allow introspection: {from_file}."
+    elif tried == len(_INTROSPECTION_QUERIES):
+        advice = f"dagtools also tried {tried - 1} older forms of the query, down to what {era} servers understand; {from_file}."
+    else:
+        advice = f"Check that the URL is the API's GraphQL endpoint, or {from_file}."
+    return f"{url} refused the introspection query: {said.rstrip('.')}. {advice}"
+
+
+def _with_locations(directives: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Directives from a server too old to say where they apply: the spec's own directives get their
+    spec locations; others are left out, since a schema cannot hold a directive without locations."""
+    known = {d.name: [location.name for location in d.locations] for d in specified_directives}
+    return [{**d, "locations": known[d["name"]]} for d in directives if d.get("name") in known]
 
 
 def _loaded(introspection: dict[str, Any], url: str, lenient: bool, warnings: list[str]) -> LoadedSchema:

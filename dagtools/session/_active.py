@@ -48,8 +48,13 @@ class ActiveToolset:
         self._last_used = {name: int(used) for name, used in uses.items() if name in self.catalogue}
         self._clock = max(self._last_used.values(), default=0)
 
-    def select(self, names: Iterable[str], *, ignore: Iterable[str] = ()) -> str:
-        """Activate `names` (`Type_*` for every tool of a type), all or none. Returns the model's answer."""
+    def select(self, names: Iterable[str], *, ignore: Iterable[str] = (), partial: bool = False) -> str:
+        """Activate `names` (`Type_*` for every tool of a type). Returns the model's answer.
+
+        With `partial` (the model's selectTools), the good names are selected and the bad ones named,
+        so one typo costs no second call; otherwise (the host) it is all or none. A call that selects
+        nothing raises and changes nothing.
+        """
         skip = set(ignore)
         wanted: list[str] = []
         unknown: list[str] = []
@@ -62,14 +67,9 @@ class ActiveToolset:
                 wanted.append(name)
             else:
                 unknown.append(name)
-        if unknown:
-            hints = []
-            for name in unknown:
-                close = self.catalogue.suggest(name)
-                hints.append(f"{name} (did you mean {', '.join(close)}?)" if close else name)
-            raise ToolCallError(
-                f"No tool named {'; '.join(hints)}. Nothing was selected; call selectTools again with names from its description."
-            )
+        problems = self._problems(unknown)
+        if unknown and (not partial or not wanted):
+            raise ToolCallError(f"{problems}. Nothing was selected; call selectTools again with names from its description.")
         wanted = list(dict.fromkeys(wanted))
         if len(wanted) > self.cap:
             raise ToolCallError(f"That is {len(wanted)} tools; at most {self.cap} can be active at once. Select the ones you need next.")
@@ -82,9 +82,22 @@ class ActiveToolset:
                 del self._last_used[name]
         for name in wanted:
             self.touch(name)
+        parts = [f"Selected {', '.join(wanted)}. Not selected: {problems}."] if unknown else ["ok."]
         if dropped:
-            return (
-                f"ok. To stay within {self.cap} active tools, these were dropped: {', '.join(dropped)}. "
-                "Select them again when you need them."
+            parts.append(
+                f"To stay within {self.cap} active tools, these were dropped: {', '.join(dropped)}. Select them again when you need them."
             )
-        return "ok"
+        return "ok" if parts == ["ok."] else " ".join(parts)
+
+    def _problems(self, unknown: list[str]) -> str:
+        """What is wrong with each name, in one line: a disallowed mutation, a field no object reaches, a typo."""
+        typos: list[str] = []
+        reasons: list[str] = []
+        for name in unknown:
+            reason = self.catalogue.unavailable(name)
+            if reason is not None:
+                reasons.append(reason.rstrip("."))
+                continue
+            close = self.catalogue.suggest(name)
+            typos.append(f"{name} (did you mean {', '.join(close)}?)" if close else name)
+        return "; ".join(([f"No tool named {'; '.join(typos)}"] if typos else []) + reasons)

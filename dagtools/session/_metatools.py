@@ -194,7 +194,7 @@ def read_result_tool() -> Tool:
         parameters={
             "type": "object",
             "properties": {
-                "ref": {"type": "string", "description": 'The reference named in the note, such as "Oven#1.manual".'},
+                "ref": {"type": "string", "description": "The reference the note named, as it wrote it."},
                 "offset": {"type": "integer", "minimum": 0, "description": "Where to start: a character or item offset."},
             },
             "required": ["ref", "offset"],

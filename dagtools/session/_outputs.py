@@ -83,7 +83,7 @@ def check_outputs(catalogue: Catalogue, registry: Registry, outputs: list[Output
         try:
             values[name] = _check(catalogue, registry, output, arguments[name])
         except ToolCallError as error:
-            problems.append(f"{name}: {error}")
+            problems.append(f"{name}: {str(error).rstrip('.')}")  # one full stop, at the end
     if problems:
         raise ToolCallError("save was not done: " + "; ".join(problems) + ". Fix these and call save again.")
     return values

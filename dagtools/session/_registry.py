@@ -1,18 +1,22 @@
 """Per session: `Type#N` <-> handle, with what made each object and what it looks like.
 
 Pure and O(1) per mint and lookup: two dicts and a counter per type. Minting the same handle again
-returns the ID it already has, so an ID always means one thing.
+returns the ID it already has, so an ID always means one thing. What the object looks like (its
+preview) is another matter: the API may have changed it since (a mutation, another client), so the
+entry keeps the values of the latest answer that read them, never the first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..calls._handles import Handle, parse_object_id
 
 __all__ = ["ObjectEntry", "Registry", "parse_object_id"]
+
+_UNSET = object()
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -54,13 +58,21 @@ class Registry:
         identity: Any = None,
         preview: dict[str, Any] | None = None,
     ) -> ObjectEntry:
-        """The entry for this handle: the existing one, or a new `Type#N` with N counted per type."""
+        """The entry for this handle: the existing one, or a new `Type#N` with N counted per type.
+
+        An existing entry takes the preview values just read: the ID stays, what it shows is fresh.
+        """
         key = (type_name, handle)
         existing = self._by_handle.get(key)
         if existing is not None:
             entry = self._by_id[existing]
+            changes: dict[str, Any] = {}
             if description and not entry.description:
-                entry = self._by_id[existing] = _replace(entry, description=description)
+                changes["description"] = description
+            if preview and any(entry.preview.get(k, _UNSET) != v for k, v in preview.items()):
+                changes["preview"] = {**entry.preview, **preview}
+            if changes:
+                entry = self._by_id[existing] = replace(entry, **changes)
             self.touch(existing)
             return entry
         number = self._counts.get(type_name, 0) + 1
@@ -130,9 +142,3 @@ class Registry:
 
     def __contains__(self, object_id: object) -> bool:
         return object_id in self._by_id
-
-
-def _replace(entry: ObjectEntry, **changes: Any) -> ObjectEntry:
-    from dataclasses import replace
-
-    return replace(entry, **changes)

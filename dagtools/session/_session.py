@@ -301,11 +301,11 @@ class Session:
             names = [names]
         if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
             raise ToolCallError('selectTools takes a list of tool names, such as {"tools": ["Query_potato"]}.')
-        return self._select_names(names)
+        return self._select_names(names, partial=True)
 
-    def _select_names(self, names: list[str]) -> str:
+    def _select_names(self, names: list[str], *, partial: bool = False) -> str:
         others = [t.name for toolset in self.toolset.toolsets if toolset is not self.fields for t in toolset.list_tools()]
-        return self.fields.active.select(names, ignore=[*_META_NAMES, *others])
+        return self.fields.active.select(names, ignore=[*_META_NAMES, *others], partial=partial)
 
     def _save(self, arguments: dict[str, Any]) -> str:
         self.saved = check_outputs(self.catalogue, self.registry, self.outputs, arguments)

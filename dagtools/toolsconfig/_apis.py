@@ -148,9 +148,7 @@ class ConfigApis:
         try:
             status, reason, value = await api.request(method, path, params=params, body=body)
         except TimeoutError:
-            raise ToolCallError(
-                f"{entry.name} failed: {method} {path} did not answer within {api.timeout:g}s. Try again later."
-            ) from None
+            raise ToolCallError(f"{entry.name} failed: {method} {path} did not answer within {api.timeout:g}s. Try again later.") from None
         except ExecutorError as error:
             raise ToolCallError(f"{entry.name} failed: {api.redact(str(error))}") from error
         except httpx.HTTPError as error:

@@ -1,0 +1,131 @@
+"""GraphQL servers someone else wrote, started on free loopback ports for the tests that need them.
+
+- `swapi_url`: graphql-js's Star Wars reference server (`swapi-graphql` from npm, on graphql 0.4 and
+  express-graphql, with its bundled data): Relay `node(id:)`, connections, `costInCredits` Float on
+  `Starship` and Int on `Vehicle`, and an introspection that predates `__Directive.locations`.
+- `media_url`: tests/js/app.js on GraphQL Yoga and graphql 16: a union and an interface whose members
+  conflict on field types, a Relay `Node` whose global ID field is `nodeId` (the primary key in `id`),
+  a connection, mutations (one returns the object it changes, others payload types), an enum,
+  custom scalars, a non-null list of non-null objects, a list of 40 articles with long text.
+- `media_old_url`: the same app on graphql 14 behind a plain node:http server, whose introspection
+  knows no `isRepeatable`, `specifiedByURL` or `args(includeDeprecated:)`.
+- `media_closed_url`: the Yoga app refusing introspection, as production servers often do.
+
+The packages are pinned in tests/js/package.json and package-lock.json and installed by `.ci/run`
+(`npm ci`); where node or the installed packages are missing the fixtures skip and say so. Each
+fixture is module-scoped: one server per test module, so mutations made by one test are seen by the
+next ones in that module. `SERVER_VERSIONS` names what runs, read from the installed packages.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.servers import free_port, wait_for_port
+
+__all__ = ["JS", "SERVER_VERSIONS", "media_closed_url", "media_old_url", "media_url", "start_node_server", "swapi_url"]
+
+JS = Path(__file__).resolve().parent / "js"
+_MODULES = JS / "node_modules"
+
+
+def _version(package: str, *, under: Path = _MODULES) -> str:
+    try:
+        return str(json.loads((under / package / "package.json").read_text())["version"])
+    except (OSError, ValueError, KeyError):
+        return "not installed"
+
+
+_SWAPI_DEPS = _MODULES / "swapi-graphql" / "node_modules"
+#: What each fixture runs, for reports and failure messages.
+SERVER_VERSIONS = {
+    "swapi-graphql": f"swapi-graphql {_version('swapi-graphql')} (graphql {_version('graphql', under=_SWAPI_DEPS)},"
+    f" express-graphql {_version('express-graphql', under=_SWAPI_DEPS)})",
+    "media": f"graphql-yoga {_version('graphql-yoga')} (graphql {_version('graphql')})",
+    "media-old": f"node:http (graphql {_version('graphql14')})",
+}
+
+
+@pytest.fixture(scope="module")
+def swapi_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """swapi-graphql on loopback; yields its GraphQL URL (it answers at / and /graphql)."""
+    with start_node_server("swapi.js", "swapi-graphql", tmp_path_factory) as port:
+        yield f"http://127.0.0.1:{port}/graphql"
+
+
+@pytest.fixture(scope="module")
+def media_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The media app on GraphQL Yoga (graphql 16); yields its GraphQL URL."""
+    with start_node_server("app.js", "graphql-yoga", tmp_path_factory) as port:
+        yield f"http://127.0.0.1:{port}/graphql"
+
+
+@pytest.fixture(scope="module")
+def media_old_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The media app on graphql 14 (an old introspection); yields its GraphQL URL."""
+    with start_node_server("app.js", "graphql14", tmp_path_factory, "--old") as port:
+        yield f"http://127.0.0.1:{port}/graphql"
+
+
+@pytest.fixture(scope="module")
+def media_closed_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The media app on GraphQL Yoga with introspection refused; yields its GraphQL URL."""
+    with start_node_server("app.js", "graphql-yoga", tmp_path_factory, "--no-introspection") as port:
+        yield f"http://127.0.0.1:{port}/graphql"
+
+
+class start_node_server:  # noqa: N801 - used as a context manager, like open()
+    """Run `node tests/js/SCRIPT PORT ARGS...` on a free port until the block ends.
+
+    Skips the test (with the reason) where node is not on PATH or `package` is not installed in
+    tests/js/node_modules; fails it, with the server's output, where the server does not start.
+    """
+
+    def __init__(self, script: str, package: str, tmp_path_factory: pytest.TempPathFactory, *args: str) -> None:
+        self.script, self.package, self.args = script, package, args
+        self.folder = tmp_path_factory.mktemp(Path(script).stem)
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> int:
+        node = shutil.which("node")
+        if node is None:
+            pytest.skip(f"{self.script} needs Node.js: node is not on PATH")
+        if not (_MODULES / self.package / "package.json").exists():
+            pytest.skip(f"{self.package} is not installed in {_MODULES}: run `npm ci --prefix tests/js` (as .ci/run does)")
+        port = free_port()
+        self.log = (self.folder / "server.log").open("w+")
+        self.process = subprocess.Popen(
+            [node, str(JS / self.script), str(port), *self.args],
+            cwd=JS,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        process = self.process
+        try:
+            wait_for_port(port, timeout=60, alive=lambda: process.poll() is None)
+        except (RuntimeError, TimeoutError) as error:
+            self.__exit__()
+            self.log.seek(0)
+            pytest.fail(f"node {self.script} {' '.join(self.args)} did not start: {error}\n{self.log.read()[-2000:]}")
+        return port
+
+    def __exit__(self, *exc: object) -> None:
+        process, self.process = self.process, None
+        if process is not None and process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(10)
+        if hasattr(self, "log"):
+            self.log.close()
