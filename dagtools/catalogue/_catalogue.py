@@ -17,17 +17,14 @@ from typing import Any, TypeVar
 
 from graphql import (
     GraphQLArgument,
-    GraphQLEnumType,
     GraphQLField,
     GraphQLInputField,
     GraphQLInputObjectType,
     GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
-    GraphQLScalarType,
     GraphQLSchema,
     GraphQLUnionType,
-    get_named_type,
     is_abstract_type,
     is_composite_type,
 )
@@ -36,6 +33,7 @@ from .._errors import CatalogueError
 from .._tools import Tool
 from ..load._dialect import Dialect, DialectName, Identity, detect_dialect
 from ._json_schema import SchemaRenderer, is_required, object_reference_description, reaches_itself
+from ._previews import choose_preview_fields
 from ._reach import ConnectionShape, detect_connection, example_id, explain_unavailable, index_makers, reachable_types
 
 __all__ = ["Catalogue", "FieldRef", "MutationPolicy", "compile_catalogue", "is_list"]
@@ -45,8 +43,6 @@ T = TypeVar("T")
 MutationPolicy = bool | frozenset[str]
 NAME_LIMIT = 64
 _VALID_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-_PREVIEW_LIMIT = 8
-_PREVIEW_FIRST = ("name", "title", "login", "displayName", "fullName", "slug", "number", "state", "status", "description", "url")
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,22 +256,9 @@ class Catalogue:
 
     def preview_fields(self, type_name: str) -> tuple[str, ...]:
         """Cheap scalar fields read whenever an object is minted, so the model needs no call for them."""
-        if type_name in self._preview:
-            return self._preview[type_name]
-        type_ = self.schema.get_type(type_name)
-        chosen: list[str] = []
-        if isinstance(type_, GraphQLObjectType) and self.previews and not self.is_root(type_name):
-            for name, field in type_.fields.items():
-                named = get_named_type(field.type)
-                if field.args or field.deprecation_reason is not None or is_list(field.type):
-                    continue
-                if not isinstance(named, (GraphQLScalarType, GraphQLEnumType)):
-                    continue
-                if named.name == "ID" or self.dialect.object_argument(field, name) is not None:
-                    continue
-                chosen.append(name)
-            chosen.sort(key=lambda n: _PREVIEW_FIRST.index(n) if n in _PREVIEW_FIRST else len(_PREVIEW_FIRST))
-        self._preview[type_name] = tuple(chosen[:_PREVIEW_LIMIT])
+        if type_name not in self._preview:
+            wanted = self.previews and not self.is_root(type_name)
+            self._preview[type_name] = choose_preview_fields(self.schema, self.dialect, type_name) if wanted else ()
         return self._preview[type_name]
 
     # -- tools -------------------------------------------------------------------------------------

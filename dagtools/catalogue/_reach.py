@@ -184,7 +184,10 @@ def explain_unavailable(catalogue: Catalogue, name: str) -> str | None:
     schema = catalogue.schema
     mutation = schema.mutation_type
     if mutation is not None and name.startswith("Mutation_") and name[len("Mutation_") :] in mutation.fields:
-        return f"{name} is a mutation the host has not allowed; only the host can allow mutations. Use the query tools."
+        return (
+            f"{name} is a mutation the host has not allowed: this session does not allow mutations, "
+            "and only the host can allow them. Use the query tools."
+        )
     for index in (i for i, char in enumerate(name) if char == "_"):
         type_name, field_name = name[:index], name[index + 1 :]
         type_ = schema.get_type(type_name)

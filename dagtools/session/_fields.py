@@ -50,10 +50,8 @@ class FieldToolset(Toolset):
         return await self.calls.run(self.prepare(tool, arguments))
 
     def unknown(self, name: str) -> str | None:
-        mutation = self.catalogue.schema.mutation_type
-        if mutation is not None and name.startswith("Mutation_") and name.split("_", 1)[1] in mutation.fields:
-            return f"{name} is a mutation, and this session does not allow mutations. Only the host can allow them; use the query tools."
-        return None
+        """A name that is no tool but names a field: a mutation not allowed, or plumbing read for the model."""
+        return self.catalogue.unavailable(name)
 
     def suggest(self, name: str) -> list[str]:
         return self.catalogue.suggest(name)
