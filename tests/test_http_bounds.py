@@ -226,7 +226,8 @@ async def test_an_answer_over_the_limit_is_refused_without_reading_it(announce: 
                 await executor.execute(QUERY)
         finally:
             await executor.aclose()
-    assert "than the 2 MB one answer may take" in str(raised.value) and "max_response_bytes" in str(raised.value)
+    assert "answered more than the 2 MB one answer may take" in str(raised.value) and "max_response_bytes" in str(raised.value)
+    assert ("(it announced 64 MB)" in str(raised.value)) == announce
     assert "tried" not in str(raised.value)  # the same answer would come again: not retried
     assert behave.sent < 32 << 20  # the client hung up long before the end
 

@@ -48,7 +48,9 @@ def add_source_options(parser: argparse.ArgumentParser) -> None:
         metavar="'NAME: VALUE'",
         help="send this header to the API (repeatable), e.g. -H 'Authorization: Bearer ...'",
     )
-    http.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="how long to wait for each answer (default 30)")
+    http.add_argument(
+        "--timeout", type=float, default=30.0, metavar="SECONDS", help="the longest one API call may take, retries included (default 30)"
+    )
     http.add_argument("--no-cache", action="store_true", help="neither read nor write the cached schema")
     http.add_argument("--refresh-schema", action="store_true", help="fetch the schema again and update the cache")
 

@@ -36,19 +36,19 @@ async def read_capped(answer: httpx.Response, limit: int, progress: Progress | N
     length = answer.headers.get("Content-Length")
     total = int(length) if length and length.isdigit() else None
     if total is not None and total > limit:
-        raise _too_big(who, limit, f"announced {megabytes(total)}")
+        raise _too_big(who, limit, f" (it announced {megabytes(total)})")
     content = bytearray()
     async for chunk in answer.aiter_bytes():
         content += chunk
         if len(content) > limit:
-            raise _too_big(who, limit, "sent more")
+            raise _too_big(who, limit, "")
         if progress is not None:
             progress(len(content), total)
     return content
 
 
-def _too_big(who: str, limit: int, what: str) -> ExecutorError:
+def _too_big(who: str, limit: int, announced: str) -> ExecutorError:
     return ExecutorError(
-        f"{who} {what} than the {megabytes(limit)} one answer may take, so it was not read. Ask for less (fewer "
-        "fields, a smaller page), or raise the limit (max_response_bytes) if such answers are expected."
+        f"{who} answered more than the {megabytes(limit)} one answer may take{announced}, so the rest was not read. "
+        "Ask for less (fewer fields, a smaller page), or raise the limit (max_response_bytes) if such answers are expected."
     )

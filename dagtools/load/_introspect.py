@@ -3,10 +3,10 @@
 The cache holds one JSON file per (URL, headers): its name is the SHA-256 of the URL and every header
 name and value, so a different token never reads another token's schema (which may differ, and whose
 existence is itself information), and neither the name nor the file holds a header value or a
-credential from the URL (its user, password and token parameters are redacted). Each entry records when it was
-fetched; an entry older than `ttl` (one hour by default) is fetched again, so a changed schema shows
-up within the hour. When that fetch fails the stale entry is still used, with a warning. `refresh`
-fetches and overwrites whatever the age; `use_cache=False` neither reads nor writes.
+credential from the URL (its user, password and token parameters are redacted). Each entry records
+when it was fetched; an entry older than `ttl` (one hour by default) is fetched again, so a changed
+schema shows up within the hour. When that fetch fails the stale entry is still used, with a
+warning. `refresh` fetches and overwrites whatever the age; `use_cache=False` neither reads nor writes.
 """
 
 from __future__ import annotations
