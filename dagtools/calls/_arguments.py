@@ -22,10 +22,10 @@ from graphql import (
 
 from .._errors import ToolCallError
 from .._tools import Tool
+from .._values import MAX_DEPTH, argument_problem
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._json_schema import is_required
 from ._handles import parse_object_id
-from ._values import MAX_DEPTH, argument_problem
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
     from ..session._registry import ObjectEntry, Registry

@@ -141,7 +141,7 @@ async def _flush(session: Session, batch: list[_Entry], results: list[ToolResult
     documents = [session.fields.document(p, alias=f"c{j}") for j, (_, _, p) in enumerate(entries)]
     text, variables = merge_documents(documents)
     try:
-        response = await session.executor.execute(text, variables)
+        response = await session.fields.send(text, variables)
     except ExecutorError as error:
         for index, call, prepared in entries:
             results[index] = _error(call, ToolCallError(unreachable(prepared.expression, error)))
