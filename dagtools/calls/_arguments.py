@@ -22,7 +22,7 @@ from graphql import (
 
 from .._errors import ToolCallError
 from .._tools import Tool
-from .._values import MAX_DEPTH, argument_problem
+from .._values import MAX_DEPTH, argument_problem, value_problem
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._json_schema import is_required
 from ._handles import parse_object_id
@@ -66,6 +66,8 @@ class Ref(str):
 
 def parse_arguments(tool_name: str, raw: dict[str, Any] | str | None) -> dict[str, Any]:
     """The model's arguments as a dict of JSON values that every later step (and the API) can take."""
+    if not tool_name.isascii() and value_problem(tool_name) is not None:  # the name is echoed in every message
+        raise ToolCallError(f"There is no tool {ascii(tool_name)}: a tool name is plain text. selectTools lists the tools you can select.")
     if raw is None or raw == "":
         return {}
     if isinstance(raw, str):
