@@ -175,6 +175,13 @@ def _from_text(text: str, *, origin: str, lenient: bool, as_json: bool | None = 
                 "Expected an introspection result such as the body a GraphQL server returns for the "
                 "introspection query."
             ) from None
+        except RecursionError:
+            raise SchemaLoadError(
+                f"{origin} nests its JSON too deeply to read: no introspection result does. "
+                "Fetch the schema again (graphql.get_introspection_query()) and save the server's answer."
+            ) from None
+        except ValueError as exc:  # an integer literal longer than Python reads
+            raise SchemaLoadError(f"{origin} is not an introspection result Python can read ({exc}).") from None
         return _from_introspection(data, origin=origin, lenient=lenient)
     return _from_sdl(text, origin=origin, lenient=lenient)
 
@@ -187,8 +194,11 @@ def _from_introspection(data: object, *, origin: str, lenient: bool) -> LoadedSc
     introspection = _unwrap_introspection(data, origin=origin, warnings=warnings)
     try:
         schema = build_client_schema(introspection, assume_valid=lenient)  # type: ignore[arg-type]
-    except (TypeError, ValueError, KeyError, GraphQLError) as exc:
-        problem = f"it lacks the key {exc}" if isinstance(exc, KeyError) else str(exc).rstrip(".")
+    except (TypeError, ValueError, KeyError, AttributeError, GraphQLError, RecursionError) as exc:
+        if isinstance(exc, RecursionError):
+            problem = "its types wrap each other (ofType) too deeply to build"
+        else:
+            problem = f"it lacks the key {exc}" if isinstance(exc, KeyError) else str(exc).rstrip(".")
         raise SchemaLoadError(
             f"{origin} is not a usable introspection result: {problem}. Re-run the full introspection "
             "query (graphql.get_introspection_query()) against the server and save its answer."
@@ -289,7 +299,35 @@ def _validated(schema: GraphQLSchema, *, origin: str, lenient: bool, warnings: l
             )
         warnings.extend(_describe(error) for error in errors)
         schema._validation_errors = []  # let graphql-core execute it despite the recorded problems
+    _check_wrapping(schema, origin)
     return LoadedSchema(schema=schema, origin=origin, warnings=tuple(warnings))
+
+
+#: How deep a field's type may wrap lists and non-nulls: `[[Int!]!]` is 4. Real schemas stay under 8;
+#: every layer that walks a type (JSON Schema, documents, answers) recurses once per wrapper.
+MAX_TYPE_WRAPPING = 32
+
+
+def _check_wrapping(schema: GraphQLSchema, origin: str) -> None:
+    """Refuse a schema whose types wrap too deeply to walk, once here rather than as a crash later."""
+    for type_ in schema.type_map.values():
+        for name, field in {**getattr(type_, "fields", {}), **_arguments_of(type_)}.items():
+            wrapped, depth = field.type, 0
+            while hasattr(wrapped, "of_type"):
+                wrapped, depth = wrapped.of_type, depth + 1
+            if depth > MAX_TYPE_WRAPPING:
+                raise SchemaLoadError(
+                    f"{origin} wraps the type of {type_.name}.{name} in {depth} lists and non-nulls; dagtools reads "
+                    f"at most {MAX_TYPE_WRAPPING}. Fix that field's type in the schema."
+                )
+
+
+def _arguments_of(type_: Any) -> dict[str, Any]:
+    """A type's field arguments, keyed `field(argument)` for messages."""
+    fields = getattr(type_, "fields", None)
+    if not isinstance(fields, dict):
+        return {}
+    return {f"{name}({arg})": a for name, field in fields.items() for arg, a in getattr(field, "args", {}).items()}
 
 
 # --- python files: path/to/file.py:attribute ----------------------------------------------
