@@ -22,6 +22,7 @@ from graphql import (
 
 from .._errors import ToolCallError
 from .._tools import Tool
+from .._values import MAX_DEPTH, argument_problem, value_problem
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._json_schema import is_required
 from ._handles import parse_object_id
@@ -64,6 +65,9 @@ class Ref(str):
 
 
 def parse_arguments(tool_name: str, raw: dict[str, Any] | str | None) -> dict[str, Any]:
+    """The model's arguments as a dict of JSON values that every later step (and the API) can take."""
+    if not tool_name.isascii() and value_problem(tool_name) is not None:  # the name is echoed in every message
+        raise ToolCallError(f"There is no tool {ascii(tool_name)}: a tool name is plain text. selectTools lists the tools you can select.")
     if raw is None or raw == "":
         return {}
     if isinstance(raw, str):
@@ -76,8 +80,18 @@ def parse_arguments(tool_name: str, raw: dict[str, Any] | str | None) -> dict[st
                 f"The arguments for {tool_name} are not valid JSON ({error.msg} at character {error.pos}). "
                 f"Send a JSON object, such as {example}."  # an example of this API, never another's
             ) from None
+        except RecursionError:
+            raise ToolCallError(
+                f"The arguments for {tool_name} nest deeper than {MAX_DEPTH} levels. Send a flat JSON object, such as "
+                '{"Potato": "Potato#1"}.'
+            ) from None
+        except ValueError:  # an integer literal longer than Python reads (sys.get_int_max_str_digits)
+            raise ToolCallError(f"The arguments for {tool_name} hold a number too long to read. Send long numbers as strings.") from None
     if not isinstance(raw, dict):
         raise ToolCallError(f"The arguments for {tool_name} must be a JSON object of parameter names to values, not {type(raw).__name__}.")
+    problem = argument_problem(raw)
+    if problem is not None:
+        raise ToolCallError(f"The arguments for {tool_name} {problem}. Nothing was run; fix that value and call {tool_name} again.")
     return raw
 
 
@@ -100,13 +114,14 @@ def resolve_reference(catalogue: Catalogue, registry: Registry, value: Any, targ
     if not text:
         raise ToolCallError(f'{where} takes an object ID such as "{catalogue.example_id(target)}", not {json.dumps(value)}.')
     parsed = parse_object_id(text)
-    if parsed is None and text.lstrip("#").isdigit():
+    number = _bare_number(text) if parsed is None else None
+    if number is not None:
         if target == "*" or catalogue.schema.get_type(target) is None or _is_abstract(catalogue, target):
             options = _options(catalogue, registry, target)
             raise ToolCallError(
                 f'{where} needs the full object ID, with its type: "{text}" could be {options or "any type"}. Give the full Type#N.'
             )
-        parsed = (target, int(text.lstrip("#")))
+        parsed = (target, number)
     if parsed is None:
         raise ToolCallError(f'{where} takes an object ID such as "{catalogue.example_id(target)}"; {json.dumps(value)} is not one.')
     type_name, number = parsed
@@ -128,6 +143,15 @@ def resolve_reference(catalogue: Catalogue, registry: Registry, value: Any, targ
             + (f"Use one of: {options}." if options else f"Get {article(target)} first.")
         )
     return entry
+
+
+def _bare_number(text: str) -> int | None:
+    """`"3"` or `"#3"` -> 3: the N of an ID whose type the parameter implies. ASCII digits only, at most
+    15 of them, as in `parse_object_id` (`"²"` is a digit to `str.isdigit` but not to `int`)."""
+    digits = text.lstrip("#")
+    if digits.isascii() and digits.isdigit() and len(digits) <= 15:
+        return int(digits)
+    return None
 
 
 def article(type_name: str) -> str:

@@ -42,7 +42,7 @@ async def run_reads(calls: FieldCalls, reads: Sequence[PreparedCall]) -> list[Re
     documents = [calls.document(p, alias=f"c{j}") for j, p in enumerate(reads)]
     text, variables = merge_documents(documents)
     try:
-        response = await calls.executor.execute(text, variables)
+        response = await calls.send(text, variables)
     except ExecutorError as error:
         return [ToolCallError(unreachable(p.expression, error)) for p in reads]
     if response.data is None and response.errors:

@@ -7,8 +7,8 @@ change from call to call.
 Reading an interface or a union writes one `... on Type` fragment per member. Where two members share
 a field name with different types (`rating: Int` on one, `rating: Float` on another), the spec forbids
 selecting both under one name, so the later ones get an alias (`rating_Album: rating`); the document's
-path carries the aliases, and `navigate` reads the answer back under the field names, so nothing
-downstream sees them. With `DAGTOOLS_DEBUG=1` (always in the tests) each new shape is validated
+path carries the aliases, and `read_back` (through `calls/_answers.py`'s `locate`) reads the answer
+back under the field names, so nothing downstream sees them. With `DAGTOOLS_DEBUG=1` (always in the tests) each new shape is validated
 against the schema once, and an invalid one raises naming the document.
 """
 
@@ -27,7 +27,7 @@ from ._connections import connection_of
 from ._handles import Step, thaw
 from ._validation import check_document, debugging
 
-__all__ = ["AnswerPath", "Document", "QueryBuilder", "navigate"]
+__all__ = ["AnswerPath", "Document", "QueryBuilder", "read_back"]
 
 _ALIASED = re.compile(r"(\w+): \w")  # `alias: field` in a selection (variables read `name: $v0`)
 
@@ -242,27 +242,10 @@ class QueryBuilder:
         return fields
 
 
-def navigate(data: Any, path: tuple[str | int, ...]) -> tuple[Any, int]:
-    """Follow `path` into `data`; returns the value, under its field names, and how many steps were
-    walked before a null."""
-    value = data
-    for depth, key in enumerate(path):
-        if value is None:
-            return None, depth
-        if isinstance(key, int):
-            if not isinstance(value, list) or key >= len(value):
-                return None, depth
-            value = value[key]
-        else:
-            value = value.get(key) if isinstance(value, dict) else None
-    renames = getattr(path, "renames", None)
-    return (_read_back(value, renames) if renames else value), len(path)
-
-
-def _read_back(value: Any, renames: Mapping[str, str]) -> Any:
+def read_back(value: Any, renames: Mapping[str, str]) -> Any:
     """The answer with each alias a selection wrote replaced by the field name it reads."""
     if isinstance(value, list):
-        return [_read_back(item, renames) for item in value]
+        return [read_back(item, renames) for item in value]
     if isinstance(value, dict):
-        return {renames.get(key, key): _read_back(item, renames) for key, item in value.items()}
+        return {renames.get(key, key): read_back(item, renames) for key, item in value.items()}
     return value

@@ -17,10 +17,11 @@ from graphql import get_named_type, is_composite_type, is_leaf_type
 from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
-from ..executors._base import Executor, format_error
+from ..executors._base import Executor, Response, format_error
+from ._answers import answer_problem, locate
 from ._arguments import Ref, bind_arguments
 from ._connections import Connection, connection_of
-from ._documents import Document, QueryBuilder, navigate
+from ._documents import Document, QueryBuilder
 from ._handles import Handle, Step, freeze, thaw
 from ._previews import fit_previews
 
@@ -86,10 +87,18 @@ class FieldCalls:
             return prepared.answer
         document = self.document(prepared)
         try:
-            response = await self.executor.execute(document.text, document.variables)
+            response = await self.send(document.text, document.variables)
         except ExecutorError as error:  # the API is down or answered nonsense: the model can only wait
             raise ToolCallError(unreachable(prepared.expression, error)) from error
         return self.interpret(prepared, document.path, response.data, response.errors, description=description)
+
+    async def send(self, text: str, variables: dict[str, Any]) -> Response:
+        """The executor's answer to one document. An answer nested too deeply to decode is nonsense
+        from the API like any other, so it raises ExecutorError, not RecursionError."""
+        try:
+            return await self.executor.execute(text, variables)
+        except RecursionError:
+            raise ExecutorError("The API answered JSON nested too deeply to read.") from None
 
     def interpret(
         self, prepared: PreparedCall, path: tuple[str | int, ...], data: Any, errors: list[dict[str, Any]], *, description: str = ""
@@ -102,7 +111,13 @@ class FieldCalls:
                 f"The API returned an error for {expression}: {messages}. Nothing was created; "
                 "change the arguments or try another object or tool."
             )
-        value, depth = navigate(data, path)
+        value, depth, problem = locate(data, path)
+        if problem is None and value is not None:
+            problem = answer_problem(self.catalogue.schema, prepared.field_type, value, expression)
+        if problem is not None:
+            raise ToolCallError(nonsense(expression, problem))
+        if data is None and depth == 0:
+            raise ToolCallError(nonsense(expression, "the answer has neither data nor errors"))
         named = get_named_type(prepared.field_type)
         if value is None:
             if depth < len(path):
@@ -225,6 +240,14 @@ def _glimpse(value: Any, limit: int = 160) -> Any:
     if isinstance(value, str) and len(value) > limit:
         return value[: limit - 1] + "…"
     return value
+
+
+def nonsense(expression: str, problem: str) -> str:
+    """An answer the schema does not allow: the API is at fault, and nothing was made of it."""
+    return (
+        f"The API answered {expression} with something its schema does not allow: {problem}. Nothing was created; "
+        "try again later, or go on with the objects you have."
+    )
 
 
 def unreachable(expression: str, error: Exception) -> str:

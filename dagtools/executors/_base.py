@@ -2,18 +2,54 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+from .._values import value_problem
 
 __all__ = ["Executor", "Response", "SchemaOnlyExecutor", "format_error"]
 
 
 @dataclass(frozen=True, kw_only=True)
 class Response:
-    """A GraphQL answer: `data` (possibly partial) and `errors` as the spec's JSON objects."""
+    """A GraphQL answer: `data` (possibly partial) and `errors` as the spec's JSON objects.
+
+    Whatever an executor was given, a Response holds the spec's shapes, so every reader can rely on
+    them: `data` an object or None, `errors` a list of objects whose `path`, where there is one, is a
+    non-empty list of names and indexes. What did not fit is said in an error instead of kept.
+    """
 
     data: dict[str, Any] | None
     errors: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        errors = self.errors
+        if not isinstance(errors, list) or not all(type(e) is dict and _fits(e) for e in errors):
+            object.__setattr__(self, "errors", _normalized(errors))
+        if self.data is not None and not isinstance(self.data, dict):
+            kind = type(self.data).__name__
+            note = {"message": f"the API answered `data` that is a {kind}, not an object"}
+            object.__setattr__(self, "data", None)
+            object.__setattr__(self, "errors", [*self.errors, note])
+
+
+def _fits(error: dict[str, Any]) -> bool:
+    path = error.get("path")
+    return path is None or (type(path) is list and bool(path) and all(type(p) in (str, int) for p in path))
+
+
+def _normalized(errors: Any) -> list[dict[str, Any]]:
+    if errors is None:
+        return []
+    out: list[dict[str, Any]] = []
+    for error in errors if isinstance(errors, list) else [errors]:
+        if not isinstance(error, dict):
+            error = {"message": error}
+        elif not _fits(error):
+            error = {k: v for k, v in error.items() if k != "path"}  # a path that is not one points nowhere
+        out.append(error)
+    return out
 
 
 @runtime_checkable
@@ -25,13 +61,30 @@ class Executor(Protocol):
     async def aclose(self) -> None: ...
 
 
-def format_error(error: dict[str, Any]) -> str:
-    """One GraphQL error as a line a model can act on: its message and where it happened."""
-    message = str(error.get("message") or "unknown error")
+def format_error(error: Any) -> str:
+    """One GraphQL error as a line a model can act on: its message and where it happened.
+
+    The error comes from the API, so anything goes: a message that is not text is shown as its JSON
+    (or described, when even that cannot be made), and a path that is not a list is left out.
+    """
+    if not isinstance(error, dict):
+        error = {"message": error}
+    message = error.get("message")
+    if not isinstance(message, str) or not message:
+        message = _shown(message) if message not in (None, "") else "unknown error"
+    elif not message.isascii() and value_problem(message) is not None:
+        message = message.encode("utf-8", "replace").decode("utf-8")  # lone surrogates cannot be sent on
     path = error.get("path")
-    if path:
+    if type(path) is list and path and all(type(p) in (str, int) for p in path):
         message += f" (at {'.'.join(str(p) for p in path)})"
     return message
+
+
+def _shown(value: Any) -> str:
+    problem = value_problem(value)
+    if problem is not None:
+        return f"an error whose message is not text and {problem}"
+    return json.dumps(value, ensure_ascii=False)
 
 
 class SchemaOnlyExecutor:

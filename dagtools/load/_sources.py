@@ -28,6 +28,7 @@ from graphql.validation.validate import validate_sdl
 from .._errors import SchemaLoadError
 from ._python import call_factory, import_file, is_strawberry_schema, kind_of, schema_names
 from ._repair import SdlRepair
+from ._wrapping import check_wrapping
 
 __all__ = ["LoadedSchema", "load_schema", "schema_fingerprint"]
 
@@ -175,6 +176,13 @@ def _from_text(text: str, *, origin: str, lenient: bool, as_json: bool | None = 
                 "Expected an introspection result such as the body a GraphQL server returns for the "
                 "introspection query."
             ) from None
+        except RecursionError:
+            raise SchemaLoadError(
+                f"{origin} nests its JSON too deeply to read: no introspection result does. "
+                "Fetch the schema again (graphql.get_introspection_query()) and save the server's answer."
+            ) from None
+        except ValueError as exc:  # an integer literal longer than Python reads
+            raise SchemaLoadError(f"{origin} is not an introspection result Python can read ({exc}).") from None
         return _from_introspection(data, origin=origin, lenient=lenient)
     return _from_sdl(text, origin=origin, lenient=lenient)
 
@@ -187,8 +195,11 @@ def _from_introspection(data: object, *, origin: str, lenient: bool) -> LoadedSc
     introspection = _unwrap_introspection(data, origin=origin, warnings=warnings)
     try:
         schema = build_client_schema(introspection, assume_valid=lenient)  # type: ignore[arg-type]
-    except (TypeError, ValueError, KeyError, GraphQLError) as exc:
-        problem = f"it lacks the key {exc}" if isinstance(exc, KeyError) else str(exc).rstrip(".")
+    except (TypeError, ValueError, KeyError, AttributeError, GraphQLError, RecursionError) as exc:
+        if isinstance(exc, RecursionError):
+            problem = "its types wrap each other (ofType) too deeply to build"
+        else:
+            problem = f"it lacks the key {exc}" if isinstance(exc, KeyError) else str(exc).rstrip(".")
         raise SchemaLoadError(
             f"{origin} is not a usable introspection result: {problem}. Re-run the full introspection "
             "query (graphql.get_introspection_query()) against the server and save its answer."
@@ -289,6 +300,7 @@ def _validated(schema: GraphQLSchema, *, origin: str, lenient: bool, warnings: l
             )
         warnings.extend(_describe(error) for error in errors)
         schema._validation_errors = []  # let graphql-core execute it despite the recorded problems
+    check_wrapping(schema, origin)
     return LoadedSchema(schema=schema, origin=origin, warnings=tuple(warnings))
 
 
