@@ -62,13 +62,13 @@ def api_calls(recorder: Recorder) -> list[Request]:
 class McpHttp:
     """`dagtools mcp URL --transport http` in a subprocess; `.url` is its MCP endpoint."""
 
-    def __init__(self, source: str, cache_dir: Path, *extra: str) -> None:
+    def __init__(self, source: str, cache_dir: Path, *extra: str, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.process = subprocess.Popen(
             [DAGTOOLS, "mcp", source, "--transport", "http", "--port", str(self.port), *extra],
             cwd=str(ROOT),
-            env=subprocess_env(cache_dir),
+            env={**subprocess_env(cache_dir), **(env or {})},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
