@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 import yaml
@@ -244,3 +245,37 @@ async def test_host_and_origin_are_checked_when_bound_beyond_loopback() -> None:
             assert cross.status_code == 403
             allowed = await http.post(url, json=body, headers={**headers, "Host": "mcp.example.test"})
             assert allowed.status_code not in (403, 421)
+
+
+# -- memory: a closed client's arguments go with its session -------------------------------------------------
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS line")
+
+
+async def test_large_arguments_are_released_when_the_session_closes(tmp_path: Path) -> None:
+    if not Path("/proc/self/status").exists():
+        pytest.skip("reads the server's resident memory from /proc, which this system does not have")
+    big = "x" * (3 * 1024 * 1024)
+
+    async def send_large_arguments() -> None:
+        async with client(server.url, "legacy") as c:
+            for n in range(10):
+                note = big + str(n)
+                result = await c.call_tool("callTool", {"tool": "Potato_peel", "arguments": {"Potato": "Potato#1", "note": note}})
+                assert result.is_error
+
+    with McpHttp(KITCHEN, tmp_path, "--config", MCP_YAML) as server:
+        async with client(server.url, "legacy") as warm:  # imports, caches and the first session
+            await warm.call_tool("selectTools", {})
+        before = rss_mb(server.process.pid)
+        async with anyio.create_task_group() as clients:
+            clients.start_soon(send_large_arguments)
+            clients.start_soon(send_large_arguments)
+        await anyio.sleep(2)  # the SDK ends a closed session's task shortly after the client's DELETE
+        retained = rss_mb(server.process.pid) - before
+    assert retained < 15, f"{retained:.0f} MB of the 60 MB of arguments stayed after both clients closed"

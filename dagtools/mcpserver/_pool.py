@@ -10,6 +10,9 @@ its calls) is freed with it.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -22,7 +25,7 @@ from .._errors import ConfigError
 from ..session._session import Session
 from ._keys import SessionKey
 
-__all__ = ["ClientState", "SessionPool"]
+__all__ = ["ClientState", "SessionPool", "release_memory"]
 
 
 @dataclass(eq=False)
@@ -82,8 +85,10 @@ class SessionPool:
     def _admit(self, owner: str) -> None:
         """Make room for one more session of `owner`, from its own sessions or idle ones only."""
         mine = self._by_owner.get(owner)
-        while mine and len(mine) >= self.per_caller:
-            self.drop(next(iter(mine)))
+        if mine and len(mine) >= self.per_caller:
+            while mine and len(mine) >= self.per_caller:
+                self.drop(next(iter(mine)))
+            release_memory()
         if len(self._states) + len(self._opening) >= self.max_sessions:
             self._sweep(force=True)
         if len(self._states) + len(self._opening) >= self.max_sessions:
@@ -98,8 +103,11 @@ class SessionPool:
         if not force and now - self._last_sweep < 30:
             return
         self._last_sweep = now
-        for digest in [d for d, s in self._states.items() if now - s.last_used > self.ttl]:
+        idle = [d for d, s in self._states.items() if now - s.last_used > self.ttl]
+        for digest in idle:
             self.drop(digest)
+        if idle:
+            release_memory()
 
     def drop(self, digest: str) -> ClientState | None:
         """Forget one session; its listen stream, if any, is closed."""
@@ -120,8 +128,32 @@ class SessionPool:
             state = self.drop(digest)
             if state is not None:
                 await _close(state.session)
+        release_memory()
 
 
 async def _close(session: Session) -> None:
     close = getattr(session, "aclose", None)
     await (close() if close is not None else session.executor.aclose())
+
+
+def release_memory() -> None:
+    """Give back at once what dropped sessions held.
+
+    A session's objects reference each other in cycles that Python's collector reaches only after
+    many more allocations, so an idle server kept a closed client's arguments (hundreds of MB from
+    large ones). Collecting now frees them; on glibc, `malloc_trim` then returns the freed pages to
+    the system. `serve_mcp` freezes what it loaded first, so a collection scans the sessions only.
+    """
+    gc.collect()
+    if _TRIM is not None:
+        _TRIM(0)
+
+
+def _malloc_trim() -> Any:
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
+
+
+_TRIM = _malloc_trim()

@@ -17,6 +17,7 @@ Forwarded headers are read from every request and sent upstream with that reques
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,7 +34,7 @@ from ._app import build_http_app, check_exposure
 from ._config import McpConfig
 from ._forwarding import UpstreamClient, forwarded_headers, use_forwarded
 from ._keys import ISSUED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, session_key
-from ._pool import ClientState, SessionPool
+from ._pool import ClientState, SessionPool, release_memory
 from ._toolsets import call_fixed_tool, dynamic_tools, fixed_tools
 
 __all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer", "serve_mcp"]
@@ -270,6 +271,8 @@ def serve_mcp(config: McpConfig) -> None:
     if config.transport == "http":
         check_exposure(config)
     server = McpToolServer(config)
+    gc.collect()
+    gc.freeze()  # the schema and catalogue live as long as the process: later collections skip them
     anyio.run(server.serve_http if config.transport == "http" else server.serve_stdio)
 
 
@@ -278,6 +281,8 @@ async def _release(state: dict[str, Any], client: ClientState) -> None:
     if state.get(_STATE_KEY) is client:
         del state[_STATE_KEY]
     await client.session.executor.aclose()
+    del client
+    release_memory()
 
 
 def _headers(ctx: Any) -> dict[str, str]:
