@@ -67,9 +67,16 @@ async def slice_(c: Client, potato: str = "Potato#2", meta: dict[str, Any] | Non
 async def test_keyless_clients_with_one_name_and_address_never_share_a_session(kitchen_url: str, tmp_path: Path) -> None:
     with McpHttp(kitchen_url, tmp_path, "--config", MCP_YAML) as server:
         async with client(server.url) as first, client(server.url) as second:
+            answered: list[str] = []
+
+            async def record(response: httpx.Response) -> None:
+                answered.append(response.headers.get(SESSION_HEADER, ""))
+
+            first.http.event_hooks["response"].append(record)  # type: ignore[attr-defined]
             selected = await first.call_tool("selectTools", {"tools": ["Potato_peel", "Potato_slice"]})
             issued = (selected.meta or {}).get(SESSION_META_KEY)
             assert isinstance(issued, str) and len(issued) >= 32, selected.meta  # a key issued to the keyless client
+            assert issued in answered  # also in a response header, for clients that keep headers
             mine = {SESSION_META_KEY: issued}
             peeled = await first.call_tool("callTool", {"tool": "Potato_peel", "arguments": {"Potato": "Potato#1"}}, meta=mine)  # type: ignore[arg-type]
             assert value(peeled) == {"result": "Potato#2"}
