@@ -95,7 +95,15 @@ def build_http_app(server: McpToolServer, tokens: BearerTokens | None) -> Any:
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=allowed_hosts(config), allowed_origins=allowed_origins(config)
     )
-    app = server.server.streamable_http_app(streamable_http_path=config.path, host=config.host, transport_security=security)
+    # Handshake-era sessions (one per Mcp-Session-Id) have the same cap and idle time as keyed ones;
+    # at the cap the SDK refuses a new one (503) rather than close someone else's.
+    app = server.server.streamable_http_app(
+        streamable_http_path=config.path,
+        host=config.host,
+        transport_security=security,
+        max_sessions=config.max_sessions,
+        session_idle_timeout=config.session_ttl,
+    )
     return _Gate(app, config=config, security=security, tokens=tokens, name=server.server.title or "dagtools")
 
 

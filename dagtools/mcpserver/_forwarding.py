@@ -10,13 +10,12 @@ session per connection, whatever the requests on it carry).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from contextvars import ContextVar
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["UpstreamClient", "forwarded_headers", "forwarding", "use_forwarded"]
+__all__ = ["UpstreamClient", "forwarded_headers", "use_forwarded"]
 
 _NONE: Mapping[str, str] = MappingProxyType({})
 _forwarded: ContextVar[Mapping[str, str]] = ContextVar("dagtools.forwarded", default=_NONE)
@@ -25,16 +24,6 @@ _forwarded: ContextVar[Mapping[str, str]] = ContextVar("dagtools.forwarded", def
 def forwarded_headers(headers: Mapping[str, str], names: tuple[str, ...]) -> dict[str, str]:
     """The allow-listed headers of one request (`headers` has lower-case names), under their configured names."""
     return {name: headers[name.lower()] for name in names if name.lower() in headers}
-
-
-@contextmanager
-def forwarding(headers: Mapping[str, str]) -> Iterator[None]:
-    """Upstream requests made inside this block carry `headers` (and only while it runs)."""
-    token = _forwarded.set(MappingProxyType(dict(headers)) if headers else _NONE)
-    try:
-        yield
-    finally:
-        _forwarded.reset(token)
 
 
 async def _add_forwarded(request: Any) -> None:
