@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -357,9 +358,16 @@ def http_url() -> Iterator[str]:
         process.kill()
 
 
-def http_client(url: str, era: str, key: str | None = None, message_handler: Any = None) -> Client:
-    headers = {SESSION_HEADER: key} if key else None
-    transport = streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))
+def strong_key(name: str) -> str:
+    """A session key an unauthenticated HTTP caller may use: the name, then 128 random bits."""
+    return f"{name}-{secrets.token_hex(16)}"
+
+
+def http_client(url: str, era: str, key: str | None = None, message_handler: Any = None, **headers: str) -> Client:
+    """An SDK client over streamable HTTP; `key` names its session (made unguessable), `headers` go with every request."""
+    if key:
+        headers[SESSION_HEADER] = strong_key(key)
+    transport = streamable_http_client(url, http_client=create_mcp_http_client(headers=headers or None))
     return Client(transport, mode=era, message_handler=message_handler)
 
 

@@ -16,8 +16,9 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 
+from dagtools.mcpserver._server import SESSION_HEADER  # noqa: E402
 from tests.servers import Recorder, Request, free_port, wait_for_port  # noqa: E402
-from tests.test_mcp import DAGTOOLS, ERAS, ROOT, expected_version, fries_fixed, http_client, value  # noqa: E402
+from tests.test_mcp import DAGTOOLS, ERAS, ROOT, expected_version, fries_fixed, http_client, strong_key, value  # noqa: E402
 
 MCP_YAML = str(ROOT / "examples" / "kitchen" / "mcp.yaml")
 # The fries task's inputs and output as options, instead of the config file.
@@ -61,13 +62,13 @@ def api_calls(recorder: Recorder) -> list[Request]:
 class McpHttp:
     """`dagtools mcp URL --transport http` in a subprocess; `.url` is its MCP endpoint."""
 
-    def __init__(self, source: str, cache_dir: Path, *extra: str) -> None:
+    def __init__(self, source: str, cache_dir: Path, *extra: str, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.process = subprocess.Popen(
             [DAGTOOLS, "mcp", source, "--transport", "http", "--port", str(self.port), *extra],
             cwd=str(ROOT),
-            env=subprocess_env(cache_dir),
+            env={**subprocess_env(cache_dir), **(env or {})},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
@@ -146,7 +147,7 @@ async def test_http_fixed_fries_against_the_url(mcp_http: McpHttp, kitchen_serve
 async def test_forward_header_passes_only_the_listed_headers(kitchen_server: Recorder, cache_dir: Path, era: str) -> None:
     with McpHttp(kitchen_server.url, cache_dir, "--config", MCP_YAML, "--forward-header", "X-User-Token") as server:
         before = len(kitchen_server.requests)
-        headers = {"X-User-Token": "alice-token", "X-Unlisted": "keep-me-here"}
+        headers = {"X-User-Token": "alice-token", "X-Unlisted": "keep-me-here", SESSION_HEADER: strong_key("forward")}
         transport = streamable_http_client(server.url, http_client=create_mcp_http_client(headers=headers))
         async with Client(transport, mode=era) as client:
             await client.call_tool("selectTools", {"tools": ["Potato_peel"]})

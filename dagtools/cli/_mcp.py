@@ -33,6 +33,29 @@ def add_mcp_command(commands: Any) -> None:
     mcp.add_argument("--port", type=int, help="HTTP port (default 8000)")
     mcp.add_argument("--path", help="HTTP path of the MCP endpoint (default /mcp)")
     mcp.add_argument(
+        "--auth-token-env",
+        metavar="NAME",
+        help="HTTP: callers must send 'Authorization: Bearer TOKEN' with a token from this environment variable "
+        "(tokens separated by commas or spaces; NAME=TOKEN names a caller)",
+    )
+    mcp.add_argument(
+        "--allow-unauthenticated",
+        action="store_true",
+        default=None,
+        help="HTTP: serve beyond loopback without --auth-token-env (only behind something that authenticates callers)",
+    )
+    mcp.add_argument(
+        "--allowed-host",
+        action="append",
+        default=None,
+        metavar="HOST[:PORT]",
+        help="HTTP: a Host header to accept (repeatable; default: loopback, the bound address and --public-url's host)",
+    )
+    mcp.add_argument(
+        "--allowed-origin", action="append", default=None, metavar="ORIGIN", help="HTTP: an Origin header to accept (repeatable)"
+    )
+    mcp.add_argument("--public-url", metavar="URL", help="HTTP: this server's MCP endpoint as clients reach it, e.g. behind a proxy")
+    mcp.add_argument(
         "--header",
         action="append",
         default=None,
@@ -93,6 +116,11 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
         host=args.host,
         port=args.port,
         path=args.path,
+        auth_token_env=args.auth_token_env,
+        allow_unauthenticated=args.allow_unauthenticated,
+        allowed_hosts=tuple(args.allowed_host) if args.allowed_host else None,
+        allowed_origins=tuple(args.allowed_origin) if args.allowed_origin else None,
+        public_url=args.public_url,
         headers=headers,
         forward_headers=forward,
         dialect=args.dialect,

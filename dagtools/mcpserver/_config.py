@@ -4,7 +4,10 @@ source: https://api.example.com/graphql     # or a schema file, or path/to/api.p
 tools: fixed                                 # or dynamic
 transport: stdio                             # or http (with host, port, path)
 headers: {Authorization: "Bearer ..."}       # sent to the API with every request
-forward_headers: [Authorization]             # incoming HTTP headers passed on to the API
+forward_headers: [X-Api-Token]               # incoming HTTP headers passed on to the API
+auth_token_env: DAGTOOLS_MCP_TOKENS          # HTTP: callers need one of the bearer tokens in this variable
+allowed_hosts: [mcp.example.com]             # HTTP: Host names accepted (DNS-rebinding protection)
+public_url: https://mcp.example.com/mcp      # HTTP: this server's URL as clients reach it
 mutations: false                             # true, or a list of mutation field names
 dialect: relay                               # plain | relay | dagger (detected when absent)
 inputs:  {oven: {field: oven, description: An oven you can use.}}
@@ -50,8 +53,23 @@ class McpConfig:
     max_active_tools: int = 64
     session_ttl: float = 3600.0
     max_sessions: int = 1000
+    max_sessions_per_caller: int = 32
+    auth_token_env: str = ""
+    allow_unauthenticated: bool = False
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    public_url: str = ""
 
     def __post_init__(self) -> None:
+        if self.auth_token_env and any(name.lower() == "authorization" for name in self.forward_headers):
+            raise ConfigError(
+                "Authorization carries this server's own bearer token, which must never reach the API; "
+                "forward the API's token in another header (such as X-Api-Token) or drop auth_token_env."
+            )
+        if self.max_sessions < 1 or self.max_sessions_per_caller < 1:
+            raise ConfigError("max_sessions and max_sessions_per_caller must be 1 or more.")
+        if self.public_url and not self.public_url.lower().startswith(("http://", "https://")):
+            raise ConfigError(f"public_url must be an http:// or https:// URL, not {self.public_url!r}.")
         if self.tools not in ("fixed", "dynamic"):
             raise ConfigError(f"tools must be fixed or dynamic, not {self.tools!r}.")
         if self.transport not in ("stdio", "http"):
@@ -98,6 +116,10 @@ def load_mcp_config(path: str | Path | None = None, data: Mapping[str, Any] | No
     if "forward_headers" in values:
         forward = values["forward_headers"]
         values["forward_headers"] = tuple([forward] if isinstance(forward, str) else forward or ())
+    for key in ("allowed_hosts", "allowed_origins"):
+        if key in values:
+            listed = values[key]
+            values[key] = tuple(str(item) for item in ([listed] if isinstance(listed, str) else listed or ()))
     if isinstance(values.get("mutations"), (list, tuple)):
         values["mutations"] = tuple(values["mutations"])
     for key in ("inputs", "outputs"):

@@ -5,20 +5,20 @@ one loaded schema and one compiled catalogue; each has its own registry and acti
 
 Which session a request belongs to:
 - Handshake era (initialize, up to 2025-11-25): the connection. A stdio process, an in-memory pair
-  or one `Mcp-Session-Id` of streamable HTTP each hold one session, dropped when it closes.
-- Stateless era (2026-07-28): requests carry no connection, so a key names the session: the
-  request's `_meta["dagtools/session"]`, else its `Dagtools-Session` HTTP header, else (HTTP) the
-  client's address and name, else (stdio, in-process: one client) the process. The values of the
-  forwarded headers are part of the key, so a session is reachable only with the credentials it
-  was opened with. Keyed sessions idle longer than `session_ttl` are dropped.
+  or one `Mcp-Session-Id` of streamable HTTP each hold one session, dropped when it closes (with
+  bearer tokens, the SDK also binds an `Mcp-Session-Id` to the caller that opened it).
+- Stateless era (2026-07-28): requests carry no connection, so a key names the session (`_keys`):
+  an unguessable key from the client, the authenticated caller, or a key the server issues; never
+  the client's address or name. Keyed sessions live in a pool with quotas per caller (`_pool`).
+
+Forwarded headers are read from every request and sent upstream with that request only
+(`_forwarding`): no session holds a credential.
 """
 
 from __future__ import annotations
 
-import hashlib
-import time
+import gc
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -32,13 +32,15 @@ from ..session._open import catalogue_for, is_executable, open_session
 from ..session._session import Session
 from ..session._toolsets import Toolset
 from ..session._turn import run_call
+from ._app import build_http_app, check_exposure
 from ._config import McpConfig
+from ._forwarding import UpstreamClient, forwarded_headers, use_forwarded
+from ._keys import ISSUED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, session_key
+from ._pool import ClientState, SessionPool, release_memory
 from ._toolsets import FixedToolset
 
 __all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer", "serve_mcp"]
 
-SESSION_HEADER = "Dagtools-Session"
-SESSION_META_KEY = "dagtools/session"
 _STATE_KEY = "dagtools.session"
 
 INSTRUCTIONS = """\
@@ -57,17 +59,6 @@ def _mcp() -> Any:
     except ImportError:
         raise ConfigError("dagtools mcp needs the MCP SDK: pip install 'dagtools[mcp]'") from None
     return mcp_types
-
-
-@dataclass(eq=False)
-class _ClientState:
-    """One MCP client's dagtools session, and where its tool-list changes go in the stateless era."""
-
-    session: Session
-    lock: anyio.Lock = field(default_factory=anyio.Lock)
-    last_used: float = field(default_factory=time.monotonic)
-    bus: Any = None
-    listen: Any = None
 
 
 class McpToolServer:
@@ -93,9 +84,8 @@ class McpToolServer:
             relay_ids=config.relay_ids,
         )
         self._dynamic = config.tools == "dynamic"
-        self._keyed: dict[str, _ClientState] = {}
-        self._opening: dict[str, anyio.Event] = {}
-        self._last_sweep = time.monotonic()
+        self._pool = SessionPool(ttl=config.session_ttl, max_sessions=config.max_sessions, per_caller=config.max_sessions_per_caller)
+        self._upstream: UpstreamClient | None = None
         self._types = types
         dynamic = self._dynamic
 
@@ -123,62 +113,37 @@ class McpToolServer:
         """The dagtools session the request belongs to, opened on first use (see the module docstring)."""
         return (await self._state(ctx)).session
 
-    async def _state(self, ctx: Any) -> _ClientState:
+    async def _state(self, ctx: Any) -> ClientState:
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
         headers = _headers(ctx)
-        forwarded = {name: headers[name.lower()] for name in self.config.forward_headers if name.lower() in headers}
+        # Every handler starts here, so every request runs with its own forwarded headers, or none.
+        use_forwarded(forwarded_headers(headers, self.config.forward_headers))
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             connection = getattr(ctx.session, "_connection", None)
             if connection is not None:
                 state = connection.state.get(_STATE_KEY)
                 if state is None:
-                    state = _ClientState(session=await self._open(forwarded))
+                    state = ClientState(session=await self._open())
                     connection.state[_STATE_KEY] = state
-                    connection.exit_stack.push_async_callback(state.session.aclose)
+                    connection.exit_stack.push_async_callback(_release, connection.state, state)
                 return state
-        key = self.session_key(ctx, headers, forwarded)
-        self._sweep()
-        while key in self._opening:  # another request of this client is opening its session
-            await self._opening[key].wait()
-        state = self._keyed.get(key)
-        if state is None:
-            opened = self._opening[key] = anyio.Event()
-            try:
-                state = _ClientState(session=await self._open(forwarded))
-                self._keyed[key] = state
-            finally:
-                del self._opening[key]
-                opened.set()
-        state.last_used = time.monotonic()
+        key = session_key(ctx, headers, forwarded_headers(headers, self.config.forward_headers))
+        state = await self._pool.get(key, self._open)
+        if key.issued and ctx.request is not None:
+            ctx.request.scope[ISSUED_SCOPE_KEY] = key.issued
         return state
 
-    def session_key(self, ctx: Any, headers: Mapping[str, str], forwarded: Mapping[str, str]) -> str:
-        """The stateless-era key of the request's session (see the module docstring)."""
-        meta = (ctx.params or {}).get("_meta") or {}
-        explicit = meta.get(SESSION_META_KEY) if isinstance(meta, Mapping) else None
-        explicit = explicit or headers.get(SESSION_HEADER.lower())
-        if explicit:
-            base = f"key:{explicit}"
-        elif ctx.request is not None:
-            client = getattr(ctx.request, "client", None)
-            params = ctx.session.client_params
-            name = f"{params.client_info.name}/{params.client_info.version}" if params else ""
-            base = f"anonymous:{client.host if client else ''}:{name}"
-        else:
-            base = "process"
-        material = base + "".join(f"\n{k}: {v}" for k, v in sorted(forwarded.items()))
-        return hashlib.sha256(material.encode()).hexdigest()
-
-    async def _open(self, forwarded: Mapping[str, str]) -> Session:
-        executor = self._executor(forwarded)
+    async def _open(self) -> Session:
+        executor = self._executor()
         session = await open_session(self.loaded, executor=executor, **self.config.session_options)
-        if executor is not None:  # made for this session alone: it goes when the session closes
+        if executor is not None:  # made for this session alone (its client is the server's): it goes with the session
             session.close_with(executor.aclose)
         return session
 
-    def _executor(self, forwarded: Mapping[str, str]) -> Executor | None:
-        """The API's own headers: the environment's, then the configured ones, then the forwarded ones."""
+    def _executor(self) -> Executor | None:
+        """Every session sends through the server's one upstream client: the environment's headers, then
+        the configured ones, then the current request's forwarded ones (see `_forwarding`)."""
         if is_executable(self.loaded.schema):
             return None  # open_session runs the API in this process
         source = self.config.source
@@ -186,30 +151,15 @@ class McpToolServer:
             return SchemaOnlyExecutor(self.loaded.origin)
         from ..executors._http import HttpExecutor, env_headers, merge_headers
 
-        return HttpExecutor(source, headers=merge_headers(env_headers(), self.config.headers, forwarded))
-
-    def _sweep(self) -> None:
-        now = time.monotonic()
-        if now - self._last_sweep < 30 and len(self._keyed) < self.config.max_sessions:
-            return
-        self._last_sweep = now
-        by_age = sorted(self._keyed.items(), key=lambda kv: kv[1].last_used)
-        excess = len(by_age) - self.config.max_sessions + 1
-        for index, (key, state) in enumerate(by_age):
-            if index < excess or now - state.last_used > self.config.session_ttl:
-                self._drop(key)
-
-    def _drop(self, key: str) -> None:
-        state = self._keyed.pop(key, None)
-        if state is not None and state.listen is not None:
-            state.listen.close()
+        if self._upstream is None:
+            self._upstream = UpstreamClient(merge_headers(env_headers(), self.config.headers))
+        return HttpExecutor(source, client=self._upstream.get())
 
     async def aclose(self) -> None:
-        """Close every keyed session's executor (connection sessions close with their connection)."""
-        for key in list(self._keyed):
-            state = self._keyed[key]
-            self._drop(key)
-            await state.session.aclose()
+        """Close every keyed session and the upstream client (connection sessions close with their connection)."""
+        await self._pool.aclose()
+        if self._upstream is not None:
+            await self._upstream.aclose()
 
     # -- protocol handlers ---------------------------------------------------------------------------
 
@@ -228,7 +178,7 @@ class McpToolServer:
             from mcp.shared.exceptions import MCPError
 
             raise MCPError(code=types.INTERNAL_ERROR, message=f"dagtools could not open a session: {error}") from None
-        return types.ListToolsResult(tools=[self._mcp_tool(t) for t in self.tools_of(session)])
+        return self._with_key(ctx, types.ListToolsResult(tools=[self._mcp_tool(t) for t in self.tools_of(session)]))
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
         try:
@@ -246,9 +196,9 @@ class McpToolServer:
             changed = self._dynamic and [t.name for t in self.tools_of(state.session)] != before
         if changed:
             await self._tools_changed(ctx, state)
-        return self._result(result)
+        return self._with_key(ctx, self._result(result))
 
-    async def _tools_changed(self, ctx: Any, state: _ClientState) -> None:
+    async def _tools_changed(self, ctx: Any, state: ClientState) -> None:
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
@@ -285,6 +235,15 @@ class McpToolServer:
             ),
         )
 
+    @staticmethod
+    def _with_key(ctx: Any, result: Any) -> Any:
+        """Hand a server-issued session key back to the client, which sends it again to keep its session."""
+        request = getattr(ctx, "request", None)
+        issued = request.scope.get(ISSUED_SCOPE_KEY) if request is not None else None
+        if issued:
+            result.meta = {**(result.meta or {}), SESSION_META_KEY: issued}
+        return result
+
     def _result(self, result: ToolResult) -> Any:
         types = self._types
         return types.CallToolResult(content=[types.TextContent(type="text", text=result.content)], is_error=result.is_error)
@@ -301,8 +260,8 @@ class McpToolServer:
             await self.aclose()
 
     def http_app(self) -> Any:
-        """The streamable HTTP ASGI app (both protocol eras), at `config.path`."""
-        return self.server.streamable_http_app(streamable_http_path=self.config.path, host=self.config.host)
+        """The streamable HTTP ASGI app (both protocol eras) at `config.path`, behind the gate of `_app`."""
+        return build_http_app(self, check_exposure(self.config))
 
     async def serve_http(self) -> None:
         import uvicorn
@@ -317,9 +276,22 @@ class McpToolServer:
 
 def serve_mcp(config: McpConfig) -> None:
     """Serve the configured API over the configured transport until the client or a signal stops it.
-    The schema is loaded first, outside the event loop that serves it."""
+    The schema is loaded first, outside the event loop that serves it, after the exposure check."""
+    if config.transport == "http":
+        check_exposure(config)
     server = McpToolServer(config)
+    gc.collect()
+    gc.freeze()  # the schema and catalogue live as long as the process: later collections skip them
     anyio.run(server.serve_http if config.transport == "http" else server.serve_stdio)
+
+
+async def _release(state: dict[str, Any], client: ClientState) -> None:
+    """A closed connection lets go of its session at once, and of everything the session held."""
+    if state.get(_STATE_KEY) is client:
+        del state[_STATE_KEY]
+    await client.session.aclose()
+    del client
+    release_memory()
 
 
 def _headers(ctx: Any) -> dict[str, str]:

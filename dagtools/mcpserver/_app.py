@@ -1,0 +1,173 @@
+"""The HTTP face of `dagtools mcp`: the SDK's streamable HTTP app behind one gate.
+
+The gate, in order: checks `Host` and `Origin` against the allowed names (DNS-rebinding
+protection, on whatever address the server is bound to); serves the protected-resource metadata;
+checks the bearer token when tokens are configured (401 with a `WWW-Authenticate` challenge
+otherwise); and hands a server-issued session key back in a `Dagtools-Session` response header.
+
+A server bound beyond loopback without tokens refuses to start unless the operator says
+`allow_unauthenticated` (something in front of it, such as a proxy, authenticates callers).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from .._errors import ConfigError
+from ._auth import WELL_KNOWN, BearerTokens, protected_resource_metadata, unauthorized
+from ._config import McpConfig
+from ._keys import ISSUED_SCOPE_KEY, SESSION_HEADER
+
+if TYPE_CHECKING:
+    from ._server import McpToolServer
+
+__all__ = ["build_http_app", "check_exposure", "is_loopback"]
+
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+_WILDCARDS = ("", "0.0.0.0", "::", "[::]")
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_exposure(config: McpConfig) -> BearerTokens | None:
+    """The bearer tokens to require, read from the environment; refuses an open server beyond loopback."""
+    tokens = BearerTokens.from_env(config.auth_token_env) if config.auth_token_env else None
+    if tokens is None and not is_loopback(config.host) and not config.allow_unauthenticated:
+        raise ConfigError(
+            f"Refusing to serve on {config.host} without authentication: anyone who reaches it could call the "
+            "API with this server's credentials. Set bearer tokens in an environment variable and name it with "
+            "--auth-token-env NAME, or pass --allow-unauthenticated if something in front of this server "
+            "authenticates every caller."
+        )
+    return tokens
+
+
+def allowed_hosts(config: McpConfig) -> list[str]:
+    """`Host` values to accept: the configured ones, else loopback, the bound address and the public URL's host."""
+    names = list(config.allowed_hosts) or [
+        *_LOOPBACK_NAMES,
+        *([] if config.host in _WILDCARDS or is_loopback(config.host) else [_bracketed(config.host)]),
+        *([urlsplit(config.public_url).netloc] if config.public_url else []),
+    ]
+    hosts: list[str] = []
+    for name in names:
+        hosts += [name] if _has_port(name) else [name, f"{name}:*"]
+    return list(dict.fromkeys(hosts))
+
+
+def allowed_origins(config: McpConfig) -> list[str]:
+    """`Origin` values to accept (browsers send one; most MCP clients send none): the configured ones,
+    else http and https on the allowed hosts."""
+    if config.allowed_origins:
+        return list(config.allowed_origins)
+    return [f"{scheme}://{host}" for host in allowed_hosts(config) for scheme in ("http", "https")]
+
+
+def _has_port(name: str) -> bool:
+    return "]:" in name if name.startswith("[") else ":" in name
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def build_http_app(server: McpToolServer, tokens: BearerTokens | None) -> Any:
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    config = server.config
+    if config.host in _WILDCARDS and not config.allowed_hosts and not config.public_url:
+        print(
+            f"dagtools mcp: bound to {config.host or 'every address'}, accepting only Host: {', '.join(_LOOPBACK_NAMES)}; "
+            "name the others with --allowed-host or --public-url.",
+            file=sys.stderr,
+        )
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=allowed_hosts(config), allowed_origins=allowed_origins(config)
+    )
+    # Handshake-era sessions (one per Mcp-Session-Id) have the same cap and idle time as keyed ones;
+    # at the cap the SDK refuses a new one (503) rather than close someone else's.
+    app = server.server.streamable_http_app(
+        streamable_http_path=config.path,
+        host=config.host,
+        transport_security=security,
+        max_sessions=config.max_sessions,
+        session_idle_timeout=config.session_ttl,
+    )
+    return _Gate(app, config=config, security=security, tokens=tokens, name=server.server.title or "dagtools")
+
+
+class _Gate:
+    def __init__(self, app: Any, *, config: McpConfig, security: Any, tokens: BearerTokens | None, name: str) -> None:
+        from mcp.server.transport_security import TransportSecurityMiddleware
+
+        self.app = app
+        self.config = config
+        self.checks = TransportSecurityMiddleware(security)
+        self.tokens = tokens
+        self.name = name
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        from starlette.requests import Request
+
+        refused = await self.checks.validate_request(Request(scope), is_post=False)
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        if self.tokens is not None and path.startswith(WELL_KNOWN):
+            await self._metadata(scope, send)
+            return
+        if self.tokens is not None:
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+            user = await self.tokens.authenticate(headers)
+            if user is None:
+                status, response_headers, body = unauthorized(self._resource(scope), given="authorization" in headers)
+                await _respond(send, status, response_headers, body)
+                return
+            from starlette.authentication import AuthCredentials
+
+            scope["user"], scope["auth"] = user, AuthCredentials([])
+        await self.app(scope, receive, self._with_issued_key(scope, send))
+
+    def _resource(self, scope: dict[str, Any]) -> str:
+        """This server's URL as its clients reach it: `public_url`, else the (checked) Host it was asked by."""
+        if self.config.public_url:
+            return self.config.public_url
+        host = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1") or f"{self.config.host}:{self.config.port}"
+        return f"{scope.get('scheme', 'http')}://{host}{self.config.path}"
+
+    async def _metadata(self, scope: dict[str, Any], send: Any) -> None:
+        if scope.get("method") not in ("GET", "HEAD", "OPTIONS"):
+            await _respond(send, 405, [(b"allow", b"GET, HEAD, OPTIONS")], b"")
+            return
+        body = json.dumps(protected_resource_metadata(self._resource(scope), self.name)).encode()
+        await _respond(send, 200, [(b"content-type", b"application/json"), (b"cache-control", b"max-age=3600")], body)
+
+    @staticmethod
+    def _with_issued_key(scope: dict[str, Any], send: Any) -> Any:
+        async def sending(message: dict[str, Any]) -> None:
+            issued = scope.get(ISSUED_SCOPE_KEY)
+            if message["type"] == "http.response.start" and issued:
+                message = {**message, "headers": [*message.get("headers", []), (SESSION_HEADER.lower().encode(), issued.encode())]}
+            await send(message)
+
+        return sending
+
+
+async def _respond(send: Any, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

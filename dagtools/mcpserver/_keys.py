@@ -1,0 +1,103 @@
+"""Which keyed session a stateless-era (2026-07-28) request belongs to, and which caller owns it.
+
+A 2026-07-28 request carries no connection, so a key names its session. No two callers may ever
+share a session by accident, so a key is one of:
+- a key the client sends (`_meta["dagtools/session"]`, else the `Dagtools-Session` HTTP header).
+  From an unauthenticated caller over HTTP it must be unguessable: at least 32 characters of
+  `A-Z a-z 0-9 _ -` drawn at random (`secrets.token_hex(16)`, a UUID4). From an authenticated
+  caller any short name will do, because the caller's identity is part of the session's key;
+- no key from an authenticated caller: that caller's own session;
+- no key from an unauthenticated caller over HTTP: a fresh session under a key the server issues
+  (192 random bits), returned in the result's `_meta["dagtools/session"]` and in a
+  `Dagtools-Session` response header. A client that sends it back keeps its session; one that
+  does not gets a fresh session each request. The client's address and name are never a key;
+- in process (stdio, an in-memory client): the one client of this process.
+
+The values of the forwarded headers are always part of the key, so a session is reachable only with
+the credentials it was opened with. Only digests are kept: neither keys nor credentials are stored.
+
+The owner of a session is who quotas count against: the authenticated caller, else the client's
+address, else the process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import ConfigError
+
+__all__ = ["SESSION_HEADER", "SESSION_META_KEY", "SessionKey", "caller_of", "session_key"]
+
+SESSION_HEADER = "Dagtools-Session"
+SESSION_META_KEY = "dagtools/session"
+ISSUED_SCOPE_KEY = "dagtools.issued_session"
+
+_STRONG_KEY = re.compile(r"[A-Za-z0-9_-]{32,256}")
+_ANY_KEY = re.compile(r"[\x21-\x7e]{1,256}")
+_WEAK_KEY_HINT = (
+    "Send a key of at least 32 random characters of A-Z a-z 0-9 _ - (python -c 'import secrets; "
+    "print(secrets.token_hex(16))'), or send none to be issued one, or authenticate."
+)
+
+
+@dataclass(frozen=True)
+class SessionKey:
+    """Where one request's session lives: `digest` names it, `owner` is who its quota counts against,
+    `issued` is a key the server made up for a keyless client and must hand back to it."""
+
+    digest: str
+    owner: str
+    issued: str | None = None
+
+
+def caller_of(request: Any) -> str | None:
+    """The authenticated caller of an HTTP request (set by the bearer-token gate), or None."""
+    scope = getattr(request, "scope", None)
+    user = scope.get("user") if isinstance(scope, Mapping) else None
+    token = getattr(user, "access_token", None)
+    client_id = getattr(token, "client_id", None)
+    return f"caller:{client_id}" if client_id else None
+
+
+def session_key(ctx: Any, headers: Mapping[str, str], forwarded: Mapping[str, str]) -> SessionKey:
+    """The key of the request's session (see the module docstring); a guessable key raises ConfigError."""
+    request = getattr(ctx, "request", None)
+    meta = (getattr(ctx, "params", None) or {}).get("_meta") or {}
+    explicit = meta.get(SESSION_META_KEY) if isinstance(meta, Mapping) else None
+    explicit = explicit if explicit is not None else headers.get(SESSION_HEADER.lower())
+    caller = caller_of(request) if request is not None else None
+    issued: str | None = None
+    if request is None:
+        owner = "process"
+    elif caller is not None:
+        owner = caller
+    else:
+        client = getattr(request, "client", None)
+        owner = f"address:{client.host if client else 'unknown'}"
+    if explicit is not None:
+        if not isinstance(explicit, str) or not _ANY_KEY.fullmatch(explicit):
+            raise ConfigError(f"The {SESSION_HEADER} key must be 1 to 256 printable ASCII characters. {_WEAK_KEY_HINT}")
+        if request is not None and caller is None and not _unguessable(explicit):
+            raise ConfigError(f"The {SESSION_HEADER} key is too short or too regular for an unauthenticated caller. {_WEAK_KEY_HINT}")
+        base = f"key:{explicit}"
+    elif request is None:
+        base = "process"
+    elif caller is not None:
+        base = "own"
+    else:
+        issued = secrets.token_urlsafe(24)
+        base = f"key:{issued}"
+    # The caller is part of an authenticated session's key: another caller sending the same key
+    # reaches a session of its own.
+    material = f"{caller or ''}\n{base}" + "".join(f"\n{k}: {v}" for k, v in sorted(forwarded.items()))
+    return SessionKey(digest=hashlib.sha256(material.encode()).hexdigest(), owner=owner, issued=issued)
+
+
+def _unguessable(key: str) -> bool:
+    """At least 128 bits if drawn at random; a run of few distinct characters is not."""
+    return bool(_STRONG_KEY.fullmatch(key)) and len(set(key)) >= 8
