@@ -67,3 +67,13 @@ async def test_a_good_call_after_hostile_ones_still_runs(transport):
         assert (await session.call_tool(ToolCall(name="Potato_peel", arguments=arguments))).is_error
     result = await session.call_tool(ToolCall(name="Potato_peel", arguments={"Potato": "1"}))
     assert not result.is_error and result.value["result"] == "Potato#2"
+
+
+@pytest.mark.parametrize("name", [None, 3, "Potato_\ud800peel"], ids=["None", "a number", "a lone surrogate"])
+async def test_a_tool_name_that_is_not_text_gives_an_error(name):
+    session = await kitchen_session()
+    before = state(session)
+    result = await session.call_tool(ToolCall(name=name, arguments={}))
+    assert result.is_error and "tool name is" in result.value["error"]
+    result.value["error"].encode("utf-8")
+    assert state(session) == before

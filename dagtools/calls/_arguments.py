@@ -66,6 +66,8 @@ class Ref(str):
 
 def parse_arguments(tool_name: str, raw: dict[str, Any] | str | None) -> dict[str, Any]:
     """The model's arguments as a dict of JSON values that every later step (and the API) can take."""
+    if not isinstance(tool_name, str):
+        raise ToolCallError(f"A tool name is text, not {type(tool_name).__name__}. selectTools lists the tools you can select.")
     if not tool_name.isascii() and value_problem(tool_name) is not None:  # the name is echoed in every message
         raise ToolCallError(f"There is no tool {ascii(tool_name)}: a tool name is plain text. selectTools lists the tools you can select.")
     if raw is None or raw == "":

@@ -1,5 +1,4 @@
-"""A schema whose field types wrap lists and non-nulls too deeply is refused once, when it is loaded,
-rather than crashing every layer that walks a type later."""
+"""Types wrapped in lists and non-nulls too deeply to walk are refused when a schema loads."""
 
 from __future__ import annotations
 
