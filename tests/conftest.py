@@ -14,7 +14,7 @@ if str(ROOT) not in sys.path:
 
 from tests.thirdparty import media_closed_url, media_old_url, media_url, swapi_url  # noqa: E402,F401  (servers on loopback, for any module)
 
-os.environ["DAGTOOLS_DEBUG"] = "1"  # every document shape dagtools builds is validated against its schema
+os.environ["DAGTOOLS_DEBUG"] = os.environ.get("DAGTOOLS_DEBUG", "1")  # every document shape dagtools builds is validated against its schema
 
 SHARED_SCHEMAS = Path(os.environ.get("DAGTOOLS_SHARED_SCHEMAS", ROOT.parent / "shared" / "schemas"))
 
