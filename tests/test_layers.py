@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "dagtools"
 
 #: Lowest first. A module may import its own layer and any layer before it, never one after.
 LAYERS = [
-    {"dagtools._errors", "dagtools._tools", "dagtools._retries", "dagtools._yaml", "dagtools._redact"},
+    {"dagtools._errors", "dagtools._tools", "dagtools._retries", "dagtools._yaml", "dagtools._redact", "dagtools._lazy"},
     {"dagtools.executors"},
     {"dagtools.load"},
     {"dagtools.catalogue"},
