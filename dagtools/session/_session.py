@@ -248,7 +248,7 @@ class Session:
         if call.id:
             return call
         self._calls += 1
-        return replace(call, id=f"call_{self._calls}")
+        return ToolCall(name=call.name, arguments=call.arguments, id=f"call_{self._calls}")
 
     # -- meta-tools ----------------------------------------------------------------------------------
 
