@@ -42,6 +42,7 @@ class PreparedCall:
     field_type: Any
     next_page: Callable[[str], str] | None = None
     answer: Result | None = None
+    document: Document | None = None  # built once for a call prepared before (see FieldCalls.prepare)
 
 
 class FieldCalls:
@@ -53,9 +54,27 @@ class FieldCalls:
         self.executor = executor
         self.long_values = long_values
         self.queries = QueryBuilder.of(catalogue)
+        self._prepared: dict[tuple[Any, ...], PreparedCall] = {}
 
     def prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
-        """Everything a field call needs before it is sent; raises ToolCallError before anything runs."""
+        """Everything a field call needs before it is sent; raises ToolCallError before anything runs.
+
+        A call that names its object is bound once: an ID never changes meaning and the registry only
+        grows, so the same tool with the same arguments binds the same way every time after it first
+        succeeds. A call whose object is the most recent of its type is bound afresh."""
+        key = _memo_key(tool, arguments)
+        if key is not None:
+            known = self._prepared.get(key)
+            if known is not None:
+                return known
+        prepared = self._prepare(tool, arguments)
+        if key is not None and prepared.answer is None:
+            if len(self._prepared) >= _PREPARED_LIMIT:
+                del self._prepared[next(iter(self._prepared))]
+            prepared = self._prepared[key] = replace(prepared, document=self.queries.build(prepared.steps, operation=prepared.operation))
+        return prepared
+
+    def _prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
         bound = bind_arguments(self.catalogue, self.registry, tool, arguments)
         ref = self.catalogue.ref(tool.name)
         field = self.catalogue.field(ref)
@@ -77,6 +96,8 @@ class FieldCalls:
         return PreparedCall(steps, operation, expression, field.type, next_page=next_page)
 
     def document(self, prepared: PreparedCall, *, alias: str | None = None) -> Document:
+        if alias is None and prepared.document is not None:
+            return prepared.document
         return self.queries.build(prepared.steps, operation=prepared.operation, alias=alias)
 
     async def run(self, prepared: PreparedCall, *, description: str = "") -> Result:
@@ -202,6 +223,25 @@ class FieldCalls:
                 current = schema.get_type(step.on)
             current = get_named_type(current.fields[step.field].type)
         return current
+
+
+_PREPARED_LIMIT = 256
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _memo_key(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The call as a key, when its binding depends on its arguments alone: its object is named.
+    Values keep their type in the key (1, 1.0 and true bind differently), lists and objects as JSON."""
+    if tool.object_parameter is not None and arguments.get(tool.object_parameter) is None:
+        return None
+    if all(type(v) in _SCALARS for v in arguments.values()):
+        return (tool.name, *sorted((k, type(v).__name__, v) for k, v in arguments.items()))
+    try:
+        return tool.name, json.dumps(arguments, sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
 
 
 def _glimpse(value: Any, limit: int = 160) -> Any:
