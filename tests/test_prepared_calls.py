@@ -37,3 +37,13 @@ async def test_values_of_another_type_are_checked_again() -> None:
     assert bad.is_error and "settings.minutes" in bad.value["error"]
     wrong = await call(session, "Oven_bake", Oven="Oven#1", item="Sink#1", settings={"minutes": 30})
     assert wrong.is_error and "Sink#1" in wrong.value["error"]
+
+
+async def test_an_object_read_again_is_the_same_id_and_the_most_recent() -> None:
+    session = await kitchen_session()
+    session.select(["Potato_peel", "Query_potato", "Potato_variety"])
+    assert (await call(session, "Potato_peel", Potato="Potato#1")).value["result"] == "Potato#2"
+    await call(session, "Query_potato", variety="Yukon Gold")  # Potato#3
+    assert (await call(session, "Potato_peel", Potato="Potato#1")).value["result"] == "Potato#2"
+    assert session.registry.latest("Potato").id == "Potato#2"
+    assert (await call(session, "Potato_variety")).value == {"result": "Russet"}

@@ -55,6 +55,7 @@ class FieldCalls:
         self.long_values = long_values
         self.queries = QueryBuilder.of(catalogue)
         self._prepared: dict[tuple[Any, ...], PreparedCall] = {}
+        self._by_identity: dict[tuple[str, Any], str] = {}  # (type, identity) -> the ID its handle was minted as
 
     def prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
         """Everything a field call needs before it is sent; raises ToolCallError before anything runs.
@@ -207,13 +208,22 @@ class FieldCalls:
         identity = self.catalogue.identity(type_name)
         id_value = value.get(identity.field) if identity else None
         if identity is not None and id_value is not None:
+            known = self._by_identity.get((type_name, id_value)) if type(id_value) in _SCALARS else None
+            if known is not None and not description:  # minted before: the same entry, now the most recent
+                self.registry.touch(known)
+                entry = self.registry.get(known)
+                assert entry is not None
+                return entry
             handle = Handle((Step.of(identity.root_field, {identity.argument: id_value}),))
         elif operation == "mutation":
             handle = Handle(steps, "mutation", freeze(value))
         else:
             handle = Handle(steps)
         preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
-        return self.registry.mint(type_name, handle, expression=expression, description=description, identity=id_value, preview=preview)
+        entry = self.registry.mint(type_name, handle, expression=expression, description=description, identity=id_value, preview=preview)
+        if identity is not None and id_value is not None and type(id_value) in _SCALARS:
+            self._by_identity[(type_name, id_value)] = entry.id
+        return entry
 
     def _end_type(self, steps: tuple[Step, ...], operation: str) -> Any:
         schema = self.catalogue.schema
