@@ -246,8 +246,8 @@ def _memo_key(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, ...] | None:
     Values keep their type in the key (1, 1.0 and true bind differently), lists and objects as JSON."""
     if tool.object_parameter is not None and arguments.get(tool.object_parameter) is None:
         return None
-    if all(type(v) in _SCALARS for v in arguments.values()):
-        return (tool.name, *sorted((k, type(v).__name__, v) for k, v in arguments.items()))
+    if all(type(v) in _SCALARS for v in arguments.values()):  # in the order given: another order only misses
+        return tool.name, tuple(arguments.items()), tuple(map(type, arguments.values()))
     try:
         return tool.name, json.dumps(arguments, sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError):
