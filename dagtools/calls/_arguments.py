@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the session holds these; this layer is given them and never
 __all__ = ["Bound", "bind_arguments", "parse_arguments", "resolve_reference", "signature", "value_problems"]
 
 
+_validate_input_value: Any
 try:
     from graphql.utilities import validate_input_value as _validate_input_value  # graphql-core 3.3
 except ImportError:  # graphql-core 3.2
