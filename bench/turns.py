@@ -3,7 +3,7 @@
     python bench/turns.py
 
 Figures: `requests_per_turn_of_N_reads` (target 1) and `document_chars_at_chain_K_with_identity`
-(target: the same at every K).
+(target: the same at every K, so `document_chars_growth_with_identity` is 1).
 Served by uvicorn through tests/servers.py; falls back to in-process execution where that is absent.
 """
 
@@ -16,17 +16,16 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for _path in (ROOT, ROOT / "bench"):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+from _figures import exit_status, figure  # noqa: E402
 
 from dagtools import Dialect, LocalExecutor, Session, ToolCall, compile_catalogue  # noqa: E402
 from examples.relay.api import make_schema  # noqa: E402
 
 __all__ = ["run_http_bench"]
-
-
-def figure(name: str, value: Any) -> None:
-    print(f"{name}: {value}", flush=True)
 
 
 class Counting:
@@ -108,13 +107,16 @@ async def document_sizes(lengths: tuple[int, ...] = (2, 10, 20), *, identity: bo
 def run_http_bench() -> None:
     for reads in (5, 20):
         requests, transport = asyncio.run(requests_per_turn(reads))
-        figure(f"requests_per_turn_of_{reads}_reads", requests)
+        figure(f"requests_per_turn_of_{reads}_reads", requests, "== 1")
     figure("http_bench_transport", transport)
-    for k, size in asyncio.run(document_sizes()).items():
+    sizes = asyncio.run(document_sizes())
+    for k, size in sizes.items():
         figure(f"document_chars_at_chain_{k}_with_identity", size)
+    figure("document_chars_growth_with_identity", max(sizes.values()) / min(sizes.values()), "<= 1")
     for k, size in asyncio.run(document_sizes(identity=False)).items():
         figure(f"document_chars_at_chain_{k}_without_identity", size)
 
 
 if __name__ == "__main__":
     run_http_bench()
+    sys.exit(exit_status())

@@ -15,6 +15,7 @@ move. Layers, each importing only those below it:
 """
 
 import logging
+import typing as _typing
 
 from ._errors import (
     CatalogueError,
@@ -27,19 +28,44 @@ from ._errors import (
     ToolCallError,
     TransportError,
 )
+from ._lazy import lazy_exports as _lazy_exports
 from ._tools import Tool, ToolCall, ToolResult
-from .agent import Agent, AgentEvent, RunResult
-from .calls import Handle, Step
-from .catalogue import Catalogue, compile_catalogue, render_tools
-from .catalogue._options import CatalogueOptions
-from .executors import Executor, HttpExecutor, LocalExecutor, Response
-from .load import Dialect, LoadedSchema, detect_dialect, load_schema
-from .models import AnthropicModel, FunctionModel, Model, ModelResponse, OpenAIModel, ScriptedModel, Usage, get_model
-from .session import Context, Message, ObjectEntry, Output, Registry, Session, open_session
-from .session._options import SessionOptions
-from .session._state import SessionState
-from .session._toolsets import CombinedToolset, FunctionToolset, Toolset
-from .toolsconfig import ChatStore, RestApi, ToolsConfig, attach_tools_config, export_tools_config, load_tools_config
+
+# Where each of the other public names lives. They are imported on first use, so the command line
+# and a script that needs one of them start without importing every layer (graphql-core, httpx, ...).
+_WHERE = {
+    **dict.fromkeys(["Agent", "AgentEvent", "RunResult"], ".agent"),
+    **dict.fromkeys(["Handle", "Step"], ".calls"),
+    **dict.fromkeys(["Catalogue", "compile_catalogue", "render_tools"], ".catalogue"),
+    "CatalogueOptions": ".catalogue._options",
+    **dict.fromkeys(["Executor", "HttpExecutor", "LocalExecutor", "Response"], ".executors"),
+    **dict.fromkeys(["Dialect", "LoadedSchema", "detect_dialect", "load_schema"], ".load"),
+    **dict.fromkeys(
+        ["AnthropicModel", "FunctionModel", "Model", "ModelResponse", "OpenAIModel", "ScriptedModel", "Usage", "get_model"], ".models"
+    ),
+    **dict.fromkeys(["Context", "Message", "ObjectEntry", "Output", "Registry", "Session", "open_session"], ".session"),
+    "SessionOptions": ".session._options",
+    "SessionState": ".session._state",
+    **dict.fromkeys(["CombinedToolset", "FunctionToolset", "Toolset"], ".session._toolsets"),
+    **dict.fromkeys(
+        ["ChatStore", "RestApi", "ToolsConfig", "attach_tools_config", "export_tools_config", "load_tools_config"], ".toolsconfig"
+    ),
+}
+__getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
+
+if _typing.TYPE_CHECKING:
+    from .agent import Agent, AgentEvent, RunResult
+    from .calls import Handle, Step
+    from .catalogue import Catalogue, compile_catalogue, render_tools
+    from .catalogue._options import CatalogueOptions
+    from .executors import Executor, HttpExecutor, LocalExecutor, Response
+    from .load import Dialect, LoadedSchema, detect_dialect, load_schema
+    from .models import AnthropicModel, FunctionModel, Model, ModelResponse, OpenAIModel, ScriptedModel, Usage, get_model
+    from .session import Context, Message, ObjectEntry, Output, Registry, Session, open_session
+    from .session._options import SessionOptions
+    from .session._state import SessionState
+    from .session._toolsets import CombinedToolset, FunctionToolset, Toolset
+    from .toolsconfig import ChatStore, RestApi, ToolsConfig, attach_tools_config, export_tools_config, load_tools_config
 
 __version__ = "0.1.0"
 

@@ -20,6 +20,7 @@ LAYERS = [
         "dagtools._redact",
         "dagtools._limits",
         "dagtools._values",
+        "dagtools._lazy",
     },
     {"dagtools.executors"},
     {"dagtools.load"},

@@ -167,7 +167,7 @@ async def test_errors_come_back_as_error_results(era: str) -> None:
         assert early_save.is_error
     async with Client(kitchen("fixed").server, mode=era) as client:
         for name, arguments in [
-            ("callTool", {"tool": "Potato_peel"}),
+            ("callTool", {"tool": "Potato_peel", "arguments": {"Potato": "Potato#9"}}),
             ("callTool", {}),
             ("describeTools", {"tools": ["Nope_nope"]}),
             ("selectTools", {"tools": ["Nope"]}),
@@ -224,7 +224,7 @@ async def test_fixed_select_tools_returns_full_schemas_and_describe_does_not_sel
     async with Client(server.server, mode="legacy") as client:
         described = value(await client.call_tool("describeTools", {"tools": ["Potato_*"]}))
         assert {t["name"] for t in described["tools"]} >= {"Potato_peel", "Potato_slice"}
-        refused = await client.call_tool("callTool", {"tool": "Potato_peel", "arguments": {}})
+        refused = await client.call_tool("callTool", {"tool": "Potato_peel", "arguments": {"Potato": "Sink#1"}})
         assert refused.is_error
         listing = value(await client.call_tool("selectTools", {}))
         assert "Potato#1" in listing and "Query_potato" in listing

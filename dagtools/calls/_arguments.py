@@ -33,19 +33,24 @@ if TYPE_CHECKING:  # the session holds these; this layer is given them and never
 __all__ = ["Bound", "bind_arguments", "parse_arguments", "resolve_reference", "signature", "value_problems"]
 
 
+_validate_input_value: Any
+try:
+    from graphql.utilities import validate_input_value as _validate_input_value  # graphql-core 3.3
+except ImportError:  # graphql-core 3.2
+    _validate_input_value = None
+
+
 def value_problems(value: Any, type_: Any) -> list[tuple[list[str | int], str]]:
     """What the API would reject in `value` for `type_`: (path, message) pairs, checked by graphql-core."""
     problems: list[tuple[list[str | int], str]] = []
-    try:
-        from graphql.utilities import validate_input_value  # graphql-core 3.3
-    except ImportError:  # graphql-core 3.2
+    if _validate_input_value is None:
         from graphql import coerce_input_value
 
         coerce_input_value(
             value, type_, lambda path, _v, error: problems.append((list(path), getattr(error, "message", str(error)).rstrip(".")))
         )
     else:
-        validate_input_value(
+        _validate_input_value(
             value, type_, lambda error, path: problems.append((list(path), getattr(error, "message", str(error)).rstrip(".")))
         )
     return problems
@@ -112,6 +117,9 @@ def signature(catalogue: Catalogue, tool: Tool) -> str:
 
 def resolve_reference(catalogue: Catalogue, registry: Registry, value: Any, target: str, *, where: str) -> ObjectEntry:
     """The object a reference names, checked against the type the parameter takes."""
+    exact = registry.get(value) if isinstance(value, str) else None
+    if exact is not None and exact.type_name == target:  # the usual case: an ID as the session wrote it
+        return exact
     text = str(value).strip() if isinstance(value, (str, int)) and not isinstance(value, bool) else None
     if not text:
         raise ToolCallError(f'{where} takes an object ID such as "{catalogue.example_id(target)}", not {json.dumps(value)}.')
@@ -172,13 +180,48 @@ def _options(catalogue: Catalogue, registry: Registry, target: str, limit: int =
     return ", ".join(ids)
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What binding needs to know of one tool, worked out once per catalogue rather than per call:
+    its arguments, which are required, and which name objects (directly, or inside input objects)."""
+
+    type_name: str
+    declared: dict[str, GraphQLArgument]
+    accepted: frozenset[str]
+    required: tuple[str, ...]
+    targets: dict[str, str | None]
+    plain: frozenset[str]  # neither a reference nor an input object: the value is sent as given
+
+
+def _plan(catalogue: Catalogue, tool: Tool) -> _Plan:
+    plans: dict[str, _Plan] = catalogue.derived("binding plans", dict)
+    plan = plans.get(tool.name)
+    if plan is None:
+        ref = catalogue.ref(tool.name)
+        declared = catalogue.arguments(ref)
+        targets = {name: catalogue.dialect.object_argument(arg, name) for name, arg in declared.items()}
+        plan = plans[tool.name] = _Plan(
+            type_name=ref.type_name,
+            declared=declared,
+            accepted=frozenset([*declared, *([tool.object_parameter] if tool.object_parameter else [])]),
+            required=tuple(name for name, arg in declared.items() if is_required(arg)),
+            targets=targets,
+            plain=frozenset(
+                name
+                for name, arg in declared.items()
+                if targets[name] is None and not isinstance(get_named_type(arg.type), GraphQLInputObjectType)
+            ),
+        )
+    return plan
+
+
 def bind_arguments(catalogue: Catalogue, registry: Registry, tool: Tool, arguments: dict[str, Any]) -> Bound:
     """Check a field tool's arguments and resolve its object and references. Raises ToolCallError."""
-    ref = catalogue.ref(tool.name)
-    declared = catalogue.arguments(ref)
+    plan = _plan(catalogue, tool)
+    declared = plan.declared
     parent: ObjectEntry | None = None
     object_parameter = tool.object_parameter
-    unknown = [k for k in arguments if k not in declared and k != object_parameter]
+    unknown = [k for k in arguments if k not in plan.accepted]
     if unknown:
         from difflib import get_close_matches
 
@@ -189,17 +232,18 @@ def bind_arguments(catalogue: Catalogue, registry: Registry, tool: Tool, argumen
         raise ToolCallError(f"{tool.name} has no parameter {', '.join(hints)}. Its parameters: {signature(catalogue, tool)}.")
     if object_parameter is not None:
         given = arguments.get(object_parameter)
+        type_name = plan.type_name
         if given is None:
-            parent = registry.latest(ref.type_name)
+            parent = registry.latest(type_name)
             if parent is None:
-                makers = [n for n in catalogue.makers(ref.type_name) if n != tool.name][:5]
+                makers = [n for n in catalogue.makers(type_name) if n != tool.name][:5]
                 raise ToolCallError(
-                    f"There is no {ref.type_name} object yet, so {tool.name} has nothing to operate on. "
-                    + (f"Get one first, with {', '.join(makers)}." if makers else f"Get {article(ref.type_name)} first.")
+                    f"There is no {type_name} object yet, so {tool.name} has nothing to operate on. "
+                    + (f"Get one first, with {', '.join(makers)}." if makers else f"Get {article(type_name)} first.")
                 )
         else:
-            parent = resolve_reference(catalogue, registry, given, ref.type_name, where=f"{tool.name}'s {object_parameter}")
-    missing = [n for n, a in declared.items() if is_required(a) and arguments.get(n) is None]
+            parent = resolve_reference(catalogue, registry, given, type_name, where=f"{tool.name}'s {object_parameter}")
+    missing = [n for n in plan.required if arguments.get(n) is None]
     if missing:
         raise ToolCallError(
             f"{tool.name} is missing the required argument{'s' if len(missing) > 1 else ''} "
@@ -211,7 +255,10 @@ def bind_arguments(catalogue: Catalogue, registry: Registry, tool: Tool, argumen
     for name, arg in declared.items():
         if name not in arguments:
             continue
-        value, display = _substitute(catalogue, registry, arg, name, arguments[name], f"{tool.name}'s {name}")
+        if name in plan.plain:
+            value = display = arguments[name]
+        else:
+            value, display = _substitute(catalogue, registry, arg, name, arguments[name], f"{tool.name}'s {name}", plan.targets[name])
         _check(arg, name, value, problems)
         values[name] = value
         shown[name] = display
@@ -225,13 +272,21 @@ def bind_arguments(catalogue: Catalogue, registry: Registry, tool: Tool, argumen
 
 
 def _substitute(
-    catalogue: Catalogue, registry: Registry, arg: GraphQLArgument | GraphQLInputField, name: str, value: Any, where: str
+    catalogue: Catalogue,
+    registry: Registry,
+    arg: GraphQLArgument | GraphQLInputField,
+    name: str,
+    value: Any,
+    where: str,
+    target: str | None | bool = False,
 ) -> tuple[Any, Any]:
-    """Replace object references with real ids, inside lists and input objects too."""
+    """Replace object references with real ids, inside lists and input objects too. `target` is the
+    type the argument names objects of, when the caller knows it already (False: work it out)."""
     if value is None:
         return None, None
-    target = catalogue.dialect.object_argument(arg, name)
-    if target is not None:
+    if target is False:
+        target = catalogue.dialect.object_argument(arg, name)  # type: ignore[arg-type]
+    if isinstance(target, str):
         raw = catalogue.dialect.accepts_raw_id(arg)
         return _map_list(arg.type, value, lambda v: _reference_value(catalogue, registry, v, target, where, raw=raw))
     named = get_named_type(arg.type)

@@ -77,7 +77,7 @@ class QueryBuilder:
 
     def build(self, steps: tuple[Step, ...], *, operation: str = "query", alias: str | None = None) -> Document:
         """The document that reads the end of `steps`: a leaf value, or an object's type, id and preview."""
-        key = (operation, alias, tuple((s.field, tuple(k for k, _ in s.arguments), s.on, s.index is not None) for s in steps))
+        key = (operation, alias, *[(s.field, *[k for k, _ in s.arguments], s.on, s.index is not None) for s in steps])
         shape = self._shapes.get(key)
         if shape is None:
             shape = self._shape(steps, operation, alias)

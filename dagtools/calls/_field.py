@@ -44,6 +44,7 @@ class PreparedCall:
     field_type: Any
     next_page: Callable[[str], str] | None = None
     answer: Result | None = None
+    document: Document | None = None  # built once for a call prepared before (see FieldCalls.prepare)
 
 
 class FieldCalls:
@@ -55,9 +56,28 @@ class FieldCalls:
         self.executor = executor
         self.long_values = long_values
         self.queries = QueryBuilder.of(catalogue)
+        self._prepared: dict[tuple[Any, ...], PreparedCall] = {}
+        self._by_identity: dict[tuple[str, Any], str] = {}  # (type, identity) -> the ID its handle was minted as
 
     def prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
-        """Everything a field call needs before it is sent; raises ToolCallError before anything runs."""
+        """Everything a field call needs before it is sent; raises ToolCallError before anything runs.
+
+        A call that names its object is bound once: an ID never changes meaning and the registry only
+        grows, so the same tool with the same arguments binds the same way every time after it first
+        succeeds. A call whose object is the most recent of its type is bound afresh."""
+        key = _memo_key(tool, arguments)
+        if key is not None:
+            known = self._prepared.get(key)
+            if known is not None:
+                return known
+        prepared = self._prepare(tool, arguments)
+        if key is not None and prepared.answer is None:
+            if len(self._prepared) >= _PREPARED_LIMIT:
+                del self._prepared[next(iter(self._prepared))]
+            prepared = self._prepared[key] = replace(prepared, document=self.queries.build(prepared.steps, operation=prepared.operation))
+        return prepared
+
+    def _prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
         bound = bind_arguments(self.catalogue, self.registry, tool, arguments)
         ref = self.catalogue.ref(tool.name)
         field = self.catalogue.field(ref)
@@ -79,6 +99,8 @@ class FieldCalls:
         return PreparedCall(steps, operation, expression, field.type, next_page=next_page)
 
     def document(self, prepared: PreparedCall, *, alias: str | None = None) -> Document:
+        if alias is None and prepared.document is not None:
+            return prepared.document
         return self.queries.build(prepared.steps, operation=prepared.operation, alias=alias)
 
     async def run(self, prepared: PreparedCall, *, description: str = "") -> Result:
@@ -217,13 +239,22 @@ class FieldCalls:
         identity = self.catalogue.identity(type_name)
         id_value = value.get(identity.field) if identity else None
         if identity is not None and id_value is not None:
+            known = self._by_identity.get((type_name, id_value)) if type(id_value) in _SCALARS else None
+            if known is not None and not description:  # minted before: the same entry, now the most recent
+                self.registry.touch(known)
+                entry = self.registry.get(known)
+                assert entry is not None
+                return entry
             handle = Handle((Step.of(identity.root_field, {identity.argument: id_value}),))
         elif operation == "mutation":
             handle = Handle(steps, "mutation", freeze(value))
         else:
             handle = Handle(steps)
         preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
-        return self.registry.mint(type_name, handle, expression=expression, description=description, identity=id_value, preview=preview)
+        entry = self.registry.mint(type_name, handle, expression=expression, description=description, identity=id_value, preview=preview)
+        if identity is not None and id_value is not None and type(id_value) in _SCALARS:
+            self._by_identity[(type_name, id_value)] = entry.id
+        return entry
 
     def _end_type(self, steps: tuple[Step, ...], operation: str) -> Any:
         schema = self.catalogue.schema
@@ -233,6 +264,25 @@ class FieldCalls:
                 current = schema.get_type(step.on)
             current = get_named_type(current.fields[step.field].type)
         return current
+
+
+_PREPARED_LIMIT = 256
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _memo_key(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The call as a key, when its binding depends on its arguments alone: its object is named.
+    Values keep their type in the key (1, 1.0 and true bind differently), lists and objects as JSON."""
+    if tool.object_parameter is not None and arguments.get(tool.object_parameter) is None:
+        return None
+    if all(type(v) in _SCALARS for v in arguments.values()):  # in the order given: another order only misses
+        return tool.name, tuple(arguments.items()), tuple(map(type, arguments.values()))
+    try:
+        return tool.name, json.dumps(arguments, sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
 
 
 def _glimpse(value: Any, limit: int = 160) -> Any:

@@ -7,23 +7,20 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
-from typing import Any
-
-import anyio
+from typing import TYPE_CHECKING, Any
 
 from .._errors import DagtoolsError
-from .._tools import ToolCall
-from ..catalogue._render import FORMATS, describe_tools, render_tools
-from ..executors._base import SchemaOnlyExecutor
-from ..load._dagger import dagger_endpoint, is_dagger_source
-from ..load._introspect import stderr_progress
-from ..load._sources import load_schema
-from ..scripts._script import Script, load_script, run_script
-from ..session._metatools import estimate_tokens
-from ..session._open import catalogue_for, open_session
-from ..session._session import Session
+from ..catalogue._render import FORMATS
 from ._mcp import add_mcp_command
-from ._run import KITCHEN, add_model_options, add_run_arguments, run_command, run_demo
+from ._run import add_model_options, add_run_arguments
+
+if TYPE_CHECKING:
+    from .._tools import ToolCall
+    from ..scripts._script import Script
+    from ..session._session import Session
+
+# Everything else is imported by the command that needs it: `dagtools --help` and a mistyped
+# argument answer without importing graphql-core, httpx or the MCP SDK.
 
 __all__ = ["main"]
 
@@ -63,6 +60,8 @@ def _header(text: str) -> tuple[str, str]:
 
 
 def source_options(args: argparse.Namespace) -> dict[str, Any]:
+    from ..load._introspect import stderr_progress
+
     mutations: bool | list[str] = True if args.allow_mutations else list(args.mutation) or False
     cache: bool | str = False if args.no_cache else "refresh" if args.refresh_schema else True
     return {
@@ -92,7 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help='let a model do a task on an API: dagtools run SOURCE "prompt" --model ...')
     add_source_options(run)
     add_run_arguments(run)
-    run.set_defaults(handler=lambda args: run_command(args, source_options(args)))
+    run.set_defaults(handler=_run)
 
     call = commands.add_parser("call", help="replay a YAML/JSON script of tool calls against an API")
     add_source_options(call)
@@ -139,20 +138,34 @@ def _configure_logging(verbosity: int) -> None:
     logger.setLevel(logging.INFO if verbosity == 1 else logging.DEBUG)
 
 
-# -- call ----------------------------------------------------------------------------------------------
+# -- run, call --------------------------------------------------------------------------------------------
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ._run import run_command
+
+    return run_command(args, source_options(args))
 
 
 def _call(args: argparse.Namespace) -> int:
+    import anyio
+
     return anyio.run(_replay, args.source, args.script, args.json, source_options(args))
 
 
 async def _replay(source: Any, script_path: str, as_json: bool, options: dict[str, Any], *, transcript: bool = False) -> int:
+    from ..scripts._script import load_script
+    from ..session._open import open_session
+
     script = load_script(script_path)
     async with await open_session(source, inputs=script.inputs, outputs=script.outputs, **options) as session:
         return await _replay_session(session, script, as_json, transcript=transcript)
 
 
 async def _replay_session(session: Session, script: Script, as_json: bool, *, transcript: bool) -> int:
+    from ..catalogue._render import describe_tools
+    from ..scripts._script import run_script
+
     for warning in session.warnings:
         print(f"dagtools: tolerated: {warning}", file=sys.stderr)
     failures = 0
@@ -195,6 +208,10 @@ def _section(title: str) -> str:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    import anyio
+
+    from ._run import KITCHEN, run_demo
+
     api = KITCHEN / "api.py"
     if not api.exists():
         print(
@@ -213,6 +230,14 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _tools(args: argparse.Namespace) -> int:
+    from ..catalogue._render import render_tools
+    from ..executors._base import SchemaOnlyExecutor
+    from ..load._dagger import dagger_endpoint, is_dagger_source
+    from ..load._sources import load_schema
+    from ..session._metatools import estimate_tokens
+    from ..session._open import catalogue_for
+    from ..session._session import Session
+
     options = source_options(args)
     cache = options.pop("cache")
     source = args.source

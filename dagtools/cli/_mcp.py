@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..mcpserver._config import McpConfig, load_mcp_config, parse_headers
 from ._options import parse_input, parse_output, parse_value
+
+if TYPE_CHECKING:
+    from ..mcpserver._config import McpConfig
 
 __all__ = ["add_mcp_command", "mcp_config_from_args"]
 
@@ -94,6 +96,8 @@ def add_mcp_command(commands: Any) -> None:
 
 
 def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
+    from ..mcpserver._config import McpConfig, load_mcp_config, parse_headers  # the server's package, only to serve
+
     config = load_mcp_config(args.config) if args.config else McpConfig()
     inputs = dict(config.inputs)
     for item in args.input or ():

@@ -13,13 +13,14 @@ import json
 from typing import Any
 
 from .._errors import ConfigError
-from ..calls._chains import split_outside
 
 __all__ = ["parse_input", "parse_output", "parse_value"]
 
 
 def parse_input(text: str) -> tuple[str, dict[str, Any]]:
     """An object input; a colon inside the chain's parentheses or quotes is part of the chain."""
+    from ..calls._chains import split_outside  # graphql-core, only once an input is given
+
     name, sep, rest = text.partition("=")
     if " # " in rest:
         chain, _, description = rest.partition(" # ")

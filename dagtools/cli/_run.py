@@ -11,16 +11,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
-
-from .._tools import ToolCall
-from ..agent._agent import Agent, AgentEvent, RunResult
-from ..models import get_model
-from ..scripts._script import load_script
-from ..session._open import open_session
 from ._options import parse_input, parse_output, parse_value
+
+if TYPE_CHECKING:
+    from .._tools import ToolCall
+    from ..agent._agent import AgentEvent, RunResult
+
+# The agent, the model clients and the session are imported when a run starts, not to print help.
 
 __all__ = ["add_model_options", "add_run_arguments", "run_command", "run_demo"]
 
@@ -62,10 +61,16 @@ def run_command(args: argparse.Namespace, options: dict[str, Any]) -> int:
     inputs = dict(parse_input(t) for t in args.input)
     inputs.update(parse_value(t) for t in args.value)
     outputs = dict(parse_output(t) for t in args.output)
+    import anyio
+
     return anyio.run(lambda: run_agent(args.source, args.prompt, inputs, outputs, args, options))
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    import anyio
+
+    from ..scripts._script import load_script
+
     script = load_script(KITCHEN / "fries.yaml")
     print(
         "The kitchen API: a model bakes french fries with Type_field tools over Type#N objects.",
@@ -77,6 +82,10 @@ def run_demo(args: argparse.Namespace) -> int:
 async def run_agent(
     source: Any, prompt: str, inputs: dict[str, Any], outputs: dict[str, Any], args: argparse.Namespace, options: dict[str, Any]
 ) -> int:
+    from ..agent._agent import Agent
+    from ..models import get_model
+    from ..session._open import open_session
+
     model = get_model(args.model, base_url=args.base_url)
     session = await open_session(source, inputs=inputs, outputs=outputs, **options)
     show = _Printer(sys.stderr if args.json else sys.stdout)

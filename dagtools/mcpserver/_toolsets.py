@@ -81,7 +81,8 @@ class FixedToolset(Toolset):
         return Tool(
             name=CALL_TOOL,
             description=(
-                'Run a tool selected with selectTools, such as callTool(tool: "Potato_peel", arguments: {"Potato": "Potato#1"}). '
+                'Run a tool, such as callTool(tool: "Potato_peel", arguments: {"Potato": "Potato#1"}). '
+                "A tool not selected yet is selected by the call, so a tool whose parameters you know needs no selectTools first. "
                 "Objects are passed and returned as Type#N IDs."
             ),
             parameters={
@@ -124,10 +125,10 @@ class FixedToolset(Toolset):
             if own.name == CALL_TOOL:
                 raise ToolCallError("callTool runs the API's tools; call the tool you want directly.")
             return await self._own.call_tool(own, inner if isinstance(inner, dict) else {})
-        return await self._through_session(tool, inner)
+        return await self._through_session(tool, inner, select=True)
 
-    async def _through_session(self, name: str, arguments: dict[str, Any] | str) -> Any:
-        result = await self.session.call_tool(ToolCall(name=name, arguments=arguments))
+    async def _through_session(self, name: str, arguments: dict[str, Any] | str, *, select: bool = False) -> Any:
+        result = await self.session.call_tool(ToolCall(name=name, arguments=arguments), select=select)
         if result.is_error:
             raise ToolCallError(result.value["error"])
         return result.value

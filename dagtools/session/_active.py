@@ -34,6 +34,13 @@ class ActiveToolset:
     def __len__(self) -> int:
         return len(self._last_used)
 
+    def __copy__(self) -> ActiveToolset:
+        """An independent copy: what to put back when a call that selected a tool fails."""
+        copied = ActiveToolset(self.catalogue, self.cap)
+        copied._last_used = dict(self._last_used)
+        copied._clock = self._clock
+        return copied
+
     def touch(self, name: str) -> None:
         """Note a use, so eviction spares the tools the model works with."""
         self._clock += 1

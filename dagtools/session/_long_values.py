@@ -17,6 +17,14 @@ def _size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False))
 
 
+def _fits(value: Any, budget: int) -> bool:
+    """Whether `value` as JSON fits `budget`, without encoding a string that fits however it is
+    escaped (at most six characters for one)."""
+    if isinstance(value, str) and 6 * len(value) + 2 <= budget:
+        return True
+    return _size(value) <= budget
+
+
 class LongValues:
     """The full values of results that were cut, kept per session under a readable reference."""
 
@@ -26,7 +34,7 @@ class LongValues:
 
     def present(self, value: Any, ref: str, offset: int = 0) -> dict[str, Any]:
         """`{"result": value}`, or the part from `offset` that fits with a `truncated` note."""
-        if offset == 0 and _size(value) <= self.budget:
+        if offset == 0 and _fits(value, self.budget):
             return {"result": value}
         if isinstance(value, list):
             shown: list[Any] = []

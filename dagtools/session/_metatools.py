@@ -77,6 +77,41 @@ def selectable_types(catalogue: Catalogue, registry: Registry) -> list[str]:
     return types
 
 
+def reachable_types(catalogue: Catalogue, types: list[str]) -> list[str]:
+    """Object types the tools of `types` return (a connection's nodes for a connection) that have tools
+    themselves: the model may select their tools before it holds one, to plan its next calls.
+    Those reached by the most tools come first, then in the order the tools are listed."""
+    from ..calls._connections import connection_of
+
+    held = set(types)
+    reached: dict[str, int] = {}
+    for type_name in types:
+        for name in catalogue.tools_for_type(type_name):
+            target = get_named_type(catalogue.field(catalogue.ref(name)).type).name
+            connection = connection_of(catalogue, target)
+            target = connection.node_type if connection is not None else target
+            if target not in held and catalogue.tools_for_type(target):
+                reached[target] = reached.get(target, 0) + 1
+    return sorted(reached, key=lambda t: -reached[t])
+
+
+def _ahead_line(catalogue: Catalogue, types: list[str], budget_bytes: int = 280) -> str:
+    """One short line naming the types reachable now, cut to a budget (GitHub's root reaches dozens)."""
+    if not types:
+        return ""
+    head = "Tools of the types these return can be selected now too, before you hold such an object: "
+    shown: list[str] = []
+    size = len(head)
+    for type_name in types:
+        item = f"{catalogue.prefix(type_name)}_*"
+        if shown and size + len(item) + 2 > budget_bytes:
+            break
+        shown.append(item)
+        size += len(item) + 2
+    more = len(types) - len(shown)
+    return head + ", ".join(shown) + (f" and {more} more" if more else "") + "."
+
+
 def _tool_lines(catalogue: Catalogue, types: list[str], budget_bytes: int) -> list[str]:
     full = [f"- {name}" for t in types for name in catalogue.tools_for_type(t)]
     if sum(len(line) + 1 for line in full) <= budget_bytes:
@@ -120,7 +155,8 @@ def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[Val
     budget_bytes = max(budget_tokens * 4 - used - 300, 400)
     types = selectable_types(catalogue, registry)
     parts.append("Available tools:\n" + "\n".join(_tool_lines(catalogue, types, budget_bytes)))
-    parts.append("Tools of other types can be selected too once you hold such an object.")
+    ahead = _ahead_line(catalogue, reachable_types(catalogue, types))
+    parts.append(ahead or "Tools of other types can be selected too once you hold such an object.")
     return Tool(
         name=SELECT_TOOLS,
         description="\n\n".join(parts),

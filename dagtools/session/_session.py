@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from copy import copy
 from dataclasses import replace
 from typing import Any
 
@@ -220,10 +221,29 @@ class Session:
 
     # -- running calls -------------------------------------------------------------------------------
 
-    async def call_tool(self, call: ToolCall) -> ToolResult:
+    async def call_tool(self, call: ToolCall, *, select: bool = False) -> ToolResult:
         """Run a call and record it and its result in the context. A client tool's result is left
-        pending until the caller reports it with `tool_call_result`."""
-        return (await self.call_tools([call]))[0]
+        pending until the caller reports it with `tool_call_result`.
+
+        With `select`, a catalogue tool that is not selected yet is selected for this call, saving
+        the model a `selectTools` round trip; it stays selected when the call succeeds (the result's
+        `selected` says so), and a call that fails selects nothing."""
+        if not select or call.name in self.fields.active or self.fields.get(call.name) is None:
+            return (await self.call_tools([call]))[0]
+        self._check_open()
+        before = copy(self.fields.active)
+        try:
+            answer = self._select_names([call.name])
+        except ToolCallError as error:
+            return ToolResult.error(self._with_id(call), str(error))
+        result = (await self.call_tools([call]))[0]
+        if result.is_error or not isinstance(result.value, dict):
+            self.fields.active = before
+            return result
+        note = f"{call.name} was not selected yet, so this call selected it; it stays selected."
+        if answer != "ok":  # the cap made room by dropping the least recently used tools
+            note += " " + answer.removeprefix("ok. ")
+        return replace(result, value={**result.value, "selected": note})
 
     async def call_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """Run one model turn and record it in the context: reads share one request, writes run in
@@ -275,7 +295,7 @@ class Session:
         if call.id:
             return call
         self._calls += 1
-        return replace(call, id=f"call_{self._calls}")
+        return ToolCall(name=call.name, arguments=call.arguments, id=f"call_{self._calls}")
 
     # -- meta-tools ----------------------------------------------------------------------------------
 
