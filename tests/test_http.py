@@ -486,3 +486,19 @@ def test_environment_headers() -> None:
     }
     with pytest.raises(ExecutorError, match="DAGTOOLS_HEADERS is not valid JSON"):
         env_headers({"DAGTOOLS_HEADERS": "X-Key: k"})
+
+
+@pytest.mark.parametrize("damage", ["nested", "future", "nan"])
+def test_a_damaged_or_future_cache_entry_is_fetched_again(kitchen_server, cache_dir: Path, damage: str) -> None:
+    load_schema(kitchen_server.url)
+    path = cache_dir / f"{cache_key(kitchen_server.url)}.json"
+    entry = json.loads(path.read_text())
+    if damage == "nested":
+        path.write_text('{"format": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    else:
+        entry["fetched_at"] = time.time() + 10 * 365 * 24 * 3600 if damage == "future" else float("nan")
+        path.write_text(json.dumps(entry))
+    again = load_schema(kitchen_server.url)  # never a crash, never a stale schema forever
+    assert "Potato" in again.schema.type_map
+    assert introspections(kitchen_server.requests) == 2
+    assert json.loads(path.read_text())["fetched_at"] <= time.time()

@@ -210,16 +210,21 @@ def _loaded(introspection: dict[str, Any], url: str, lenient: bool, warnings: li
     return loaded
 
 
+#: An age no entry reaches honestly: a clock set back, or an entry dated ahead, reads as stale.
+_NEVER = 10 * 365 * 24 * 3600
+
+
 def _read_entry(path: Path) -> dict[str, Any] | None:
     try:
         entry = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None  # absent or damaged: fetch again
+    except (OSError, ValueError, RecursionError):
+        return None  # absent, damaged or nested past reading: fetch again
     if (
         not isinstance(entry, dict)
         or entry.get("format") != _FORMAT
         or not isinstance(entry.get("fetched_at"), (int, float))
         or not isinstance(entry.get("introspection"), dict)
+        or not 0 <= time.time() - entry["fetched_at"] < _NEVER  # dated in the future (or NaN): never fresh
     ):
         return None
     return entry
