@@ -128,6 +128,7 @@ class SessionPool:
             state = self.drop(digest)
             if state is not None:
                 await _close(state.session)
+            del state  # nothing may hold a dropped session when the collection runs
         release_memory()
 
 

@@ -126,7 +126,7 @@ class McpToolServer:
                 if state is None:
                     state = ClientState(session=await self._open())
                     connection.state[_STATE_KEY] = state
-                    connection.exit_stack.push_async_callback(_release, connection.state, state)
+                    connection.exit_stack.push_async_callback(_release, connection.state)
                 return state
         key = session_key(ctx, headers, forwarded_headers(headers, self.config.forward_headers))
         state = await self._pool.get(key, self._open)
@@ -285,10 +285,13 @@ def serve_mcp(config: McpConfig) -> None:
     anyio.run(server.serve_http if config.transport == "http" else server.serve_stdio)
 
 
-async def _release(state: dict[str, Any], client: ClientState) -> None:
-    """A closed connection lets go of its session at once, and of everything the session held."""
-    if state.get(_STATE_KEY) is client:
-        del state[_STATE_KEY]
+async def _release(state: dict[str, Any]) -> None:
+    """A closed connection lets go of its session at once, and of everything the session held. Nothing
+    else may still point at the session when memory is released (a session's parts refer to each
+    other, so only a collection frees them): the callback takes the connection's state, not the session."""
+    client = state.pop(_STATE_KEY, None)
+    if client is None:
+        return
     await client.session.aclose()
     del client
     release_memory()
