@@ -19,6 +19,7 @@ from graphql import (
     GraphQLNonNull,
     get_named_type,
 )
+from graphql.utilities import validate_input_value
 
 from .._errors import ToolCallError
 from .._tools import Tool
@@ -33,26 +34,10 @@ if TYPE_CHECKING:  # the session holds these; this layer is given them and never
 __all__ = ["Bound", "bind_arguments", "parse_arguments", "resolve_reference", "signature", "value_problems"]
 
 
-_validate_input_value: Any
-try:
-    from graphql.utilities import validate_input_value as _validate_input_value  # graphql-core 3.3
-except ImportError:  # graphql-core 3.2
-    _validate_input_value = None
-
-
 def value_problems(value: Any, type_: Any) -> list[tuple[list[str | int], str]]:
     """What the API would reject in `value` for `type_`: (path, message) pairs, checked by graphql-core."""
     problems: list[tuple[list[str | int], str]] = []
-    if _validate_input_value is None:
-        from graphql import coerce_input_value
-
-        coerce_input_value(
-            value, type_, lambda path, _v, error: problems.append((list(path), getattr(error, "message", str(error)).rstrip(".")))
-        )
-    else:
-        _validate_input_value(
-            value, type_, lambda error, path: problems.append((list(path), getattr(error, "message", str(error)).rstrip(".")))
-        )
+    validate_input_value(value, type_, lambda error, path: problems.append((list(path), getattr(error, "message", str(error)).rstrip("."))))
     return problems
 
 

@@ -87,7 +87,7 @@ class QueryBuilder:
         values = [v for s in steps for _, v in s.arguments]
         variables = {name: thaw(value) for name, value in zip(shape.variable_names, values)}
         indexes = iter(s.index for s in steps if s.index is not None)
-        path: tuple[str | int, ...] = tuple(next(indexes) if p is None else p for p in shape.path)  # type: ignore[misc]
+        path: tuple[str | int, ...] = tuple(next(indexes) if p is None else p for p in shape.path)
         if shape.renames:
             path = AnswerPath(path, shape.renames)
         return Document(shape.text, variables, path, operation)
@@ -149,7 +149,7 @@ class QueryBuilder:
         if isinstance(type_, GraphQLObjectType):
             parts += self._fields_read(type_name)
         elif is_abstract_type(type_):
-            members = [(c.name, [(f, "") for f in self._fields_read(c.name)]) for c in schema.get_possible_types(type_)]  # type: ignore[arg-type]
+            members = [(c.name, [(f, "") for f in self._fields_read(c.name)]) for c in schema.get_possible_types(type_)]
             parts += self._fragments(members)
         out = self._selections[type_name] = " ".join(parts)
         return out
@@ -164,7 +164,7 @@ class QueryBuilder:
             return cached
         schema = self.catalogue.schema
         type_ = schema.get_type(type_name)
-        concretes = list(schema.get_possible_types(type_)) if is_abstract_type(type_) else [type_]  # type: ignore[arg-type]
+        concretes = list(schema.get_possible_types(type_)) if is_abstract_type(type_) else [type_]
         members: list[tuple[str, list[tuple[str, str]]]] = []
         for concrete in concretes:
             if not isinstance(concrete, GraphQLObjectType):
@@ -190,7 +190,9 @@ class QueryBuilder:
     def _identity_selection(self, type_name: str) -> str:
         schema = self.catalogue.schema
         type_ = schema.get_type(type_name)
-        concretes = list(schema.get_possible_types(type_)) if is_abstract_type(type_) else [type_]  # type: ignore[arg-type]
+        if type_ is None:
+            return ""
+        concretes = list(schema.get_possible_types(type_)) if is_abstract_type(type_) else [type_]
         members = []
         for concrete in concretes:
             identity = self.catalogue.identity(concrete.name) if isinstance(concrete, GraphQLObjectType) else None
@@ -242,10 +244,17 @@ class QueryBuilder:
         return fields
 
 
-def read_back(value: Any, renames: Mapping[str, str]) -> Any:
-    """The answer with each alias a selection wrote replaced by the field name it reads."""
+def read_back(value: Any, renames: Mapping[str, str], depth: int = 0) -> Any:
+    """The answer with each alias a selection wrote replaced by the field name it reads. Past any
+    depth a document can select, the rest is left as it is: checking the answer refuses it then."""
+    if depth > _READ_BACK_DEPTH:
+        return value
     if isinstance(value, list):
-        return [read_back(item, renames) for item in value]
+        return [read_back(item, renames, depth + 1) for item in value]
     if isinstance(value, dict):
-        return {renames.get(key, key): read_back(item, renames) for key, item in value.items()}
+        return {renames.get(key, key): read_back(item, renames, depth + 1) for key, item in value.items()}
     return value
+
+
+#: Deeper than any selection dagtools writes (object, connection, edge, node, list items).
+_READ_BACK_DEPTH = 64

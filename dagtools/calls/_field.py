@@ -238,19 +238,16 @@ class FieldCalls:
         type_name = value.get("__typename") or self._end_type(steps, operation).name
         identity = self.catalogue.identity(type_name)
         id_value = value.get(identity.field) if identity else None
+        preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
         if identity is not None and id_value is not None:
             known = self._by_identity.get((type_name, id_value)) if type(id_value) in _SCALARS else None
-            if known is not None and not description:  # minted before: the same entry, now the most recent
-                self.registry.touch(known)
-                entry = self.registry.get(known)
-                assert entry is not None
-                return entry
+            if known is not None and self.registry.get(known) is not None:  # minted before: the same ID, fresh values
+                return self.registry.refresh(known, description=description, preview=preview)
             handle = Handle((Step.of(identity.root_field, {identity.argument: id_value}),))
         elif operation == "mutation":
             handle = Handle(steps, "mutation", freeze(value))
         else:
             handle = Handle(steps)
-        preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
         entry = self.registry.mint(type_name, handle, expression=expression, description=description, identity=id_value, preview=preview)
         if identity is not None and id_value is not None and type(id_value) in _SCALARS:
             self._by_identity[(type_name, id_value)] = entry.id

@@ -102,6 +102,6 @@ class Handle:
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | str) -> Handle:
-        if isinstance(data, str):
-            data = json.loads(data)
-        return cls(tuple(Step.from_json(s) for s in data["steps"]), data.get("operation", "query"), freeze(data.get("snapshot")))
+        parsed: dict[str, Any] = json.loads(data) if isinstance(data, str) else data
+        steps = tuple(Step.from_json(s) for s in parsed["steps"])
+        return cls(steps, parsed.get("operation", "query"), freeze(parsed.get("snapshot")))

@@ -179,7 +179,7 @@ class Catalogue:
         """The tools of a type, named by the type or by its tool prefix (`Query` for any query root)."""
         names = self._by_type.get(type_name)
         if names is None:
-            names = self._by_type.get(self._types_by_prefix.get(type_name, ""), ())
+            names = self._by_type.get(self._types_by_prefix.get(type_name, ""), [])
         return list(names)
 
     def is_root(self, type_name: str) -> bool:
@@ -245,7 +245,7 @@ class Catalogue:
         obj = self.schema.get_type(concrete)
         if abstract is None or not isinstance(obj, GraphQLObjectType) or not is_composite_type(abstract):
             return False
-        return not isinstance(abstract, GraphQLObjectType) and self.schema.is_sub_type(abstract, obj)  # type: ignore[arg-type]
+        return not isinstance(abstract, GraphQLObjectType) and self.schema.is_sub_type(abstract, obj)
 
     # -- per-type facts the session needs -------------------------------------------------------------
 
@@ -295,7 +295,7 @@ class Catalogue:
 
         With `object_references`, arguments that name objects take `Type#N`; without, the API's ids.
         """
-        object_argument = self.dialect.object_argument if object_references else (lambda *_: None)
+        object_argument: Any = self.dialect.object_argument if object_references else (lambda *_: None)
         renderer = SchemaRenderer(object_argument, self._is_recursive, describe=self._describe_reference)
         properties: dict = {}
         required: list[str] = []

@@ -122,7 +122,7 @@ def concrete_types(schema: GraphQLSchema, type_name: str) -> list[str]:
     """The object types a value of `type_name` can be: itself, or the members of an abstract type."""
     type_ = schema.get_type(type_name)
     if is_abstract_type(type_):
-        return [t.name for t in schema.get_possible_types(type_)]  # type: ignore[arg-type]
+        return [t.name for t in schema.get_possible_types(type_)]
     return [type_name] if isinstance(type_, GraphQLObjectType) else []
 
 

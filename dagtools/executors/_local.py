@@ -53,7 +53,7 @@ class LocalExecutor:
     async def execute(self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None) -> Response:
         node = self._parse(document)
         if isinstance(node, list):
-            return Response(data=None, errors=[e.formatted for e in node])
+            return Response(data=None, errors=[dict(e.formatted) for e in node])
         try:
             result = execute(
                 self.schema,
@@ -66,10 +66,10 @@ class LocalExecutor:
             if isawaitable(result):
                 result = await result
         except GraphQLError as error:
-            return Response(data=None, errors=[error.formatted])
+            return Response(data=None, errors=[dict(error.formatted)])
         except Exception as error:  # a schema that cannot run at all is the host's problem, not the model's
             raise ExecutorError(f"The in-process schema failed to execute: {error}") from error
-        errors = [e.formatted for e in result.errors or ()]
+        errors = [dict(e.formatted) for e in result.errors or ()]
         return Response(data=result.data, errors=errors)
 
     async def aclose(self) -> None:

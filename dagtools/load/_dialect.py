@@ -190,7 +190,7 @@ class Dialect:
             return None
         if isinstance(type_, GraphQLInterfaceType) and type_.name == "Node":
             return type_.name
-        possible = self.schema.get_possible_types(type_) if not isinstance(type_, GraphQLObjectType) else [type_]  # type: ignore[arg-type]
+        possible = self.schema.get_possible_types(type_) if not isinstance(type_, GraphQLObjectType) else [type_]
         ok = possible and all(any(i.name == "Node" for i in t.interfaces) for t in possible)
         return type_.name if ok else None
 

@@ -240,6 +240,6 @@ def _write_entry(path: Path, url: str, introspection: dict[str, Any]) -> None:
         os.replace(handle.name, path)
     except OSError:
         try:
-            os.unlink(handle.name)  # type: ignore[possibly-undefined]
+            os.unlink(handle.name)
         except (OSError, NameError):
             pass

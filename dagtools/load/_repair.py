@@ -128,7 +128,7 @@ def _times(n: int) -> str:
 
 def _replace(node: Any, **changes: Any) -> Any:
     """A copy of an AST node with some attributes changed (nodes are frozen in graphql-core 3.3)."""
-    if dataclasses.is_dataclass(node):
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
         return dataclasses.replace(node, **changes)
     clone = copy.copy(node)
     for name, value in changes.items():

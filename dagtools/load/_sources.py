@@ -257,9 +257,9 @@ def _from_document(document: DocumentNode, *, origin: str, lenient: bool) -> Loa
         repair = SdlRepair()
         document = repair.document(document)
         warnings.extend(repair.warnings())
-        errors = repair.remaining(errors)
-        if errors is None:  # no source positions to tell which errors the repair fixed: check again
-            errors = validate_sdl(document)
+        remaining = repair.remaining(errors)
+        # no source positions to tell which errors the repair fixed: check again
+        errors = validate_sdl(document) if remaining is None else remaining
         warnings.extend(_describe(error) for error in errors)
     try:
         schema = build_ast_schema(document, assume_valid_sdl=True)

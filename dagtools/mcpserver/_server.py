@@ -79,7 +79,7 @@ class McpToolServer:
         self.catalogue = catalogue_for(
             loaded.schema,
             dialect=config.dialect,
-            mutations=config.mutations,  # type: ignore[arg-type]
+            mutations=config.mutations,
             include_deprecated=config.include_deprecated,
             relay_ids=config.relay_ids,
         )
@@ -89,7 +89,7 @@ class McpToolServer:
         self._types = types
         dynamic = self._dynamic
 
-        class _Server(Server):  # type: ignore[misc]
+        class _Server(Server):
             def create_initialization_options(self, notification_options: Any = None, *args: Any, **kw: Any) -> Any:
                 options = notification_options or NotificationOptions(tools_changed=dynamic)
                 return super().create_initialization_options(options, *args, **kw)

@@ -185,7 +185,7 @@ def output_schema(catalogue: Catalogue, output: Output) -> dict[str, Any]:
         schema = _wrap_ref(type_)
         text = f'{named.name} ID, such as "{named.name}#1".'
     elif is_input_type(type_) and not isinstance(named, GraphQLInputObjectType):
-        schema = SchemaRenderer(lambda *_: None, lambda _t: False).type(type_)  # type: ignore[arg-type]
+        schema = SchemaRenderer(lambda *_: None, lambda _t: False).type(type_)
         text = ""
     else:
         raise ConfigError(f"Output {output.name!r}: {output.type} is an input type; outputs are objects, scalars or enums.")

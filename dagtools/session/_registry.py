@@ -65,16 +65,7 @@ class Registry:
         key = (type_name, handle)
         existing = self._by_handle.get(key)
         if existing is not None:
-            entry = self._by_id[existing]
-            changes: dict[str, Any] = {}
-            if description and not entry.description:
-                changes["description"] = description
-            if preview and any(entry.preview.get(k, _UNSET) != v for k, v in preview.items()):
-                changes["preview"] = {**entry.preview, **preview}
-            if changes:
-                entry = self._by_id[existing] = replace(entry, **changes)
-            self.touch(existing)
-            return entry
+            return self.refresh(existing, description=description, preview=preview)
         number = self._counts.get(type_name, 0) + 1
         self._counts[type_name] = number
         entry = ObjectEntry(
@@ -90,6 +81,19 @@ class Registry:
         self._by_id[entry.id] = entry
         self._by_handle[key] = entry.id
         self.touch(entry.id)
+        return entry
+
+    def refresh(self, object_id: str, *, description: str = "", preview: dict[str, Any] | None = None) -> ObjectEntry:
+        """An object read again: it becomes the most recent of its type and shows the values just read."""
+        entry = self._by_id[object_id]
+        changes: dict[str, Any] = {}
+        if description and not entry.description:
+            changes["description"] = description
+        if preview and any(entry.preview.get(k, _UNSET) != v for k, v in preview.items()):
+            changes["preview"] = {**entry.preview, **preview}
+        if changes:
+            entry = self._by_id[object_id] = replace(entry, **changes)
+        self.touch(object_id)
         return entry
 
     def touch(self, object_id: str) -> None:

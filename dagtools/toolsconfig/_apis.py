@@ -139,7 +139,7 @@ class ConfigApis:
             if value is None:
                 raise ToolCallError(f"{entry.name} needs {name}: it is part of the path {entry.api.path}.")
             path = path.replace("{" + name + "}", _segment(entry.name, name, value, entry.api.path))
-        method = entry.api.method
+        method = entry.api.method or "GET"
         params = body = None
         if method in ("GET", "DELETE"):
             params = {k: _query_value(v) for k, v in rest.items() if v is not None}
