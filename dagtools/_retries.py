@@ -9,6 +9,7 @@ the last failure is raised at once, rather than after sleeping into a timeout th
 from __future__ import annotations
 
 import email.utils
+import logging
 import time
 from typing import Any
 
@@ -16,6 +17,8 @@ import anyio
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential
 
 __all__ = ["Retryable", "retry_after_seconds", "retrying"]
+
+logger = logging.getLogger("dagtools")
 
 
 class Retryable(Exception):
@@ -41,7 +44,14 @@ def retrying(attempts: int, *, first: float, max_wait: float, deadline: float | 
             return True
         return deadline is not None and time.monotonic() + (state.upcoming_sleep or 0.0) >= deadline
 
-    return AsyncRetrying(stop=stop, wait=wait, sleep=anyio.sleep, retry=retry_if_exception_type(Retryable), reraise=True)
+    def before_sleep(state: Any) -> None:
+        error = state.outcome.exception() if state.outcome else None
+        sleep = state.next_action.sleep if state.next_action else 0.0
+        logger.warning("retrying after %s (attempt %d of %d, waiting %.1f s)", error, state.attempt_number, attempts, sleep)
+
+    return AsyncRetrying(
+        stop=stop, wait=wait, sleep=anyio.sleep, retry=retry_if_exception_type(Retryable), reraise=True, before_sleep=before_sleep
+    )
 
 
 def retry_after_seconds(value: str | None) -> float | None:

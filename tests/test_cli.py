@@ -103,3 +103,14 @@ def test_bad_sources_and_scripts_give_clear_errors(tmp_path: Path):
     script.write_text("calls: [{tool: 3, bogus: 1}]\n")
     run = dagtools("call", KITCHEN, str(script))
     assert run.returncode == 2 and "unknown keys ['bogus']" in run.stderr
+
+
+def test_logging_is_silent_unless_asked():
+    script = "examples/kitchen/fries.yaml"
+    quiet = dagtools("call", "examples/kitchen/api.py:schema", script, "--json")
+    assert quiet.returncode == 0 and "INFO" not in quiet.stderr
+    loud = dagtools("-v", "call", "examples/kitchen/api.py:schema", script, "--json")
+    assert loud.returncode == 0
+    assert "dagtools: INFO schema loaded from examples/kitchen/api.py:schema" in loud.stderr
+    assert "dagtools: INFO session opened on" in loud.stderr
+    assert loud.stdout == quiet.stdout  # logs never mix with the output

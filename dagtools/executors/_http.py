@@ -35,6 +35,8 @@ from ._bodies import Progress, encode_json, read_capped
 
 __all__ = ["HttpExecutor", "Progress", "env_headers", "merge_headers"]
 
+logger = logging.getLogger("dagtools")
+
 #: How much of an unexpected body an error message quotes.
 _EXCERPT = 200
 #: Same-origin redirects followed in one attempt before giving up (a loop, most likely).
@@ -169,6 +171,7 @@ class HttpExecutor:
         return self._client
 
     async def _post(self, body: bytes, progress: Progress | None) -> Response:
+        logger.debug("POST %s (%d bytes)", self.shown_url, len(body))
         headers = {"Content-Type": "application/json", **self.headers}
         url = httpx.URL(self.url)
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
 import os
 import re
 from collections.abc import Iterable
@@ -31,6 +32,8 @@ from ._repair import SdlRepair
 from ._wrapping import check_wrapping
 
 __all__ = ["LoadedSchema", "load_schema", "schema_fingerprint"]
+
+logger = logging.getLogger("dagtools")
 
 #: How many individual errors a SchemaLoadError lists before summarising the rest.
 _MAX_LISTED_ERRORS = 10
@@ -74,6 +77,17 @@ def load_schema(source: object, *, lenient: bool = True, headers: dict[str, str]
     unknown = set(url_options) - _URL_OPTIONS
     if unknown:
         raise TypeError(f"load_schema() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
+    loaded = _load(source, lenient=lenient, headers=headers, **url_options)
+    logger.info(
+        "schema loaded from %s: %d types%s",
+        loaded.origin,
+        len(loaded.schema.type_map),
+        f", {len(loaded.warnings)} tolerated" if loaded.warnings else "",
+    )
+    return loaded
+
+
+def _load(source: object, *, lenient: bool, headers: dict[str, str] | None, **url_options: Any) -> LoadedSchema:
     if isinstance(source, str) and _URL.match(source):
         return _from_url(source, lenient=lenient, headers=headers, **url_options)
     if _is_schema_object(source):

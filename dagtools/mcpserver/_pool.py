@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -26,6 +27,8 @@ from ..session._session import Session
 from ._keys import SessionKey
 
 __all__ = ["ClientState", "SessionPool", "release_memory"]
+
+logger = logging.getLogger("dagtools")
 
 
 @dataclass(eq=False)
@@ -72,6 +75,7 @@ class SessionPool:
             opened = self._opening[key.digest] = anyio.Event()
             try:
                 state = ClientState(session=await open_session())
+                logger.info("MCP session opened (%d held)", len(self._states) + 1)
                 self._states[key.digest] = state
                 self._owner_of[key.digest] = key.owner
                 self._by_owner.setdefault(key.owner, OrderedDict())[key.digest] = None
@@ -113,6 +117,8 @@ class SessionPool:
         """Forget one session; its listen stream, if any, is closed."""
         state = self._states.pop(digest, None)
         owner = self._owner_of.pop(digest, None)
+        if state is not None:
+            logger.info("MCP session dropped (%d held)", len(self._states))
         if owner is not None:
             owned = self._by_owner[owner]
             owned.pop(digest, None)
