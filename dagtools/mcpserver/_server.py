@@ -144,8 +144,10 @@ class McpToolServer:
     async def _open(self, key: str | None = None) -> Session:
         """A new session, or with `key` and a store, the one stored under `key` (new when there is none)."""
         executor = self._executor()
-        stored = {"store": self._store, "key": key} if key is not None and self._store is not None else {}
-        session = await open_session(self.loaded, executor=executor, **stored, **self.config.session_options)
+        kept = key is not None and self._store is not None
+        session = await open_session(
+            self.loaded, executor=executor, store=self._store if kept else None, key=key if kept else None, **self.config.session_options
+        )
         if executor is not None:  # made for this session alone (its client is the server's): it goes with the session
             session.close_with(executor.aclose)
         return session
