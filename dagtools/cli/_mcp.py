@@ -56,6 +56,12 @@ def add_mcp_command(commands: Any) -> None:
     mcp.add_argument(
         "--allowed-origin", action="append", default=None, metavar="ORIGIN", help="HTTP: an Origin header to accept (repeatable)"
     )
+    mcp.add_argument(
+        "--store",
+        metavar="URL",
+        help="keep keyed (2026-07-28) sessions in sqlite:///PATH or redis://HOST:PORT/DB, so they survive a restart "
+        "and several workers serve them (default memory: this process only)",
+    )
     mcp.add_argument("--public-url", metavar="URL", help="HTTP: this server's MCP endpoint as clients reach it, e.g. behind a proxy")
     mcp.add_argument(
         "--header",
@@ -125,6 +131,7 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
         allowed_hosts=tuple(args.allowed_host) if args.allowed_host else None,
         allowed_origins=tuple(args.allowed_origin) if args.allowed_origin else None,
         public_url=args.public_url,
+        store=args.store,
         headers=headers,
         forward_headers=forward,
         dialect=args.dialect,

@@ -8,6 +8,7 @@ forward_headers: [X-Api-Token]               # incoming HTTP headers passed on t
 auth_token_env: DAGTOOLS_MCP_TOKENS          # HTTP: callers need one of the bearer tokens in this variable
 allowed_hosts: [mcp.example.com]             # HTTP: Host names accepted (DNS-rebinding protection)
 public_url: https://mcp.example.com/mcp      # HTTP: this server's URL as clients reach it
+store: redis://127.0.0.1:6379/0              # keyed sessions saved here (sqlite:///PATH too); default: memory
 mutations: false                             # true, or a list of mutation field names
 dialect: relay                               # plain | relay | dagger (detected when absent)
 inputs:  {oven: {field: oven, description: An oven you can use.}}
@@ -59,6 +60,7 @@ class McpConfig:
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
     public_url: str = ""
+    store: str = ""
 
     def __post_init__(self) -> None:
         if self.auth_token_env and any(name.lower() == "authorization" for name in self.forward_headers):
@@ -74,6 +76,8 @@ class McpConfig:
             raise ConfigError(f"tools must be fixed or dynamic, not {self.tools!r}.")
         if self.transport not in ("stdio", "http"):
             raise ConfigError(f"transport must be stdio or http, not {self.transport!r}.")
+        if self.store and not self.store.lower().startswith(("memory:", "sqlite:", "redis://", "rediss://", "unix://")):
+            raise ConfigError(f"store must be memory:, sqlite:///PATH or redis://HOST:PORT/DB, not {self.store!r}.")
         if self.dialect not in (None, "plain", "relay", "dagger"):
             raise ConfigError(f"dialect must be plain, relay or dagger, not {self.dialect!r}.")
 

@@ -10,6 +10,9 @@ Which session a request belongs to:
 - Stateless era (2026-07-28): requests carry no connection, so a key names the session (`_keys`):
   an unguessable key from the client, the authenticated caller, or a key the server issues; never
   the client's address or name. Keyed sessions live in a pool with quotas per caller (`_pool`).
+  With a store (`--store sqlite:///PATH` or `redis://...`) each keyed session is also kept there
+  under its key's digest: every call is saved before its result returns, and a session this
+  process does not hold (after a restart, or one another worker served) is resumed from the store.
 
 Forwarded headers are read from every request and sent upstream with that request only
 (`_forwarding`): no session holds a credential.
@@ -30,6 +33,7 @@ from ..executors._base import Executor, SchemaOnlyExecutor
 from ..load._sources import LoadedSchema, load_schema
 from ..session._open import catalogue_for, is_executable, open_session
 from ..session._session import Session
+from ..session._store import SessionStore, open_store
 from ..session._toolsets import Toolset
 from ..session._turn import run_call
 from ._app import build_http_app, check_exposure
@@ -86,6 +90,8 @@ class McpToolServer:
         self._dynamic = config.tools == "dynamic"
         self._pool = SessionPool(ttl=config.session_ttl, max_sessions=config.max_sessions, per_caller=config.max_sessions_per_caller)
         self._upstream: UpstreamClient | None = None
+        # memory: is today's behaviour (sessions in the pool only); any other store outlives the process.
+        self._store: SessionStore | None = open_store(config.store) if config.store and not _in_memory(config.store) else None
         self._types = types
         dynamic = self._dynamic
 
@@ -129,14 +135,19 @@ class McpToolServer:
                     connection.exit_stack.push_async_callback(_release, connection.state)
                 return state
         key = session_key(ctx, headers, forwarded_headers(headers, self.config.forward_headers))
-        state = await self._pool.get(key, self._open)
+        # The digest names the session in the store too: neither the client's key nor a credential is kept.
+        state = await self._pool.get(key, lambda: self._open(key.digest))
         if key.issued and ctx.request is not None:
             ctx.request.scope[ISSUED_SCOPE_KEY] = key.issued
         return state
 
-    async def _open(self) -> Session:
+    async def _open(self, key: str | None = None) -> Session:
+        """A new session, or with `key` and a store, the one stored under `key` (new when there is none)."""
         executor = self._executor()
-        session = await open_session(self.loaded, executor=executor, **self.config.session_options)
+        kept = key is not None and self._store is not None
+        session = await open_session(
+            self.loaded, executor=executor, store=self._store if kept else None, key=key if kept else None, **self.config.session_options
+        )
         if executor is not None:  # made for this session alone (its client is the server's): it goes with the session
             session.close_with(executor.aclose)
         return session
@@ -158,6 +169,8 @@ class McpToolServer:
     async def aclose(self) -> None:
         """Close every keyed session and the upstream client (connection sessions close with their connection)."""
         await self._pool.aclose()
+        if self._store is not None:
+            await self._store.aclose()
         if self._upstream is not None:
             await self._upstream.aclose()
 
@@ -173,7 +186,10 @@ class McpToolServer:
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         types = self._types
         try:
-            session = await self.session_for(ctx)
+            state = await self._state(ctx)
+            async with state.lock:
+                await state.session.catch_up()  # another worker may have changed its tools since
+            session = state.session
         except DagtoolsError as error:
             from mcp.shared.exceptions import MCPError
 
@@ -187,12 +203,19 @@ class McpToolServer:
             return self._result(ToolResult.error(ToolCall(name=params.name), f"dagtools could not open a session: {error}"))
         arguments = dict(params.arguments or {})
         async with state.lock:
+            try:  # the session as the store holds it (another worker may have served its last calls)
+                await state.session.catch_up()
+            except DagtoolsError as error:
+                return self._with_key(ctx, self._result(ToolResult.error(ToolCall(name=params.name), str(error))))
             before = [t.name for t in self.tools_of(state.session)]
             call = ToolCall(name=params.name, arguments=arguments)
-            if self._dynamic:  # the session's own tools: it runs and records the call
-                result = await state.session.call_tool(call)
-            else:
-                result = await run_call(FixedToolset(state.session), call)
+            try:
+                if self._dynamic:  # the session's own tools: it runs and records the call
+                    result = await state.session.call_tool(call)
+                else:
+                    result = await run_call(FixedToolset(state.session), call)
+            except DagtoolsError as error:  # the store refused (busy, changed meanwhile, gone): nothing was saved
+                result = ToolResult.error(call, str(error))
             changed = self._dynamic and [t.name for t in self.tools_of(state.session)] != before
         if changed:
             await self._tools_changed(ctx, state)
@@ -295,6 +318,10 @@ async def _release(state: dict[str, Any]) -> None:
     await client.session.aclose()
     del client
     release_memory()
+
+
+def _in_memory(store: str) -> bool:
+    return store.lower().startswith("memory:")
 
 
 def _headers(ctx: Any) -> dict[str, str]:

@@ -144,6 +144,16 @@ class SessionKeeper:
             self.version = stored.version
             return await self._run_and_save(session, action)
 
+    async def catch_up(self, session: Session) -> None:
+        """Restore what another process saved since, without running anything or taking the lease: a
+        load is atomic, and this task's own turns on `session` are not running (the caller's lock)."""
+        stored = await self.store.load(self.key, known=self.version)
+        if stored is None:
+            raise ConfigError(f"Session {self.key!r} is no longer in the store (it was idle too long, or deleted); open a new one.")
+        if stored.data is not None:
+            session.restore(decode_state(stored.data), keep=self._unsaved_messages(session))
+        self.version = stored.version
+
     async def save(self, session: Session) -> None:
         """Store what the host changed outside a turn (`select`, `tool_call_result`)."""
         async with self.store.lock(self.key):

@@ -213,6 +213,13 @@ class Session:
             self.toolset.toolsets[self.toolset.toolsets.index(self.meta)] = self.meta = self._meta_toolset()
         self._select_cache = None
 
+    async def catch_up(self) -> None:
+        """Hold what the store holds now, when another process may have moved the session on (a tool
+        list read between calls); calls catch up by themselves. Without a store, nothing to do."""
+        self._check_open()
+        if self.keeper is not None:
+            await self.keeper.catch_up(self)
+
     async def save(self) -> None:
         """Store what the host changed between calls (`select`, `tool_call_result`); calls save themselves."""
         self._check_open()
@@ -228,15 +235,20 @@ class Session:
         With `select`, a catalogue tool that is not selected yet is selected for this call, saving
         the model a `selectTools` round trip; it stays selected when the call succeeds (the result's
         `selected` says so), and a call that fails selects nothing."""
-        if not select or call.name in self.fields.active or self.fields.get(call.name) is None:
-            return (await self.call_tools([call]))[0]
         self._check_open()
+        if self.keeper is not None:  # selecting and running are one turn on the latest stored state
+            return await self.keeper.run(self, lambda: self._call_tool(call, select=select))
+        return await self._call_tool(call, select=select)
+
+    async def _call_tool(self, call: ToolCall, *, select: bool) -> ToolResult:
+        if not select or call.name in self.fields.active or self.fields.get(call.name) is None:
+            return (await self._call_tools([call]))[0]
         before = copy(self.fields.active)
         try:
             answer = self._select_names([call.name])
         except ToolCallError as error:
             return ToolResult.error(self._with_id(call), str(error))
-        result = (await self.call_tools([call]))[0]
+        result = (await self._call_tools([call]))[0]
         if result.is_error or not isinstance(result.value, dict):
             self.fields.active = before
             return result
