@@ -20,6 +20,7 @@ import anyio
 from .._errors import ConfigError
 from ._store import SessionStore, StoreConflictError, StoredState
 
+_OPEN_ATTEMPTS = 20
 __all__ = ["SqliteStore"]
 
 T = TypeVar("T")
@@ -44,18 +45,35 @@ class SqliteStore(SessionStore):
         self._limiter = anyio.CapacityLimiter(1)
         self._expired_at = 0.0
 
-    def _connect(self) -> sqlite3.Connection:
-        if self._db is None:
+    def _open(self) -> sqlite3.Connection:
+        """Open (and on first use create) the file. Two processes opening it at once may find it locked
+        while the other switches it to WAL, a step SQLite does not wait for: try again for a while."""
+        for attempt in range(_OPEN_ATTEMPTS):
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=FULL")
-                db.executescript(_SCHEMA)
+                try:
+                    db.execute("PRAGMA journal_mode=WAL")
+                    db.execute("PRAGMA synchronous=FULL")
+                    db.executescript(_SCHEMA)
+                except BaseException:
+                    db.close()
+                    raise
+                return db
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or attempt == _OPEN_ATTEMPTS - 1:
+                    problem = f"The session store {self.path} could not be opened: {error}."
+                    raise ConfigError(f"{problem} Check the path and its permissions.") from None
+                time.sleep(0.05 * (attempt + 1))
             except sqlite3.Error as error:
-                problem = f"The session store {self.path} could not be opened: {error}."
-                raise ConfigError(f"{problem} Check the path and its permissions.") from None
-            self._db = db
+                raise ConfigError(
+                    f"The session store {self.path} could not be opened: {error}. Check the path and its permissions."
+                ) from None
+        raise AssertionError("unreachable")
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = self._open()
         return self._db
 
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
