@@ -67,7 +67,7 @@ def start_workers(store: str, count: int, cache_dir: str) -> list[tuple[subproce
         workers.append((process, f"http://127.0.0.1:{port}/mcp"))
     for process, url in workers:
         port = int(url.rsplit(":", 1)[1].split("/")[0])
-        wait_for_port(port, timeout=60, alive=lambda p=process: p.poll() is None)
+        wait_for_port(port, timeout=60, alive=lambda: all(p.poll() is None for p, _ in workers))
     return workers
 
 
@@ -92,7 +92,7 @@ async def one_client(url: str, errors: list[str]) -> None:
     meta = {"dagtools/session": secrets.token_urlsafe(30)}  # 40 characters
     async with Client(streamable_http_client(url), mode="auto") as client:
         for _ in range(CALLS):
-            result = await client.call_tool("callTool", POTATO, meta=meta)  # type: ignore[arg-type]
+            result = await client.call_tool("callTool", POTATO, meta=meta)
             if result.is_error:
                 errors.append(str(result.content)[:200])
 
@@ -119,7 +119,7 @@ async def run(store: str, count: int, cache_dir: str) -> None:
 
 async def one_warmup(url: str) -> None:
     async with Client(streamable_http_client(url), mode="auto") as client:
-        await client.call_tool("callTool", POTATO, meta={"dagtools/session": secrets.token_urlsafe(30)})  # type: ignore[arg-type]
+        await client.call_tool("callTool", POTATO, meta={"dagtools/session": secrets.token_urlsafe(30)})
 
 
 def start_redis() -> tuple[subprocess.Popen[bytes] | None, str | None]:
