@@ -33,7 +33,8 @@ from graphql import (
 from .._errors import CatalogueError
 from .._tools import Tool
 from ..load._dialect import Dialect, DialectName, Identity, detect_dialect
-from ._json_schema import SchemaRenderer, is_required, object_reference_description, reaches_itself
+from ._fit import fit
+from ._json_schema import PARAMETER_BUDGET, SchemaRenderer, is_required, object_reference_description, reaches_itself
 from ._previews import choose_preview_fields
 from ._reach import ConnectionShape, detect_connection, example_id, explain_unavailable, index_makers, reachable_types
 
@@ -317,7 +318,7 @@ class Catalogue:
         defs = renderer.finish(len(json.dumps(parameters)))
         if defs:
             parameters["$defs"] = defs
-        return parameters
+        return fit(parameters, PARAMETER_BUDGET)
 
     def _describe_reference(self, argument: GraphQLArgument | GraphQLInputField, target: str) -> str:
         example, raw = self.example_id(target), self.dialect.accepts_raw_id(argument)

@@ -30,9 +30,7 @@ def describe_path(catalogue: Catalogue, path: str) -> dict[str, Any]:
     tool_name, *parts = path.split(".")
     if tool_name not in catalogue:
         hints = catalogue.suggest(tool_name)
-        raise ToolCallError(
-            f"No tool named {tool_name}" + (f" (did you mean {', '.join(hints)}?)" if hints else "") + "."
-        )
+        raise ToolCallError(f"No tool named {tool_name}" + (f" (did you mean {', '.join(hints)}?)" if hints else "") + ".")
     ref = catalogue.ref(tool_name)
     fields: dict[str, Any] = catalogue.arguments(ref)
     owner = tool_name
@@ -52,9 +50,7 @@ def describe_path(catalogue: Catalogue, path: str) -> dict[str, Any]:
             fields = dict(named.fields)
         owner = named.name
     object_argument: Any = catalogue.dialect.object_argument
-    renderer = SchemaRenderer(
-        object_argument, catalogue._is_recursive, describe=catalogue._describe_reference, path=path
-    )
+    renderer = SchemaRenderer(object_argument, catalogue._is_recursive, describe=catalogue._describe_reference, path=path)
     named = get_named_type(argument.type) if argument is not None else None
     if isinstance(named, GraphQLInputObjectType):
         schema = renderer.spell_out(named)

@@ -26,6 +26,8 @@ from graphql import (
     value_from_ast_untyped,
 )
 
+from ._fit import fit
+
 __all__ = [
     "ObjectArgument",
     "SchemaRenderer",
@@ -87,7 +89,8 @@ class SchemaRenderer:
         self._queue: list[GraphQLInputObjectType] = []
         self._budget = defs_budget
         self._depth = 0  # > 0 while spelling out an input object: nested ones are shared through $defs
-        self._path = [path] if path else []  # the dotted path being rendered, for describeTools hints
+        self._root = [path] if path else []
+        self._path = list(self._root)  # the dotted path being rendered, for describeTools hints
         self._paths: dict[str, str] = {}  # input type -> the first path that reached it
         self.defs: dict[str, JsonSchema] = {}
 
@@ -127,7 +130,7 @@ class SchemaRenderer:
         defs = self.finish(len(json.dumps(rendered)))
         if defs:
             rendered["$defs"] = defs
-        return rendered
+        return fit(rendered, self._budget, ".".join(self._root))
 
     def argument(self, arg: GraphQLArgument | GraphQLInputField, name: str) -> JsonSchema:
         self._path.append(name)
