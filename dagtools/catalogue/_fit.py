@@ -91,4 +91,4 @@ def _first_sentence(_node: dict[str, Any], text: str) -> str:
 
 def _no_nested(node: dict[str, Any], text: str) -> str:
     """Last resort: only summaries keep their text, since it says how to see the rest."""
-    return text if "describeTools" in text else ""
+    return text if "(describeTools " in text else ""
