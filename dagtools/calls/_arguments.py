@@ -244,7 +244,7 @@ def bind_arguments(catalogue: Catalogue, registry: Registry, tool: Tool, argumen
             value = display = arguments[name]
         else:
             value, display = _substitute(catalogue, registry, arg, name, arguments[name], f"{tool.name}'s {name}", plan.targets[name])
-        _check(arg, name, value, problems)
+        _check(arg, name, value, problems, tool.name)
         values[name] = value
         shown[name] = display
     if problems:
@@ -333,7 +333,10 @@ def _map_list(type_: Any, value: Any, leaf: Any) -> tuple[Any, Any]:
     return leaf(value)
 
 
-def _check(arg: GraphQLArgument | GraphQLInputField, name: str, value: Any, problems: list[str]) -> None:
+def _check(arg: GraphQLArgument | GraphQLInputField, name: str, value: Any, problems: list[str], tool: str = "") -> None:
     for path, message in value_problems(value, arg.type):
         where = name + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+        if tool and isinstance(get_named_type(arg.type), GraphQLInputObjectType):  # schemas summarise deep inputs
+            dotted = ".".join([tool, name, *(str(p) for p in path if not isinstance(p, int))])
+            message += f" (describeTools {dotted} shows its schema)"
         problems.append(f"{where}: {message}")

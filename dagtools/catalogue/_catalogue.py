@@ -9,6 +9,7 @@ JSON Schema is built the first time someone asks for it. Types no session can ev
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -32,7 +33,8 @@ from graphql import (
 from .._errors import CatalogueError
 from .._tools import Tool
 from ..load._dialect import Dialect, DialectName, Identity, detect_dialect
-from ._json_schema import SchemaRenderer, is_required, object_reference_description, reaches_itself
+from ._fit import fit
+from ._json_schema import PARAMETER_BUDGET, SchemaRenderer, is_required, object_reference_description, reaches_itself
 from ._previews import choose_preview_fields
 from ._reach import ConnectionShape, detect_connection, example_id, explain_unavailable, index_makers, reachable_types
 
@@ -290,13 +292,15 @@ class Catalogue:
             if self.include_deprecated or arg.deprecation_reason is None or is_required(arg)
         }
 
-    def parameters(self, ref: FieldRef, *, first: tuple[str, dict, bool] | None = None, object_references: bool = True) -> dict:
+    def parameters(
+        self, ref: FieldRef, *, first: tuple[str, dict, bool] | None = None, object_references: bool = True, path: str = ""
+    ) -> dict:
         """The JSON Schema of a field's arguments, after an optional `first` (name, schema, required).
 
         With `object_references`, arguments that name objects take `Type#N`; without, the API's ids.
         """
         object_argument: Any = self.dialect.object_argument if object_references else (lambda *_: None)
-        renderer = SchemaRenderer(object_argument, self._is_recursive, describe=self._describe_reference)
+        renderer = SchemaRenderer(object_argument, self._is_recursive, describe=self._describe_reference, path=path)
         properties: dict = {}
         required: list[str] = []
         if first is not None:
@@ -311,10 +315,10 @@ class Catalogue:
         if required:
             parameters["required"] = required
         parameters["additionalProperties"] = False
-        defs = renderer.finish()
+        defs = renderer.finish(len(json.dumps(parameters)))
         if defs:
             parameters["$defs"] = defs
-        return parameters
+        return fit(parameters, PARAMETER_BUDGET)
 
     def _describe_reference(self, argument: GraphQLArgument | GraphQLInputField, target: str) -> str:
         example, raw = self.example_id(target), self.dialect.accepts_raw_id(argument)
@@ -337,7 +341,7 @@ class Catalogue:
                 },
                 False,
             )
-        parameters = self.parameters(ref, first=first)
+        parameters = self.parameters(ref, first=first, path=name)
         text = (field.description or "").strip() or f"{ref.type_name} {ref.field_name}"
         if field.deprecation_reason is not None:
             text += f"\nDeprecated: {field.deprecation_reason}"

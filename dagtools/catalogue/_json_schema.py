@@ -26,6 +26,8 @@ from graphql import (
     value_from_ast_untyped,
 )
 
+from ._fit import fit
+
 __all__ = [
     "ObjectArgument",
     "SchemaRenderer",
@@ -61,9 +63,12 @@ def object_reference_description(target: str, example: str | None = None, *, raw
     return text
 
 
-# Past this many bytes of `$defs`, further input objects are named and summarised, not spelled out:
-# some schemas (Linear's filters) reach hundreds of input types from one argument.
-DEFS_BUDGET = 12_000
+# A tool's whole parameter schema stays near this many bytes of JSON (about 1,000 o200k tokens): input
+# objects are spelled out breadth first while they fit, and the rest are summarised. A summary names the
+# input type, its first fields and the dotted path `describeTools` takes to spell it out; it accepts any
+# properties, so the model can still send the nested value (binding checks it against the full type).
+PARAMETER_BUDGET = 3_000
+DEFS_BUDGET = PARAMETER_BUDGET
 
 
 class SchemaRenderer:
@@ -76,6 +81,7 @@ class SchemaRenderer:
         defs_budget: int = DEFS_BUDGET,
         *,
         describe: DescribeReference | None = None,
+        path: str = "",
     ):
         self._object_argument = object_argument
         self._describe = describe or (lambda _arg, target: object_reference_description(target))
@@ -83,22 +89,57 @@ class SchemaRenderer:
         self._queue: list[GraphQLInputObjectType] = []
         self._budget = defs_budget
         self._depth = 0  # > 0 while spelling out an input object: nested ones are shared through $defs
+        self._root = [path] if path else []
+        self._path = list(self._root)  # the dotted path being rendered, for describeTools hints
+        self._paths: dict[str, str] = {}  # input type -> the first path that reached it
         self.defs: dict[str, JsonSchema] = {}
 
-    def finish(self) -> dict[str, JsonSchema]:
-        """Spell out the queued `$defs`, nearest first; summarise the ones past the budget."""
-        used = 0
+    def finish(self, used: int = 0) -> dict[str, JsonSchema]:
+        """Spell out the queued `$defs`, nearest first, while they fit beside `used` bytes; summarise the rest.
+
+        A def is spelled out only when it and summaries of the input types it newly reaches fit, so the
+        budget holds however many types one filter reaches.
+        """
+        used += sum(len(json.dumps(self._summary(q))) for q in self._queue)
         while self._queue:
             named = self._queue.pop(0)
-            if used < self._budget:
-                rendered = self._input_object(named)
-                used += len(json.dumps(rendered))
+            queued, known = len(self._queue), set(self.defs)
+            path = self._paths.get(named.name, "")
+            self._path = path.split(".") if path else []
+            rendered = self._input_object(named)
+            reached = [n for n in self.defs if n not in known]
+            grows = len(json.dumps(rendered)) - len(json.dumps(self._summary(named)))
+            grows += sum(len(json.dumps(self._summary(q))) for q in self._queue[queued:])
+            if used + grows > self._budget:
+                del self._queue[queued:]
+                for name in reached:
+                    del self.defs[name]
+                    self._paths.pop(name, None)
+                rendered = self._summary(named)
             else:
-                rendered = _summary(named)
+                used += grows
             self.defs[named.name] = rendered
         return self.defs
 
+    def _summary(self, named: GraphQLInputObjectType) -> JsonSchema:
+        return _summary(named, self._paths.get(named.name, ""))
+
+    def spell_out(self, named: GraphQLInputObjectType) -> JsonSchema:
+        """One input object in full, its nested ones in `$defs` within the budget: what describeTools shows."""
+        rendered = self._input_object(named)
+        defs = self.finish(len(json.dumps(rendered)))
+        if defs:
+            rendered["$defs"] = defs
+        return fit(rendered, self._budget, ".".join(self._root))
+
     def argument(self, arg: GraphQLArgument | GraphQLInputField, name: str) -> JsonSchema:
+        self._path.append(name)
+        try:
+            return self._argument(arg, name)
+        finally:
+            self._path.pop()
+
+    def _argument(self, arg: GraphQLArgument | GraphQLInputField, name: str) -> JsonSchema:
         target = self._object_argument(arg, name)
         if target is not None:
             schema = self._wrap(arg.type, lambda _named: {"type": "string"})
@@ -138,6 +179,7 @@ class SchemaRenderer:
             if self._depth > 0 or self._recursive(named) or _has_nested_input(named):
                 if named.name not in self.defs:
                     self.defs[named.name] = {}  # reserved; finish() fills it in
+                    self._paths[named.name] = ".".join(self._path)
                     self._queue.append(named)
                 return {"$ref": f"#/$defs/{named.name}"}
             return self._input_object(named)
@@ -170,10 +212,12 @@ class SchemaRenderer:
         return out
 
 
-def _summary(named: GraphQLInputObjectType, limit: int = 8) -> JsonSchema:
-    names = list(named.fields)
-    fields = ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
-    return {"type": "object", "description": f"A {named.name} input object (fields: {fields})."}
+def _summary(named: GraphQLInputObjectType, path: str = "", limit: int = 6) -> JsonSchema:
+    """A stand-in for an input object past the budget: its name, first fields, and how to see it all."""
+    names = [n for n, f in named.fields.items() if f.deprecation_reason is None or is_required(f)]
+    fields = ", ".join(names[:limit]) + (", ..." if len(names) > limit else "")
+    hint = f" (describeTools {path} for its schema)" if path else ""
+    return {"type": "object", "description": f"{named.name}: fields {fields}{hint}"}
 
 
 def _has_nested_input(named: GraphQLInputObjectType) -> bool:

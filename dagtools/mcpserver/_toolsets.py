@@ -13,6 +13,7 @@ from typing import Any
 
 from .._errors import ToolCallError
 from .._tools import Tool, ToolCall
+from ..catalogue._describe import describe_path, is_path
 from ..catalogue._render import render_tool
 from ..session._session import Session
 from ..session._toolsets import FunctionToolset, Toolset, close_names
@@ -139,23 +140,28 @@ class FixedToolset(Toolset):
             names = [names]
         if not isinstance(names, list) or not names:
             raise ToolCallError('describeTools takes a list of tool names, such as {"tools": ["Query_potato"]}.')
-        listed = tool_schemas(self.session, [str(n) for n in names])
+        parts = [describe_path(self.session.catalogue, str(n)) for n in names if is_path(str(n))]
+        names = [str(n) for n in names if not is_path(str(n))]
+        listed = tool_schemas(self.session, names)
         known = {t["name"] for t in listed}
-        unknown = [n for n in names if n not in known and not str(n).endswith("_*")]
+        unknown = [n for n in names if n not in known and not n.endswith("_*")]
         if unknown:
             catalogue = self.session.catalogue
             hints = [f"{n} (did you mean {', '.join(catalogue.suggest(n))}?)" if catalogue.suggest(n) else n for n in unknown]
             raise ToolCallError(f"No tool named {'; '.join(hints)}. selectTools lists the tools there are.")
-        return {"tools": listed}
+        return {"tools": listed, "parts": parts} if parts else {"tools": listed}
 
 
 def _describe_tool() -> Tool:
     return Tool(
         name=DESCRIBE_TOOLS,
-        description="Show tools' descriptions and parameter schemas without selecting them.",
+        description=(
+            "Show tools' descriptions and parameter schemas without selecting them. A dotted path such as "
+            "Query_issues.filter.state spells out one part of a tool's parameters that its schema only summarises."
+        ),
         parameters={
             "type": "object",
-            "properties": {"tools": {**_NAMES, "description": "Tool names."}},
+            "properties": {"tools": {**_NAMES, "description": "Tool names, or dotted paths into their parameters."}},
             "required": ["tools"],
             "additionalProperties": False,
         },
