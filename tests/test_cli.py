@@ -114,3 +114,8 @@ def test_logging_is_silent_unless_asked():
     assert "dagtools: INFO schema loaded from examples/kitchen/api.py:schema" in loud.stderr
     assert "dagtools: INFO session opened on" in loud.stderr
     assert loud.stdout == quiet.stdout  # logs never mix with the output
+
+
+def test_version():
+    done = dagtools("--version")
+    assert done.returncode == 0 and done.stdout.strip().startswith("dagtools ") and done.stdout.strip() != "dagtools "

@@ -398,3 +398,17 @@ async def test_http_concurrent_clients_are_isolated(http_url: str, era: str) -> 
     async with http_client(http_url, era, key=f"c-{era}") as c:
         assert "Potato_peel" not in names(await c.list_tools())
         assert (await c.call_tool("Potato_peel", {"Potato": "Potato#3"})).is_error
+
+
+def test_an_unset_variable_in_a_header_is_an_error_at_start(monkeypatch):
+    from dagtools._errors import ConfigError
+    from dagtools.mcpserver._config import parse_headers
+
+    monkeypatch.delenv("DAGTOOLS_TEST_UNSET", raising=False)
+    monkeypatch.setenv("DAGTOOLS_TEST_SET", "s3cret")
+    with pytest.raises(ConfigError, match=r"\$\{DAGTOOLS_TEST_UNSET\}, which is not set"):
+        parse_headers(["Authorization: Bearer ${DAGTOOLS_TEST_UNSET}"])
+    assert parse_headers({"X-Key": "${DAGTOOLS_TEST_SET}", "X-Other": "a$DAGTOOLS_TEST_UNSET"}) == {
+        "X-Key": "s3cret",
+        "X-Other": "a$DAGTOOLS_TEST_UNSET",  # a bare $word that names nothing is part of the value
+    }

@@ -79,6 +79,7 @@ def source_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dagtools", description="Point LLM agents at any GraphQL API.")
+    parser.add_argument("--version", action="version", version=f"dagtools {_version()}")
     parser.add_argument(
         "-v", "--verbose", action="count", default=0, help="log what happens to stderr: -v schema, sessions, retries; -vv every request"
     )
@@ -113,6 +114,12 @@ def _parser() -> argparse.ArgumentParser:
     tools.add_argument("--json", action="store_true", help="print exactly the JSON array of tools")
     tools.set_defaults(handler=_tools)
     return parser
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -18,6 +18,7 @@ outputs: {fries: {type: Plate, description: The fries, on a plate.}}
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -149,7 +150,25 @@ def parse_headers(headers: Any, origin: str = "headers") -> dict[str, str]:
             if not sep or not name.strip():
                 raise ConfigError(f"{origin}: header {item!r} must look like 'Name: value'.")
             pairs.append((name, value))
-    return {str(k).strip(): os.path.expandvars(str(v).strip()) for k, v in pairs}
+    return {str(k).strip(): _expand(str(v).strip(), f"{origin}: header {str(k).strip()}") for k, v in pairs}
+
+
+_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def _expand(value: str, where: str) -> str:
+    """`${VAR}` (and a set `$VAR`) from the environment. An unset `${VAR}` is an error at start: sending
+    the literal text as a credential would fail later, at the API, and less clearly."""
+
+    def variable(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        if name not in os.environ and match.group(2):
+            return match.group(0)  # a bare `$word` may be part of the value itself
+        if name not in os.environ:
+            raise ConfigError(f"{where} uses ${{{name}}}, which is not set in the environment. Set it, or write the value itself.")
+        return os.environ[name]
+
+    return _VARIABLE.sub(variable, value)
 
 
 def _relative_source(source: str, base: Path | None) -> str:
