@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
-from tests.servers import FaultServer, Request
+from tests.servers import FaultServer
 
 __all__ = ["CASES", "Case", "HostileServer", "Reply"]
 
@@ -180,19 +180,7 @@ class HostileServer(FaultServer):
         self.case: Case | None = None
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while True:
-            try:
-                head = await reader.readuntil(b"\r\n\r\n")
-            except asyncio.IncompleteReadError:
-                return
-            lines = head.decode("latin-1").split("\r\n")
-            method, path, _ = lines[0].split(" ", 2)
-            headers = {}
-            for line in lines[1:]:
-                name, _, value = line.partition(":")
-                headers[name.strip().lower()] = value.strip()
-            body = await reader.readexactly(int(headers.get("content-length", "0")))
-            self.requests.append(Request(method, path, headers, body))
+        while (body := await self.read_request(reader)) is not None:
             honest = json.loads(await self._graphql(body))
             reply = self.case.spoil(honest) if self.case is not None else _json(honest)
             phrase = HTTPStatus(reply.status).phrase

@@ -233,21 +233,25 @@ class FaultServer:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
+    async def read_request(self, reader: asyncio.StreamReader) -> bytes | None:
+        """The next request's body (the request is recorded), or None when the client has gone."""
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+        except asyncio.IncompleteReadError:
+            return None
+        lines = head.decode("latin-1").split("\r\n")
+        method, path, _ = lines[0].split(" ", 2)
+        headers = {}
+        for line in lines[1:]:
+            if ":" in line:
+                name, _, value = line.partition(":")
+                headers[name.strip().lower()] = value.strip()
+        body = await reader.readexactly(int(headers.get("content-length", "0")))
+        self.requests.append(Request(method, path, headers, body))
+        return body
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while True:
-            try:
-                head = await reader.readuntil(b"\r\n\r\n")
-            except asyncio.IncompleteReadError:
-                return
-            lines = head.decode("latin-1").split("\r\n")
-            method, path, _ = lines[0].split(" ", 2)
-            headers = {}
-            for line in lines[1:]:
-                if ":" in line:
-                    name, _, value = line.partition(":")
-                    headers[name.strip().lower()] = value.strip()
-            body = await reader.readexactly(int(headers.get("content-length", "0")))
-            self.requests.append(Request(method, path, headers, body))
+        while (body := await self.read_request(reader)) is not None:
             fault = self.faults.popleft() if self.faults else None
             if fault is None:
                 status, answer, extra = 200, await self._graphql(body), {"Content-Type": "application/json"}

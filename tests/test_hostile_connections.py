@@ -100,7 +100,7 @@ class Spoiler:
 async def test_a_spoiled_connection_page_gives_an_error_and_mints_nothing(transport: Transport, case: str) -> None:
     session, _, executor = relay_session(transport, relay_ids=False)
     spoiler = Spoiler(executor)
-    session.executor = session.fields.calls.executor = spoiler
+    session.executor = spoiler
     await call(session, "Query_repository", name="engine")
     before = state(session)
     spoiler.spoil = CASES[case]

@@ -61,7 +61,6 @@ class Session:
     ) -> None:
         self.options = options = SessionOptions.of(options, **flat_options)
         self.catalogue = catalogue
-        self.executor = executor
         self.registry = Registry()
         self.context = Context()
         self.values: list[ValueInput] = []
@@ -80,6 +79,15 @@ class Session:
         self._closers: list[Callable[[], Awaitable[Any]]] = []
         self._closed = False
         self.keeper: SessionKeeper | None = None  # set by open_session when the session lives in a store
+
+    @property
+    def executor(self) -> Executor:
+        """Where this session's field calls go (set it to send them elsewhere)."""
+        return self.fields.calls.executor
+
+    @executor.setter
+    def executor(self, executor: Executor) -> None:
+        self.fields.calls.executor = executor
 
     # -- lifetime ------------------------------------------------------------------------------------
 
