@@ -299,8 +299,7 @@ class Catalogue:
 
         With `object_references`, arguments that name objects take `Type#N`; without, the API's ids.
         """
-        object_argument: Any = self.dialect.object_argument if object_references else (lambda *_: None)
-        renderer = SchemaRenderer(object_argument, self._is_recursive, describe=self._describe_reference, path=path)
+        renderer = self.renderer(path, object_references=object_references)
         properties: dict = {}
         required: list[str] = []
         if first is not None:
@@ -319,6 +318,11 @@ class Catalogue:
         if defs:
             parameters["$defs"] = defs
         return fit(parameters, PARAMETER_BUDGET)
+
+    def renderer(self, path: str = "", *, object_references: bool = True) -> SchemaRenderer:
+        """The JSON Schema renderer for this catalogue's arguments, at `path` (`Query_issues.filter`)."""
+        object_argument: Any = self.dialect.object_argument if object_references else (lambda *_: None)
+        return SchemaRenderer(object_argument, self._is_recursive, describe=self._describe_reference, path=path)
 
     def _describe_reference(self, argument: GraphQLArgument | GraphQLInputField, target: str) -> str:
         example, raw = self.example_id(target), self.dialect.accepts_raw_id(argument)

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from graphql import GraphQLInputObjectType, get_named_type
 
 from .._errors import ToolCallError
-from ._json_schema import SchemaRenderer
 
 if TYPE_CHECKING:
     from ._catalogue import Catalogue
@@ -49,8 +48,7 @@ def describe_path(catalogue: Catalogue, path: str) -> dict[str, Any]:
                 raise ToolCallError(f"{'.'.join([tool_name, *parts[: index + 1]])} is a {named}, with no fields inside.")
             fields = dict(named.fields)
         owner = named.name
-    object_argument: Any = catalogue.dialect.object_argument
-    renderer = SchemaRenderer(object_argument, catalogue._is_recursive, describe=catalogue._describe_reference, path=path)
+    renderer = catalogue.renderer(path)
     named = get_named_type(argument.type) if argument is not None else None
     if isinstance(named, GraphQLInputObjectType):
         schema = renderer.spell_out(named)
