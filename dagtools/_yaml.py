@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +15,9 @@ __all__ = ["parse_data", "read_data"]
 
 
 def read_data(path: str | Path, what: str) -> Any:
-    """A YAML or JSON file's content, with errors that name the file."""
+    """A YAML or JSON file's content, with errors that name the file; `-` is stdin, for pipes."""
     try:
-        text = Path(path).read_text()
+        text = sys.stdin.read() if str(path) == "-" else Path(path).read_text()
     except FileNotFoundError:
         raise ConfigError(f"{what} {path} does not exist.") from None
     except OSError as error:

@@ -44,10 +44,12 @@ def test_demo_prints_the_transcript():
     assert '{"fries": "Plate#2"}' in run.stdout
 
 
-def test_demo_json_prints_the_call_lines():
+def test_demo_json_prints_a_script_that_call_replays():
     run = dagtools("demo", "--json")
     assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout.splitlines()[-1]) == {"outputs": {"fries": "Plate#2"}}
+    script = json.loads(run.stdout)
+    assert script["outputs"] == {"fries": {"type": "Plate", "description": "The baked french fries, on a plate."}}
+    assert script["calls"][-1]["tool"] == "save" and all("expect" in c or c.get("expect_error") for c in script["calls"])
 
 
 def test_call_fails_on_an_unexpected_error_or_a_failed_expectation(tmp_path: Path):

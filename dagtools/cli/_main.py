@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import DagtoolsError
 from ..catalogue._render import FORMATS
 from ._mcp import add_mcp_command
+from ._options import add_http_options, check_addresses, stdout_closed
 from ._run import add_model_options, add_run_arguments
 
 if TYPE_CHECKING:
@@ -45,11 +46,7 @@ def add_source_options(parser: argparse.ArgumentParser) -> None:
         metavar="'NAME: VALUE'",
         help="send this header to the API (repeatable), e.g. -H 'Authorization: Bearer ...'",
     )
-    http.add_argument(
-        "--timeout", type=float, default=30.0, metavar="SECONDS", help="the longest one API call may take, retries included (default 30)"
-    )
-    http.add_argument("--no-cache", action="store_true", help="neither read nor write the cached schema")
-    http.add_argument("--refresh-schema", action="store_true", help="fetch the schema again and update the cache")
+    add_http_options(http)
 
 
 def _header(text: str) -> tuple[str, str]:
@@ -126,10 +123,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     _configure_logging(args.verbose)
     try:
-        return int(args.handler(args) or 0)
+        check_addresses(args)
+        code = int(args.handler(args) or 0)
+        sys.stdout.flush()  # here, where a reader that went away is caught, not at exit
+        return code
     except DagtoolsError as error:
         print(f"dagtools: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `dagtools ... | head`: the reader has all it wanted
+        return stdout_closed()
     except KeyboardInterrupt:
         return 130
 
@@ -227,8 +229,10 @@ def _demo(args: argparse.Namespace) -> int:
         return 2
     if args.model:
         return run_demo(args)
-    if args.json:  # the same lines as `dagtools call ... --json`
-        return anyio.run(lambda: _replay(f"{api}:schema", str(KITCHEN / "fries.yaml"), True, {}))
+    if args.json:  # a script that `dagtools call` and `--model script:` replay
+        from ._record import record_script
+
+        return anyio.run(lambda: record_script(f"{api}:schema", str(KITCHEN / "fries.yaml"), {}))
     print("The kitchen API: bake french fries with Type_field tools over Type#N objects.")
     return anyio.run(lambda: _replay(f"{api}:schema", str(KITCHEN / "fries.yaml"), False, {}, transcript=True))
 

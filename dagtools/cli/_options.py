@@ -9,12 +9,49 @@ The forms `name=chain # description` and `name=Type # description` are read too.
 
 from __future__ import annotations
 
+import argparse
 import json
 from typing import Any
 
 from .._errors import ConfigError
 
-__all__ = ["parse_input", "parse_output", "parse_value"]
+__all__ = ["add_http_options", "check_addresses", "is_http_url", "parse_input", "parse_output", "parse_value"]
+
+
+def add_http_options(parser: Any, *, defaults: bool = True) -> None:
+    """--timeout, --no-cache, --refresh-schema: the same for every command that reaches an API.
+    Without `defaults` an option that is not given stays None, so a config file's value stands."""
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0 if defaults else None,
+        metavar="SECONDS",
+        help="the longest one API call may take, retries included (default 30)",
+    )
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cached schema")
+    parser.add_argument("--refresh-schema", action="store_true", help="fetch the schema again and update the cache")
+
+
+def is_http_url(source: object) -> bool:
+    return isinstance(source, str) and source.strip().lower().startswith(("http://", "https://"))
+
+
+def check_addresses(args: argparse.Namespace) -> None:
+    """Every URL and port a command was given, checked before anything runs: a malformed one is a
+    one-line error that names the option, never a traceback from deep inside httpx or a socket."""
+    from ..executors._urls import check_port, check_url
+
+    if is_http_url(getattr(args, "source", None)):
+        check_url(args.source.strip(), "The source")
+    for option in ("base_url", "public_url", "endpoint"):
+        value = getattr(args, option, None)
+        if value:
+            check_url(value, "--" + option.replace("_", "-"))
+    if getattr(args, "port", None) is not None:
+        check_port(args.port, "--port")
+    timeout = getattr(args, "timeout", None)
+    if timeout is not None and not timeout > 0:
+        raise ConfigError(f"--timeout {timeout:g} must be more than 0 seconds.")
 
 
 def parse_input(text: str) -> tuple[str, dict[str, Any]]:
@@ -56,3 +93,17 @@ def parse_output(text: str) -> tuple[str, dict[str, Any]]:
     if not name.strip() or not type_.strip():
         raise ConfigError(f"--output {text!r}: write name:Type[:description], such as fries:Plate.")
     return name.strip(), {"type": type_.strip(), "description": description.strip()}
+
+
+def stdout_closed() -> int:
+    """The reader of stdout went away (`dagtools demo --json | head -1`): stop quietly, as `cat` does.
+    stdout is pointed at /dev/null first, so the interpreter's last flush at exit cannot fail again."""
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 141  # 128 + SIGPIPE, the status of a shell tool that the same pipe stopped
