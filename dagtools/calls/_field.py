@@ -17,7 +17,7 @@ from graphql import get_named_type, is_composite_type, is_leaf_type
 from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
-from ..executors._base import Executor, Response, format_error
+from ..executors._base import Executor, NoServerError, Response, format_error
 from ._answers import answer_problem, locate
 from ._arguments import Ref, bind_arguments
 from ._connections import Connection, connection_of
@@ -298,6 +298,8 @@ def nonsense(expression: str, problem: str) -> str:
 
 
 def unreachable(expression: str, error: Exception) -> str:
+    if isinstance(error, NoServerError):  # no API at all: waiting never helps, only the user can change it
+        return f"{expression} did not run: {error} Nothing was created; tell the user."
     return (
         f"The API could not be reached for {expression}: {error} Nothing was created; try again later, or go on with the objects you have."
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from ._options import parse_input, parse_output, parse_value
+from ._options import add_http_options, parse_input, parse_output, parse_value
 
 if TYPE_CHECKING:
     from ..mcpserver._config import McpConfig
@@ -77,6 +77,12 @@ def add_mcp_command(commands: Any) -> None:
         metavar="NAME",
         help="pass this header of incoming HTTP requests on to the API (repeatable)",
     )
+    mcp.add_argument(
+        "--endpoint",
+        metavar="URL",
+        help="send calls to this URL when the source is only a schema file (an API that refuses introspection, say)",
+    )
+    add_http_options(mcp, defaults=False)
     mcp.add_argument("--dialect", choices=["plain", "relay", "dagger"], help="force the API's conventions")
     mcp.add_argument("--allow-mutations", action="store_true", default=None, help="expose every mutation as a tool")
     mcp.add_argument("--mutation", action="append", default=None, metavar="NAME", help="expose one mutation (repeatable)")
@@ -121,6 +127,9 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
     forward = tuple(config.forward_headers) + tuple(args.forward_header) if args.forward_header else None
     return config.with_options(
         source=args.source,
+        endpoint=args.endpoint,
+        timeout=args.timeout,
+        cache=False if args.no_cache else "refresh" if args.refresh_schema else None,
         tools=args.tools,
         transport=args.transport,
         host=args.host,

@@ -6,9 +6,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from .._errors import ExecutorError
 from .._values import value_problem
 
-__all__ = ["Executor", "Response", "SchemaOnlyExecutor", "format_error"]
+__all__ = ["Executor", "NoServerError", "Response", "SchemaOnlyExecutor", "format_error"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,17 +88,24 @@ def _shown(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+class NoServerError(ExecutorError):
+    """There is no server behind the schema: unlike an API that is down, waiting or retrying never helps."""
+
+
 class SchemaOnlyExecutor:
     """For a schema with no server behind it (an SDL or introspection file): its tools can be listed
-    and selected, and every call says why nothing can run."""
+    and selected, and every call says why nothing can run and that only the person running dagtools
+    can change that."""
 
     def __init__(self, origin: str = "this schema") -> None:
         self.origin = origin
 
     async def execute(self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None) -> Response:
-        from .._errors import ExecutorError
-
-        raise ExecutorError(f"{self.origin} only describes the API, so nothing can run; point dagtools at the API's URL.")
+        raise NoServerError(
+            f"dagtools was given only a schema ({self.origin}), with no API to send calls to, so no call can run; "
+            "retrying will not help. Tools can still be listed and described. To run calls, dagtools needs the API's "
+            "URL (as its source, or as the endpoint beside the schema file)."
+        )
 
     async def aclose(self) -> None:
         return None

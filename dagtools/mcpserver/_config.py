@@ -1,6 +1,9 @@
 """What `dagtools mcp` serves and how: read from a YAML/JSON file, then overridden by the command line.
 
 source: https://api.example.com/graphql     # or a schema file, or path/to/api.py:schema
+endpoint: https://api.example.com/graphql   # where calls go when the source is only a schema file
+timeout: 30                                  # seconds one API call may take, retries included
+cache: true                                  # a URL's schema cached on disk: true, false, or refresh
 tools: fixed                                 # or dynamic
 transport: stdio                             # or http (with host, port, path)
 headers: {Authorization: "Bearer ..."}       # sent to the API with every request
@@ -26,6 +29,7 @@ from typing import Any, Literal
 
 from .._errors import ConfigError
 from .._yaml import read_data
+from ..executors._urls import check_port, check_url
 
 __all__ = ["McpConfig", "ToolsMode", "load_mcp_config"]
 
@@ -62,6 +66,12 @@ class McpConfig:
     allowed_origins: tuple[str, ...] = ()
     public_url: str = ""
     store: str = ""
+    endpoint: str = ""
+    """The API's URL when the source is only its schema (a file, say, for an API that refuses introspection)."""
+    timeout: float = 30.0
+    """The longest one API call (or the schema's introspection) may take, retries included."""
+    cache: bool | Literal["refresh"] = True
+    """Whether a URL's schema is read from and written to the disk cache; "refresh" fetches it again."""
 
     def __post_init__(self) -> None:
         if self.auth_token_env and any(name.lower() == "authorization" for name in self.forward_headers):
@@ -81,10 +91,36 @@ class McpConfig:
             raise ConfigError(f"store must be memory:, sqlite:///PATH or redis://HOST:PORT/DB, not {self.store!r}.")
         if self.dialect not in (None, "plain", "relay", "dagger"):
             raise ConfigError(f"dialect must be plain, relay or dagger, not {self.dialect!r}.")
+        check_port(self.port)
+        if self.source.lower().startswith(("http://", "https://")):
+            check_url(self.source, "source")
+        if self.public_url:
+            check_url(self.public_url, "public_url")
+        if self.endpoint:
+            check_url(self.endpoint, "endpoint")
+        if self.cache not in (True, False, "refresh"):
+            raise ConfigError(f"cache must be true, false or refresh, not {self.cache!r}.")
+        if isinstance(self.timeout, bool) or not isinstance(self.timeout, (int, float)) or not self.timeout > 0:
+            raise ConfigError(f"timeout must be more than 0 seconds, not {self.timeout!r}.")
 
     def with_options(self, **options: Any) -> McpConfig:
         """This config with the options that were given (None means "not given") replacing its own."""
         return replace(self, **{k: v for k, v in options.items() if v is not None})
+
+    @property
+    def api_url(self) -> str:
+        """Where calls are sent over HTTP: the endpoint, else a URL source; empty when nothing is."""
+        if self.endpoint:
+            return self.endpoint
+        return self.source if self.source.lower().startswith(("http://", "https://")) else ""
+
+    @property
+    def load_options(self) -> dict[str, Any]:
+        """How a URL source's schema is fetched: `load_schema`'s options (other sources ignore them)."""
+        from ..load._introspect import stderr_progress
+
+        cache = self.cache
+        return {"use_cache": cache is not False, "refresh": cache == "refresh", "timeout": self.timeout, "progress": stderr_progress()}
 
     @property
     def session_options(self) -> dict[str, Any]:

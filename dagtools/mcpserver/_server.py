@@ -21,6 +21,7 @@ Forwarded headers are read from every request and sent upstream with that reques
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,6 +38,7 @@ from ..session._store import SessionStore, open_store
 from ..session._toolsets import Toolset
 from ..session._turn import run_call
 from ._app import build_http_app, check_exposure
+from ._banner import describe_server
 from ._config import McpConfig
 from ._forwarding import UpstreamClient, forwarded_headers, use_forwarded
 from ._keys import ISSUED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, session_key
@@ -78,7 +80,7 @@ class McpToolServer:
         if loaded is None:
             if not config.source:
                 raise ConfigError("Give the API to serve: a URL, a schema file, or path/to/api.py:attribute.")
-            loaded = load_schema(config.source, lenient=config.lenient, headers=config.headers or None)
+            loaded = load_schema(config.source, lenient=config.lenient, headers=config.headers or None, **config.load_options)
         self.loaded = loaded
         self.catalogue = catalogue_for(
             loaded.schema,
@@ -155,16 +157,16 @@ class McpToolServer:
     def _executor(self) -> Executor | None:
         """Every session sends through the server's one upstream client: the environment's headers, then
         the configured ones, then the current request's forwarded ones (see `_forwarding`)."""
-        if is_executable(self.loaded.schema):
+        url = self.config.api_url
+        if not url and is_executable(self.loaded.schema):
             return None  # open_session runs the API in this process
-        source = self.config.source
-        if not source.lower().startswith(("http://", "https://")):
+        if not url:
             return SchemaOnlyExecutor(self.loaded.origin)
         from ..executors._http import HttpExecutor, env_headers, merge_headers
 
         if self._upstream is None:
             self._upstream = UpstreamClient(merge_headers(env_headers(), self.config.headers))
-        return HttpExecutor(source, client=self._upstream.get())
+        return HttpExecutor(url, client=self._upstream.get(), timeout=self.config.timeout)
 
     async def aclose(self) -> None:
         """Close every keyed session and the upstream client (connection sessions close with their connection)."""
@@ -303,6 +305,7 @@ def serve_mcp(config: McpConfig) -> None:
     if config.transport == "http":
         check_exposure(config)
     server = McpToolServer(config)
+    print(describe_server(server), file=sys.stderr, flush=True)  # stdout is the protocol in stdio mode
     gc.collect()
     gc.freeze()  # the schema and catalogue live as long as the process: later collections skip them
     anyio.run(server.serve_http if config.transport == "http" else server.serve_stdio)

@@ -1,0 +1,107 @@
+"""What `dagtools mcp` tells its operator at start, on stderr: what it serves, how, and what to watch for.
+
+An MCP client starts the server itself and shows its stderr only in a log, so this block is what a
+person reads when a client "sees no tools" or every call fails: the source (credentials removed),
+where calls go, the tools mode, the transport, the size of the catalogue, and what was tolerated in
+the schema. It never goes to stdout, which is the protocol in stdio mode.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from graphql import GraphQLObjectType
+
+from .._redact import redact
+from ..session._open import is_executable
+
+if TYPE_CHECKING:
+    from ._server import McpToolServer
+
+__all__ = ["describe_server", "no_server_warning"]
+
+#: The schema problems named one by one; the rest are counted (GitHub's schema has dozens).
+_SHOWN_PROBLEMS = 3
+_FIXED_TOOLS = "selectTools, callTool, describeTools, save"
+
+
+def describe_server(server: McpToolServer) -> str:
+    """The start-up block: one header line, then indented lines, so a log shows it as one unit."""
+    config, loaded, catalogue = server.config, server.loaded, server.catalogue
+    lines = [f"dagtools mcp: serving {redact(loaded.origin)}"]
+    lines.append(f"  calls go to: {_calls(server)}")
+    if config.tools == "dynamic":
+        lines.append("  tools: dynamic (each selected Type_field tool is listed; the client must re-read tools/list when told)")
+    else:
+        lines.append(f"  tools: fixed ({_FIXED_TOOLS}: for any client)")
+    lines.append(f"  transport: {_transport(server)}")
+    types, fields = _size(server)
+    left_out = fields - len(catalogue)
+    mutations = "all" if config.mutations is True else f"{len(config.mutations)} allowed" if config.mutations else "off"
+    lines.append(
+        f"  schema: {types} object types, {fields} fields -> {len(catalogue)} tools"
+        + (
+            f" ({left_out} fields are not tools: deprecated, mutations off, IDs the dialect handles, or out of reach)"
+            if left_out > 0
+            else ""
+        )
+        + f"; mutations {mutations}"
+    )
+    if config.headers or config.forward_headers:
+        sent = ", ".join(sorted(config.headers)) or "none"
+        forwarded = f"; forwarded from callers: {', '.join(config.forward_headers)}" if config.forward_headers else ""
+        lines.append(f"  headers to the API: {sent}{forwarded}")
+    problems = loaded.warnings
+    if problems:
+        lines.append(f"  tolerated in the schema ({len(problems)}):")
+        lines.extend(f"    - {redact(problem)}" for problem in problems[:_SHOWN_PROBLEMS])
+        if len(problems) > _SHOWN_PROBLEMS:
+            lines.append(
+                f"    ... and {len(problems) - _SHOWN_PROBLEMS} more (`dagtools tools SOURCE` lists them all; --strict refuses them)"
+            )
+    warning = no_server_warning(server)
+    if warning:
+        lines.append(warning)
+    return "\n".join(lines)
+
+
+def no_server_warning(server: McpToolServer) -> str | None:
+    """Said when there is no API behind the schema: the client lists tools, and then every call fails."""
+    if server.config.api_url or is_executable(server.loaded.schema):
+        return None
+    return (
+        f"dagtools mcp: warning: {server.loaded.origin} only describes the API, so every tool call will fail. "
+        "Give the API's URL as the source (dagtools mcp https://HOST/graphql), or keep the schema file and add "
+        "--endpoint https://HOST/graphql (endpoint: in the config file)."
+    )
+
+
+def _calls(server: McpToolServer) -> str:
+    url = server.config.api_url
+    if url:
+        return f"{redact(url)} (timeout {server.config.timeout:g} s)"
+    if is_executable(server.loaded.schema):
+        return "this process (the Python schema's resolvers)"
+    return "nowhere (a schema with no API behind it)"
+
+
+def _transport(server: McpToolServer) -> str:
+    config = server.config
+    if config.transport != "http":
+        return "stdio (stdout is the protocol; this log is stderr)"
+    where = f"http on {config.host}:{config.port}, path {config.path}"
+    if config.public_url:
+        where += f", reached as {redact(config.public_url)}"
+    if config.auth_token_env:
+        where += f", callers need a bearer token from ${config.auth_token_env}"
+    return where
+
+
+def _size(server: McpToolServer) -> tuple[int, int]:
+    """Object types and their fields as the schema has them (introspection types and subscriptions aside)."""
+    schema = server.loaded.schema
+    subscription = schema.subscription_type
+    objects = [
+        t for t in schema.type_map.values() if isinstance(t, GraphQLObjectType) and not t.name.startswith("__") and t is not subscription
+    ]
+    return len(objects), sum(len(t.fields) for t in objects)
