@@ -159,3 +159,5 @@ def test_the_readme_shows_the_client_files_as_they_are() -> None:
         text = (CLIENTS / name).read_text().strip()
         assert f"examples/clients/{name}" in readme, f"README does not name examples/clients/{name}"
         assert text in readme, f"README's block for examples/clients/{name} differs from the file"
+    kitchen = (ROOT / "examples" / "kitchen" / "mcp.yaml").read_text()
+    assert f"```yaml\n{kitchen}```" in readme, "README's block for examples/kitchen/mcp.yaml differs from the file"
