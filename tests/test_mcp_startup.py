@@ -153,6 +153,23 @@ def test_timeout_bounds_the_schema_fetch(tmp_path: Path) -> None:
     assert took < 20, f"--timeout 1 took {took:.1f} s"
 
 
+def test_start_says_when_the_server_understood_only_an_older_introspection(tmp_path: Path) -> None:
+    """A server that knows no `isRepeatable` is asked again in an older form; the start says so, from
+    the cache too."""
+    from examples.kitchen.api import schema
+
+    refusal = {"errors": [{"message": 'Cannot query field "isRepeatable" on type "__Directive".'}]}
+    env = {"DAGTOOLS_CACHE_DIR": str(tmp_path)}
+    with FaultServer(schema) as server:
+        server.queue(Fault.json_body(refusal, status=400))
+        fetched = start(server.url, env=env)
+        cached = start(server.url, env=env)
+        asked = len(server.requests)
+    older = "the server understood only an older form of the introspection query (as graphql-js 15 servers do)"
+    assert fetched.returncode == 0 and older in fetched.stderr, fetched.stderr
+    assert cached.returncode == 0 and older in cached.stderr and asked == 2
+
+
 def test_mcp_options_override_the_config_file(tmp_path: Path) -> None:
     import argparse
 

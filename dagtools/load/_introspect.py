@@ -153,6 +153,8 @@ async def _introspect(
             await runner.aclose()
         getattr(progress, "finish", lambda: None)()
     answer: dict[str, Any] = {"data": response.data}
+    if position:  # kept with the answer (and its cache entry), so every start can say so
+        answer["extensions"] = {"dagtools": {"introspectionForm": era}}
     if era == _OLDEST:
         schema = answer["data"]["__schema"]
         schema["directives"] = _with_locations(schema.get("directives") or [])
@@ -205,6 +207,9 @@ def _with_locations(directives: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _loaded(introspection: dict[str, Any], url: str, lenient: bool, warnings: list[str]) -> LoadedSchema:
     loaded = _from_introspection(introspection, origin=url, lenient=lenient)
+    form = ((introspection.get("extensions") or {}).get("dagtools") or {}).get("introspectionForm")
+    if isinstance(form, str):
+        warnings = [*warnings, f"the server understood only an older form of the introspection query (as {form} servers do)"]
     if warnings:
         loaded = dataclasses.replace(loaded, warnings=tuple(warnings) + loaded.warnings)
     return loaded
