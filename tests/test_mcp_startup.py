@@ -61,7 +61,7 @@ def test_start_names_the_dynamic_mode_and_http_address(tmp_path: Path) -> None:
     config = McpConfig(source=KITCHEN, tools="dynamic", transport="http", host="127.0.0.1", port=8123, auth_token_env="TOKENS")
     said = describe_server(McpToolServer(config))
     assert "tools: dynamic" in said
-    assert "transport: http on 127.0.0.1:8123, path /mcp, callers need a bearer token from $TOKENS" in said
+    assert "transport: streamable HTTP at http://127.0.0.1:8123/mcp, callers need a bearer token from $TOKENS" in said
 
 
 def test_start_lists_what_was_tolerated_in_the_schema() -> None:

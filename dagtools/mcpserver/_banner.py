@@ -89,7 +89,8 @@ def _transport(server: McpToolServer) -> str:
     config = server.config
     if config.transport != "http":
         return "stdio (stdout is the protocol; this log is stderr)"
-    where = f"http on {config.host}:{config.port}, path {config.path}"
+    host = f"[{config.host}]" if ":" in config.host else config.host
+    where = f"streamable HTTP at http://{host}:{config.port}{config.path}"
     if config.public_url:
         where += f", reached as {redact(config.public_url)}"
     if config.auth_token_env:
