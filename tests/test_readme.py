@@ -17,7 +17,8 @@ Each fenced block is treated by its language tag and its content:
 - `python`: runs in a fresh interpreter in the scratch folder (top-level `await` is allowed). A
   `print(...)` with a trailing comment must print what the comment shows (`...` stands for anything).
   A block that imports an optional extra that is not installed skips, naming the extra.
-- `yaml`, `json`: must parse.
+- `yaml`, `json`: must parse. A call script (a `calls:` list) must be a file (marked `file:`) that a
+  shell block runs.
 - `text`: output shown to the reader, not run.
 - Any other tag, or none, fails: give the block one of these.
 
@@ -253,6 +254,10 @@ def test_data_block_parses_and_matches_its_file(block):
     value = json.loads(block.code) if block.lang == "json" else yaml.safe_load(block.code)
     named = re.findall(r"`(examples/[\w/.-]+\.(?:ya?ml|json))`", block.before.rsplit("\n\n", 1)[-1])
     if not block.mark:
+        assert not (isinstance(value, dict) and "calls" in value), (
+            f"README.md line {block.line} is a call script: save it under examples/, run it in a sh block, and mark this block "
+            "<!-- readme-test: file: PATH -->"
+        )
         assert not named, (
             f"README.md line {block.line} follows text naming {named[0]}: show the file and mark the block "
             f"<!-- readme-test: file: {named[0]} --> (or part-of: for one entry of it)"
@@ -261,6 +266,9 @@ def test_data_block_parses_and_matches_its_file(block):
     kind, path = block.mark
     file = ROOT / path
     assert file.is_file(), f"README.md line {block.line} claims to be {path}, which does not exist"
+    if isinstance(value, dict) and "calls" in value:
+        shells = "".join(b.code for b in BLOCKS if b.lang in SHELLS and not b.mark)
+        assert path in shells, f"README.md line {block.line} shows the script {path}: run it in a sh block (dagtools call SCHEMA {path})"
     if kind == "file":
         assert block.code == file.read_text(), f"README.md line {block.line} is not {path} as it is: copy the file into the README"
     else:
