@@ -104,3 +104,10 @@ def test_the_installed_kitchen_script_replays(installed):
         env=installed["env"], cwd=installed["cwd"],
     )  # fmt: skip
     assert json.loads(done.stdout.splitlines()[-1]) == {"outputs": {"fries": "Plate#2"}}
+
+
+def test_the_source_version_is_the_distribution_version():
+    """`dagtools --version` outside an install (a bare checkout on PYTHONPATH) falls back to this."""
+    import dagtools
+
+    assert dagtools.__version__ == VERSION

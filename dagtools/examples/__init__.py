@@ -1,7 +1,9 @@
 """Example APIs shipped inside the package, so `dagtools demo` runs from an installed wheel.
 
 `kitchen/` is the french-fries API (Dagger conventions) with its call script, MCP config and tools
-config. A checkout's `examples/kitchen` is a link to this folder: one copy, two paths.
+config. It is a folder of files, not a package (so it adds no public-looking module): `dagtools demo`
+and `dagtools mcp` load `api.py` by its path. A checkout's `examples/kitchen` is a link to this
+folder: one copy, two paths.
 """
 
 from pathlib import Path
