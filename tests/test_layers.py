@@ -21,6 +21,7 @@ LAYERS = [
         "dagtools._limits",
         "dagtools._values",
         "dagtools._lazy",
+        "dagtools.examples",
     },
     {"dagtools.executors"},
     {"dagtools.load"},

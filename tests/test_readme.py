@@ -1,20 +1,325 @@
-"""The README's Python API block runs as written, from the repository root."""
+"""Every code block in README.md is a test, so the README works when copied.
+
+Each fenced block is treated by its language tag and its content:
+
+- `sh`, `bash`, `shell`: the commands run with bash (`set -e`) in a scratch folder that sees the
+  checkout's `examples/`, `schemas/`, `bench/` and `dagtools/`, with this interpreter's `dagtools`
+  and `python` first on PATH. Command by command:
+  - `pip install ...` is checked, not run: it installs `.` or `dagtools-graphql` (never `dagtools`,
+    another project on PyPI) with extras that exist in pyproject.toml; `.ci/run` and
+    tests/test_packaging.py do the installing;
+  - `python3 -m venv ...` and `. .venv/bin/activate` are not run: the tests already run in a
+    virtualenv with dagtools installed;
+  - a command that matches NEEDS below (a real API key, the internet, a model server, the test suite
+    itself) is skipped, and its reason is printed as a skipped test of its own;
+  - `npx` runs offline, from npm's cache (which `.ci/run` fills); a package missing from the cache
+    skips the block, saying so.
+- `python`: runs in a fresh interpreter in the scratch folder (top-level `await` is allowed). A
+  `print(...)` with a trailing comment must print what the comment shows (`...` stands for anything).
+  A block that imports an optional extra that is not installed skips, naming the extra.
+- `yaml`, `json`: must parse. A call script (a `calls:` list) must be a file (marked `file:`) that a
+  shell block runs.
+- `text`: output shown to the reader, not run.
+- Any other tag, or none, fails: give the block one of these.
+
+A block is marked by an HTML comment on the line right before its fence:
+
+- `<!-- readme-test: skip: REASON -->`: the block cannot run here (it needs a real API key, the
+  internet, a web page); the test skips it and prints the reason.
+- `<!-- readme-test: file: PATH -->`: the block is the file PATH (relative to the repository),
+  character for character.
+- `<!-- readme-test: part-of: PATH -->`: the block (JSON or YAML) is one entry of the list in PATH.
+
+A yaml or json block right after text that names an example file must carry `file:` or `part-of:`,
+and every path under examples/, schemas/ or bench/ that the README names must exist.
+"""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shlex
 import subprocess
 import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
 
 from tests.conftest import ROOT
 
+README = ROOT / "README.md"
 
-def test_the_python_api_block_runs():
-    text = (ROOT / "README.md").read_text()
-    section = text.split("\n## Python API\n", 1)[1].split("\n## ", 1)[0]
-    [code] = re.findall(r"```python\n(.*?)```", section, re.S)[:1]
+#: Commands that cannot run here, each with the reason printed when it is skipped; first match wins.
+NEEDS: list[tuple[str, str]] = [
+    (r"--base-url https?://(127\.0\.0\.1|localhost)", "needs a model server (vLLM, Ollama, llama.cpp) running on this machine"),
+    (r"--model (openai|anthropic|ollama):", "calls a hosted model: needs its API key (OPENAI_API_KEY, ANTHROPIC_API_KEY) and the internet"),
+    (r"https?://(?!127\.0\.0\.1[:/]|localhost[:/])[\w.-]+", "reaches a host on the internet"),
+    (r"^pytest\b", "runs the test suite this test belongs to (.ci/run runs it)"),
+]
+#: Not run: the tests already run inside a virtualenv that has dagtools installed.
+ENVIRONMENT = [r"^python3? -m venv\b", r"^(\.|source) \S*activate$"]
+#: Optional extras by the module a block imports.
+EXTRAS = {
+    "pydantic_ai": "pydantic-ai",
+    "agents": "openai-agents",
+    "langchain": "langchain",
+    "langgraph": "langchain",
+    "mellea": "mellea",
+    "mcp": "mcp",
+    "redis": "redis",
+}
+SHELLS = {"sh", "bash", "shell"}
+DATA = {"yaml", "json"}
+LINKED = ["examples", "schemas", "bench", "dagtools", "pyproject.toml", "README.md"]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+@dataclass
+class Block:
+    line: int  # of the opening fence, 1-based
+    lang: str
+    code: str
+    before: str  # the text between the previous block and this one
+    mark: tuple[str, str] | None  # ("skip" | "file" | "part-of", argument)
+
+    @property
+    def id(self) -> str:
+        return f"L{self.line}-{self.lang or 'untagged'}"
+
+
+def readme_blocks(text: str) -> list[Block]:
+    blocks, lines, i, last = [], text.splitlines(), 0, 0
+    while i < len(lines):
+        fence = re.match(r"^```(\S*)\s*$", lines[i])
+        if not fence:
+            i += 1
+            continue
+        end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith("```"))
+        mark = re.match(r"^<!-- readme-test: (skip|file|part-of): (.+?) -->$", lines[i - 1]) if i else None
+        code = "\n".join(lines[i + 1 : end]) + "\n"
+        before = "\n".join(lines[last:i])
+        blocks.append(Block(i + 1, fence.group(1), code, before, (mark.group(1), mark.group(2)) if mark else None))
+        last, i = end + 1, end + 1
+    return blocks
+
+
+BLOCKS = readme_blocks(README.read_text())
+
+
+def shell_commands(code: str) -> list[str]:
+    """One string per line of the block, continuation lines joined, comment-only lines dropped."""
+    joined = re.sub(r"\\\n\s*", " ", code)
+    return [line.strip() for line in joined.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+def classify(command: str) -> tuple[str, str]:
+    """("run" | "pip" | "environment" | "skip", reason) for one command."""
+    if re.match(r"^(python3? -m )?pip install\b", command):
+        return "pip", ""
+    if any(re.match(pattern, command) for pattern in ENVIRONMENT):
+        return "environment", ""
+    for pattern, reason in NEEDS:
+        if re.search(pattern, command):
+            return "skip", reason
+    return "run", ""
+
+
+def split_block(code: str) -> tuple[list[str], list[tuple[str, str]], list[str]]:
+    """The script to run, the (command, reason) pairs skipped, and the pip install commands."""
+    script, skipped, pips = [], [], []
+    for line in shell_commands(code):
+        kept = []
+        for part in (p.strip() for p in line.split(" && ")):
+            kind, reason = classify(part)
+            if kind == "run":
+                kept.append(part)
+            elif kind == "pip":
+                pips.append(part)
+            elif kind == "skip":
+                skipped.append((part, reason))
+        if kept:
+            script.append(" && ".join(kept))
+    return script, skipped, pips
+
+
+SKIPPED_COMMANDS = [
+    (block, command, reason)
+    for block in BLOCKS
+    if block.lang in SHELLS and not block.mark
+    for command, reason in split_block(block.code)[1]
+]
+
+
+@pytest.fixture
+def scratch(tmp_path) -> tuple[Path, dict[str, str]]:
+    """A folder that sees the checkout's examples and schemas, and the environment to run in it."""
+    for name in LINKED:
+        (tmp_path / name).symlink_to(ROOT / name)
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "DAGTOOLS_HEADERS", "DAGTOOLS_AUTHORIZATION"}}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["DAGTOOLS_CACHE_DIR"] = str(tmp_path / ".cache")
+    env["npm_config_offline"] = "true"  # npx from npm's cache only: tests never reach the internet
+    env["npm_config_update_notifier"] = "false"
+    return tmp_path, env
+
+
+def _skip_if_marked(block: Block) -> None:
+    if block.mark and block.mark[0] == "skip":
+        print(f"README.md line {block.line}: skipped: {block.mark[1]}")
+        pytest.skip(f"README.md line {block.line}: {block.mark[1]}")
+
+
+# -- the blocks, one test each ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang in SHELLS], ids=lambda b: b.id)
+def test_shell_block_runs(block, scratch):
+    _skip_if_marked(block)
+    folder, env = scratch
+    script, skipped, pips = split_block(block.code)
+    for command in pips:
+        check_pip_install(command)
+    for command, reason in skipped:
+        print(f"README.md line {block.line}: not run: {command!r}: {reason}")
+    if not script:
+        return
     done = subprocess.run(
-        [sys.executable, "-X", "dev", "-W", "error::ResourceWarning", "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
+        ["bash", "-c", "set -euo pipefail\n" + "\n".join(script)],
+        cwd=folder,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == '{"result": "Potato#2"}'
+    output = done.stdout + done.stderr
+    if done.returncode and re.search(r"ENOTCACHED|request to https?://\S+ failed|offline mode", output):
+        print(f"README.md line {block.line}: an npx package is not in npm's cache (.ci/run fetches it)")
+        pytest.skip(f"README.md line {block.line}: an npx package is not in npm's cache, and tests stay offline: {output[-300:]}")
+    assert done.returncode == 0, f"README.md line {block.line}:\n" + "\n".join(script) + f"\nfailed:\n{output[-3000:]}"
+
+
+@pytest.mark.parametrize(("block", "command", "reason"), SKIPPED_COMMANDS, ids=[f"L{b.line}-{c[:40]}" for b, c, _ in SKIPPED_COMMANDS])
+def test_shell_command_that_cannot_run_here(block, command, reason):
+    print(f"README.md line {block.line}: {command!r} is not run: {reason}")
+    pytest.skip(f"README.md line {block.line}: {command[:60]!r}: {reason}")
+
+
+#: Runs a block with top-level await allowed, as the README shows it (tracebacks name README lines).
+RUNNER = """
+import ast, asyncio, sys
+line, source = int(sys.argv[1]), sys.stdin.read()
+code = compile("\\n" * line + source, "README.md", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+result = eval(code, {"__name__": "__main__"})
+if asyncio.iscoroutine(result):
+    asyncio.run(result)
+"""
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang == "python"], ids=lambda b: b.id)
+def test_python_block_runs(block, scratch):
+    _skip_if_marked(block)
+    folder, env = scratch
+    done = subprocess.run(
+        [sys.executable, "-X", "dev", "-W", "error::ResourceWarning", "-c", RUNNER, str(block.line)],
+        input=block.code,
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    missing = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", done.stderr)
+    if done.returncode and missing and missing.group(1).split(".")[0] in EXTRAS:
+        extra = EXTRAS[missing.group(1).split(".")[0]]
+        print(f"README.md line {block.line}: needs the {extra} extra")
+        pytest.skip(f"README.md line {block.line}: needs pip install -e '.[{extra}]' ({missing.group(1)} is not installed)")
+    assert done.returncode == 0, f"README.md line {block.line}:\n{done.stderr[-3000:]}"
+    expected = [m.group(1).strip() for m in re.finditer(r"^\s*print\(.*\)\s*#\s*(.+)$", block.code, re.M)]
+    if expected:
+        printed = done.stdout.splitlines()
+        assert len(printed) == len(expected), f"README.md line {block.line} shows {len(expected)} printed lines; it printed {printed}"
+        for shown, got in zip(expected, printed):
+            pattern = ".*".join(re.escape(piece) for piece in shown.split("..."))
+            assert re.fullmatch(pattern, got.strip()), f"README.md line {block.line} shows {shown!r}; it printed {got!r}"
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang in DATA], ids=lambda b: b.id)
+def test_data_block_parses_and_matches_its_file(block):
+    _skip_if_marked(block)
+    value = json.loads(block.code) if block.lang == "json" else yaml.safe_load(block.code)
+    named = re.findall(r"`(examples/[\w/.-]+\.(?:ya?ml|json))`", block.before.rsplit("\n\n", 1)[-1])
+    if not block.mark:
+        assert not (isinstance(value, dict) and "calls" in value), (
+            f"README.md line {block.line} is a call script: save it under examples/, run it in a sh block, and mark this block "
+            "<!-- readme-test: file: PATH -->"
+        )
+        assert not named, (
+            f"README.md line {block.line} follows text naming {named[0]}: show the file and mark the block "
+            f"<!-- readme-test: file: {named[0]} --> (or part-of: for one entry of it)"
+        )
+        return
+    kind, path = block.mark
+    file = ROOT / path
+    assert file.is_file(), f"README.md line {block.line} claims to be {path}, which does not exist"
+    if isinstance(value, dict) and "calls" in value:
+        shells = "".join(b.code for b in BLOCKS if b.lang in SHELLS and not b.mark)
+        assert path in shells, f"README.md line {block.line} shows the script {path}: run it in a sh block (dagtools call SCHEMA {path})"
+    if kind == "file":
+        assert block.code == file.read_text(), f"README.md line {block.line} is not {path} as it is: copy the file into the README"
+    else:
+        entries = json.loads(file.read_text()) if file.suffix == ".json" else yaml.safe_load(file.read_text())
+        assert value in entries, f"README.md line {block.line} is not one of the entries of {path}"
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=lambda b: b.id)
+def test_block_has_a_known_language(block):
+    assert block.lang in SHELLS | DATA | {"python", "text"}, (
+        f"README.md line {block.line}: tag the block sh, python, yaml, json or text (it is {block.lang or 'untagged'!r})"
+    )
+    if block.mark:
+        assert block.mark[0] == "skip" or block.lang in DATA, f"README.md line {block.line}: file: and part-of: mark yaml or json blocks"
+
+
+# -- what the README names must exist -----------------------------------------------------------------
+
+
+def check_pip_install(command: str) -> None:
+    extras = set(PYPROJECT["project"]["optional-dependencies"])
+    targets = [a for a in shlex.split(command)[2:] if not a.startswith("-") and a != "install"]
+    for target in targets:
+        name, _, rest = target.partition("[")
+        wanted = set(filter(None, rest.rstrip("]").split(",")))
+        distribution = PYPROJECT["project"]["name"]
+        assert name in {".", distribution}, f"{command!r}: install . or {distribution} (dagtools on PyPI is another project)"
+        assert wanted <= extras, f"{command!r}: no extra {sorted(wanted - extras)} in pyproject.toml"
+
+
+def test_every_pip_install_names_this_distribution_and_its_extras():
+    text = README.read_text()
+    found = re.findall(r"`(pip install [^`]+)`", text)
+    found += [c for b in BLOCKS if b.lang in SHELLS for c in split_block(b.code)[2]]
+    assert found
+    for command in found:
+        check_pip_install(command.split(" && ")[0])
+
+
+def test_every_file_the_readme_names_exists():
+    text = README.read_text()
+    named = set(re.findall(r"(?<![\w/.-])((?:examples|schemas|bench)/[\w/.-]*\w\.(?:py|ya?ml|json|graphql))", text))
+    assert named
+    assert sorted(n for n in named if not (ROOT / n).is_file()) == []
+
+
+def test_the_readme_starts_with_a_virtualenv_and_says_which_python():
+    first = next(b for b in BLOCKS if b.lang in SHELLS)
+    commands = shell_commands(first.code)
+    assert re.match(ENVIRONMENT[0], commands[0]) and "activate" in commands[0]
+    assert commands[1:3] == ["pip install -e . && dagtools demo", 'pip install -e ".[test]" && pytest']
+    minimum = PYPROJECT["project"]["requires-python"].removeprefix(">=")
+    assert f"Python >= {minimum}" in README.read_text().split("```", 1)[0]
+    assert "dagtools-graphql" in README.read_text()

@@ -114,9 +114,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _version() -> str:
-    from .. import __version__
+    """The installed distribution's version (dagtools-graphql on PyPI); the source's own outside an install."""
+    from importlib.metadata import PackageNotFoundError, version
 
-    return __version__
+    try:
+        return version("dagtools-graphql")
+    except PackageNotFoundError:
+        from .. import __version__
+
+        return __version__
 
 
 def main(argv: Sequence[str] | None = None) -> int:

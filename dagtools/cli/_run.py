@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..examples import KITCHEN
 from ._options import parse_input, parse_output, parse_value
 
 if TYPE_CHECKING:
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 __all__ = ["add_model_options", "add_run_arguments", "run_command", "run_demo"]
 
-KITCHEN = Path(__file__).resolve().parents[2] / "examples" / "kitchen"
 DEMO_PROMPT = "Bake me some french fries."
 
 

@@ -31,7 +31,7 @@ WHAT = {"Oven": "an Oven", "Potato": "a Potato", "Sink": "a Sink", "Fries": "som
 WHAT["Food"] = "a Food (a Potato or some Fries)"
 
 # The id scalars are mapped in the schema config, strawberry's recommended way to declare NewType scalars.
-SCALARS = {
+SCALARS: dict[object, Any] = {
     scalar: strawberry.scalar(
         name=f"{name}ID",
         description=f"The unique identifier of {WHAT[name]}: an opaque string to pass back as an argument, or to load{name}FromID.",

@@ -1,0 +1,113 @@
+"""The package as a user installs it: the wheel is `dagtools-graphql` (the name `dagtools` on PyPI is
+another project), imports and runs as `dagtools`, and carries the kitchen example so `dagtools demo`
+works with no checkout around.
+
+The wheel is built offline from a copy of the sources (no build isolation, so nothing is fetched) and
+installed without dependencies into a fresh virtualenv; that virtualenv sees the already installed
+dependencies through a `.pth` line naming this interpreter's site-packages, whose editable dagtools
+(a finder started by its own `.pth`) stays inactive there. Commands run from a folder outside the
+repository.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+VERSION = PYPROJECT["project"]["version"]
+KITCHEN_FILES = {"api.py", "fries.yaml", "mcp.yaml", "tools.json"}
+
+
+def _run(*command: str | Path, **kwargs) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([str(c) for c in command], capture_output=True, text=True, timeout=300, **kwargs)
+    assert done.returncode == 0, f"{' '.join(map(str, command))} failed:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    source = tmp_path_factory.mktemp("source")
+    for name in ["pyproject.toml", "README.md"]:
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "dagtools", source / "dagtools", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    out = tmp_path_factory.mktemp("wheels")
+    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q", "-w", out, source)
+    [built] = out.glob("*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory) -> dict[str, str]:
+    """A fresh virtualenv with only the wheel installed; returns the environment to run it in."""
+    venv = tmp_path_factory.mktemp("venv")
+    _run(sys.executable, "-m", "venv", "--without-pip", venv)
+    python = venv / "bin" / "python"
+    _run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index", "-q", wheel)
+    site = Path(_run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip())
+    (site / "zz_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["HOME"] = str(tmp_path_factory.mktemp("home"))  # no user config, no schema cache of ours
+    return {"env": env, "cwd": str(tmp_path_factory.mktemp("elsewhere")), "venv": str(venv)}
+
+
+def test_the_wheel_is_dagtools_graphql_with_the_kitchen_inside(wheel):
+    assert wheel.name.startswith(f"dagtools_graphql-{VERSION}-")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        [metadata] = [n for n in names if n.endswith(".dist-info/METADATA")]
+        meta = archive.read(metadata).decode()
+        [entry_points] = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+        scripts = archive.read(entry_points).decode()
+    assert "Name: dagtools-graphql\n" in meta
+    assert "Requires-Python: >=3.11\n" in meta
+    # Extras that name other extras name this distribution, so `pip install "dagtools-graphql[test]"` works.
+    assert 'Requires-Dist: dagtools-graphql[mcp,redis]; extra == "test"' in meta
+    assert "Requires-Dist: dagtools[" not in meta
+    assert "dagtools = dagtools.cli:main" in scripts
+    assert {f"dagtools/examples/kitchen/{f}" for f in KITCHEN_FILES} <= set(names)
+    # Only the dagtools package: no top-level `examples` or `tests` to clash with other projects'.
+    assert {n.split("/")[0] for n in names if not n.startswith("dagtools_graphql-")} == {"dagtools"}
+
+
+def test_the_installed_command_reports_its_version(installed):
+    done = _run("dagtools", "--version", env=installed["env"], cwd=installed["cwd"])
+    assert done.stdout.strip() == f"dagtools {VERSION}"
+
+
+def test_the_demo_runs_from_the_installed_wheel(installed):
+    where = _run("python", "-c", "import dagtools.examples as e; print(e.KITCHEN)", env=installed["env"], cwd=installed["cwd"])
+    assert where.stdout.strip().startswith(installed["venv"]), "dagtools was imported from somewhere else than the wheel"
+    done = _run("dagtools", "demo", env=installed["env"], cwd=installed["cwd"])
+    assert "Fries_plate(" in done.stdout
+    assert done.stdout.rstrip().endswith('{"fries": "Plate#2"}')
+    assert str(ROOT) not in done.stdout + done.stderr
+
+
+def test_the_installed_kitchen_script_replays(installed):
+    """The shipped files are usable where pip put them: the fries script replays on the shipped API."""
+    [path] = list(Path(installed["venv"]).glob("lib/python*/site-packages/dagtools/examples/kitchen/fries.yaml"))
+    done = _run(
+        "dagtools", "call", path.with_name("api.py").as_posix() + ":schema", path, "--json",
+        env=installed["env"], cwd=installed["cwd"],
+    )  # fmt: skip
+    assert json.loads(done.stdout.splitlines()[-1]) == {"outputs": {"fries": "Plate#2"}}
+
+
+def test_the_source_version_is_the_distribution_version():
+    """`dagtools --version` outside an install (a bare checkout on PYTHONPATH) falls back to this."""
+    import dagtools
+
+    assert dagtools.__version__ == VERSION
