@@ -150,4 +150,4 @@ async def test_the_session_keeps_one_list_for_the_run():
         made = await session.call_tool(ToolCall(name="Potato_rinse", arguments={"sink": "Sink#1"}), select=True)
         assert made.value["result"] == "Potato#2"  # a new object: the dynamic selectTools text changes, the frozen one not
         assert json.dumps(session.deferred_tools().render("anthropic")) == json.dumps(listed.render("anthropic"))
-        assert "named in the results" in listed.shown[0].description
+        assert "named in the results" in listed.search.description

@@ -40,25 +40,26 @@ def deferred_format(format: str) -> str:
     return format
 
 
-def render_deferred(shown: Sequence[Tool], deferred: Sequence[Tool], format: str, *, late: Sequence[Tool] = ()) -> list[dict[str, Any]]:
-    """The tool list of a deferred run: `shown` as usual, then every `deferred` tool flagged, then `late`.
+def render_deferred(
+    search: Tool, shown: Sequence[Tool], deferred: Sequence[Tool], format: str, *, late: Sequence[Tool] = ()
+) -> list[dict[str, Any]]:
+    """The tool list of a deferred run: `search` (the tool whose calls reveal, selectTools) and `shown`
+    as usual, then every `deferred` tool flagged, then `late`.
 
     `late` holds tools shown after the list was first sent (host tools added later, a selected tool the
     list left out): they are appended, so the list before them stays a cached prefix.
-    On `openai-responses` the selectTools tool becomes the client-run `tool_search` tool.
+    On `openai-responses` the search tool becomes the client-run `tool_search` tool.
     """
     deferred_format(format)
-    rendered = [_shown(tool, format) for tool in shown]
-    for tool in deferred:
-        rendered.append({**render_tool(tool, format), "defer_loading": True})
-    rendered += [_shown(tool, format) for tool in late]
+    rendered: list[dict[str, Any]]
+    if format == "openai-responses":
+        rendered = [{"type": "tool_search", "execution": "client", "description": search.description, "parameters": search.parameters}]
+    else:
+        rendered = [render_tool(search, format)]
+    rendered += [render_tool(tool, format) for tool in shown]
+    rendered += [{**render_tool(tool, format), "defer_loading": True} for tool in deferred]
+    rendered += [render_tool(tool, format) for tool in late]
     return rendered
-
-
-def _shown(tool: Tool, format: str) -> dict[str, Any]:
-    if format == "openai-responses" and tool.kind == "selectTools":
-        return {"type": "tool_search", "execution": "client", "description": tool.description, "parameters": tool.parameters}
-    return render_tool(tool, format)
 
 
 def reveal_anthropic(call_id: str, names: Sequence[str], text: str, *, is_error: bool = False) -> list[dict[str, Any]]:
@@ -66,7 +67,8 @@ def reveal_anthropic(call_id: str, names: Sequence[str], text: str, *, is_error:
 
     The `tool_result` holds only `tool_reference` blocks (what reveals the tools); a note beyond a
     plain "ok" (names that were not found, tools dropped to stay under the cap) follows as a text
-    block of the same user turn. With nothing revealed, the result is the text itself.
+    block of the same user turn (after all of the turn's `tool_result` blocks, as Anthropic requires).
+    With nothing revealed, the result is the text itself.
     """
     if not names:
         result = {"type": "tool_result", "tool_use_id": call_id, "content": [{"type": "text", "text": text or "ok"}]}

@@ -22,6 +22,23 @@ selectTools' description is frozen with the list: the objects held then (the hos
 tools the model can select. Objects made later are named in the results that made them.
 `reveals(call, result)` tells which deferred tools a selectTools call revealed, and `answer(...)`
 renders the provider's reveal for it (see dagtools.catalogue._deferred for the wire formats).
+
+A model adapter that keeps the cache warm, per request of a run:
+
+    listed = session.deferred_tools()
+    tools = listed.render("anthropic")             # Messages `tools`; the same bytes every turn
+    results = await session.call_tools(calls)      # the model's tool_use blocks, as ToolCalls
+    for call, result in zip(calls, results):
+        if listed.selects(call.name):              # a selectTools call: its answer reveals
+            blocks += listed.answer(call, result, "anthropic")
+        else:                                      # any other call: its result as usual
+            blocks.append({"type": "tool_result", "tool_use_id": call.id, "content": result.content})
+    blocks.sort(key=lambda block: block["type"] != "tool_result")  # Anthropic: tool results first, notes after
+
+On the Responses API, `render("openai-responses")` gives `tools` (selectTools as a client-run
+`tool_search`); the model's `tool_search_call` items are selectTools calls (their `arguments` are
+selectTools' arguments), and `answer(call, result, "openai-responses")` gives the input items that
+follow them. Elsewhere, `render` raises: use fixed mode's tools there.
 """
 
 from __future__ import annotations
@@ -35,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 from .._tools import Tool, ToolCall, ToolResult
 from ..catalogue._deferred import deferred_format, render_deferred, reveal_anthropic, reveal_openai_responses
 from ..catalogue._render import render_tool
-from ._metatools import reachable_types, read_result_tool, selectable_types
+from ._metatools import SELECT_TOOLS, reachable_types, read_result_tool, selectable_types
 
 if TYPE_CHECKING:
     from ._session import Session
@@ -67,8 +84,12 @@ class DeferredTools:
     def __init__(self, session: Session, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.session = session
         self.max_bytes = max_bytes
+        select = session.meta.get(SELECT_TOOLS)
+        assert select is not None  # every session has it
+        #: selectTools with its description as of now: what the model reads to choose tools all run long.
+        self.search = replace(select, description=f"{select.description}\n\n{_FROZEN_NOTE}")
         self.shown: list[Tool] = self._shown()
-        taken = {tool.name for tool in self.shown}
+        taken = {self.search.name} | {tool.name for tool in self.shown}
         self.deferred: list[Tool] = self._deferred(taken)
         self._listed = taken | {tool.name for tool in self.deferred}
         self._deferred_names = {tool.name for tool in self.deferred}
@@ -77,14 +98,11 @@ class DeferredTools:
     # -- the list ------------------------------------------------------------------------------------
 
     def _shown(self) -> list[Tool]:
-        tools = self.session.tools()
-        shown: list[Tool] = []
-        for tool in tools:
-            if tool.kind == "selectTools":
-                tool = replace(tool, description=f"{tool.description}\n\n{_FROZEN_NOTE}")
-            shown.append(tool)
-        if not any(tool.kind == "readResult" for tool in shown):  # listed from the start: it appears with a cut
-            shown.append(read_result_tool())
+        """The session's tools as of now but selectTools, and readResult, which appears with the first cut."""
+        shown = [tool for tool in self.session.tools() if tool.name != self.search.name]
+        read = read_result_tool()
+        if all(tool.name != read.name for tool in shown):
+            shown.append(read)
         return shown
 
     def _deferred(self, taken: set[str]) -> list[Tool]:
@@ -128,7 +146,7 @@ class DeferredTools:
     def render(self, format: str) -> list[dict[str, Any]]:
         """The tool list for `format` ("anthropic" or "openai-responses"): the same bytes all run long,
         unless a late tool was appended."""
-        return render_deferred(self.shown, self.deferred, deferred_format(format), late=self.late())
+        return render_deferred(self.search, self.shown, self.deferred, deferred_format(format), late=self.late())
 
     def is_deferred(self, name: str) -> bool:
         return name in self._deferred_names
@@ -137,8 +155,7 @@ class DeferredTools:
 
     def selects(self, name: str) -> bool:
         """Whether a call of `name` is a selectTools call, whose result reveals tools."""
-        tool = self.session.toolset.get(name)
-        return tool is not None and tool.kind == "selectTools"
+        return name == self.search.name
 
     def reveals(self, call: ToolCall, result: ToolResult) -> list[str]:
         """The deferred tools `call` (a selectTools call that gave `result`) revealed: those it named

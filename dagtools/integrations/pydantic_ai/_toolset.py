@@ -72,7 +72,7 @@ class DagtoolsToolset(AbstractToolset[Any]):
             return {tool.name: self._toolset_tool(tool) for tool in self.session.tools()}
         listed = self.session.deferred_tools()
         if not self._listed:  # the same definitions every step: built once
-            self._listed = {tool.name: self._toolset_tool(tool) for tool in listed.shown}
+            self._listed = {tool.name: self._toolset_tool(tool) for tool in [listed.search, *listed.shown]}
             self._listed.update((tool.name, self._toolset_tool(tool, deferred=True)) for tool in listed.deferred)
         late = [tool for tool in listed.late() if tool.name not in self._listed]
         self._listed.update((tool.name, self._toolset_tool(tool)) for tool in late)
