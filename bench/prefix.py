@@ -41,9 +41,10 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-for _path in (ROOT, ROOT / "bench"):
-    if str(_path) not in sys.path:
-        sys.path.insert(0, str(_path))
+if str(ROOT) not in sys.path:  # the kitchen's example API and test helpers
+    sys.path.insert(0, str(ROOT))
+if str(ROOT / "bench") not in sys.path:  # last: bench/mcp.py must not hide the mcp package
+    sys.path.append(str(ROOT / "bench"))
 
 from _figures import exit_status, figure, schema_path  # noqa: E402
 

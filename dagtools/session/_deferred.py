@@ -71,7 +71,8 @@ _LISTS: weakref.WeakKeyDictionary[Session, DeferredTools] = weakref.WeakKeyDicti
 
 
 def deferred_tools(session: Session, **options: Any) -> DeferredTools:
-    """The session's constant tool list: made when first asked for, then the same one all run long."""
+    """The session's constant tool list: made when first asked for (with `options`, such as
+    `max_bytes`), then the same one all run long."""
     found = _LISTS.get(session)
     if found is None:
         found = _LISTS[session] = DeferredTools(session, **options)
