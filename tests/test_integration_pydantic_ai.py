@@ -108,3 +108,50 @@ async def test_calls_of_one_turn_take_effect_in_the_order_the_model_made_them(tr
         replies = iter([turn, ModelResponse(parts=[TextPart("sliced")])])
         result = await Agent(FunctionModel(lambda messages, info: next(replies)), toolsets=[DagtoolsToolset(session)]).run(PROMPT)
         check_chain(session, [p.model_response_str() for p in returns(result)])
+
+
+# -- deferred: the same tool list all run long, tools revealed by selectTools ------------------------
+
+
+class RecordingToolset(DagtoolsToolset):
+    """The toolset's definitions at every step, as pydantic-ai asked for them."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.listed: list[list[tuple]] = []
+
+    async def get_tools(self, ctx):
+        tools = await super().get_tools(ctx)
+        self.listed.append(
+            [(n, t.tool_def.description, t.tool_def.parameters_json_schema, t.tool_def.defer_loading) for n, t in tools.items()]
+        )
+        return tools
+
+
+async def test_deferred_the_fries_task_runs_on_one_unchanging_tool_list_with_tools_revealed_by_select_tools():
+    async with await kitchen_session() as session:
+        model, offered = scripted(CALLS)
+        toolset = RecordingToolset(session, deferred=True)
+        result = await Agent(model, toolsets=[toolset]).run(PROMPT)
+        assert result.output == "Your fries are on Plate#2." and session.saved == {"fries": "Plate#2"}
+        # The toolset's definitions never changed, while the session's active set grew twice.
+        assert len(toolset.listed) >= len(CALLS) and all(step == toolset.listed[0] for step in toolset.listed)
+        deferred = {name for name, *_, defer in toolset.listed[0] if defer}
+        assert {"Potato_rinse", "Fries_plate"} <= deferred and "selectTools" not in deferred
+        # pydantic-ai revealed each selected tool from selectTools' result: this test model cannot hide
+        # a declared tool, so it is offered the tools revealed so far (the tool list grows for it).
+        check_offered(offered)
+        deltas = [p.tools_added for m in result.all_messages() for p in m.parts if p.part_kind == "tool-availability-delta"]
+        assert deltas == [["Potato_rinse", "Potato_peel", "Potato_slice", "Oven_bake"], ["Fries_plate"]]
+        check_results([p.model_response_str() for p in returns(result)])
+
+
+async def test_deferred_a_tool_not_revealed_yet_is_refused_and_changes_nothing():
+    async with await kitchen_session() as session:
+        before = state(session)
+        model, _ = scripted([("early", "Potato_peel", {"Potato": "Potato#1"}, None)])
+        result = await Agent(model, toolsets=[DagtoolsToolset(session, deferred=True)]).run(PROMPT)
+        refused = returns(result)[0]
+        # pydantic-ai refuses it before the session sees it (its text speaks of searching: selectTools here)
+        assert refused.outcome == "retried" and "Potato_peel" in refused.model_response_str()
+        assert state(session) == before

@@ -9,8 +9,9 @@ from .._tools import Tool
 
 __all__ = ["FORMATS", "ProviderFormat", "describe_tools", "render_tool", "render_tools", "strict_schema"]
 
-ProviderFormat = Literal["openai", "openai-strict", "anthropic", "mcp", "gemini"]
-FORMATS: tuple[str, ...] = ("openai", "openai-strict", "anthropic", "mcp", "gemini")
+ProviderFormat = Literal["openai", "openai-strict", "openai-responses", "anthropic", "mcp", "gemini"]
+#: `openai` is Chat Completions' nested shape; `openai-responses` the Responses API's flat one.
+FORMATS: tuple[str, ...] = ("openai", "openai-strict", "openai-responses", "anthropic", "mcp", "gemini")
 
 
 def render_tools(tools: list[Tool], format: str = "openai") -> list[dict[str, Any]]:
@@ -25,6 +26,9 @@ def render_tool(tool: Tool, format: str = "openai") -> dict[str, Any]:
             "type": "function",
             "function": {"name": tool.name, "description": tool.description, "parameters": strict_schema(tool.parameters), "strict": True},
         }
+    if format == "openai-responses":
+        # strict is on by default in the Responses API, and needs a closed schema: say it is off.
+        return {"type": "function", "name": tool.name, "description": tool.description, "parameters": tool.parameters, "strict": False}
     if format == "anthropic":
         return {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
     if format == "mcp":

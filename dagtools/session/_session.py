@@ -30,6 +30,7 @@ from ..calls._field import PreparedCall
 from ..catalogue._catalogue import Catalogue, is_list
 from ..executors._base import Executor
 from ._context import Context, Message
+from ._deferred import DeferredTools, deferred_tools
 from ._fields import FieldToolset
 from ._keeper import SessionKeeper
 from ._long_values import LongValues
@@ -185,6 +186,10 @@ class Session:
         from ..catalogue._render import render_tools
 
         return render_tools(self.tools(), format)
+
+    def deferred_tools(self, **options: Any) -> DeferredTools:
+        """The constant tool list for providers that reveal tools in place (see session._deferred)."""
+        return deferred_tools(self, **options)
 
     def object(self, object_id: str) -> ObjectEntry:
         entry = self.registry.get(object_id)
