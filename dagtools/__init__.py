@@ -46,6 +46,7 @@ _WHERE = {
     **dict.fromkeys(["Context", "Message", "ObjectEntry", "Output", "Registry", "Session", "open_session"], ".session"),
     "SessionOptions": ".session._options",
     "SessionState": ".session._state",
+    **dict.fromkeys(["Trace", "write_trace"], ".session._trace"),
     **dict.fromkeys(["CombinedToolset", "FunctionToolset", "Toolset"], ".session._toolsets"),
     **dict.fromkeys(
         ["ChatStore", "RestApi", "ToolsConfig", "attach_tools_config", "export_tools_config", "load_tools_config"], ".toolsconfig"
@@ -64,6 +65,7 @@ if _typing.TYPE_CHECKING:
     from .session import Context, Message, ObjectEntry, Output, Registry, Session, open_session
     from .session._options import SessionOptions
     from .session._state import SessionState
+    from .session._trace import Trace, write_trace
     from .session._toolsets import CombinedToolset, FunctionToolset, Toolset
     from .toolsconfig import ChatStore, RestApi, ToolsConfig, attach_tools_config, export_tools_config, load_tools_config
 
@@ -117,6 +119,7 @@ __all__ = [
     "ToolResult",
     "ToolsConfig",
     "Toolset",
+    "Trace",
     "TransportError",
     "Usage",
     "attach_tools_config",
@@ -128,4 +131,5 @@ __all__ = [
     "load_tools_config",
     "open_session",
     "render_tools",
+    "write_trace",
 ]

@@ -13,6 +13,7 @@ from .._errors import DagtoolsError
 from ..catalogue._render import FORMATS
 from ._mcp import add_mcp_command
 from ._run import add_model_options, add_run_arguments
+from ._trace import add_trace_option
 
 if TYPE_CHECKING:
     from .._tools import ToolCall
@@ -87,17 +88,20 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="run the french-fries task on the embedded kitchen API")
     add_model_options(demo)
+    add_trace_option(demo)
     demo.set_defaults(handler=_demo)
 
     run = commands.add_parser("run", help='let a model do a task on an API: dagtools run SOURCE "prompt" --model ...')
     add_source_options(run)
     add_run_arguments(run)
+    add_trace_option(run)
     run.set_defaults(handler=_run)
 
     call = commands.add_parser("call", help="replay a YAML/JSON script of tool calls against an API")
     add_source_options(call)
     call.add_argument("script", help="the script: inputs, outputs and calls")
     call.add_argument("--json", action="store_true", help="one JSON object per call, then the outputs")
+    add_trace_option(call)
     call.set_defaults(handler=_call)
 
     add_mcp_command(commands)
@@ -157,16 +161,22 @@ def _run(args: argparse.Namespace) -> int:
 def _call(args: argparse.Namespace) -> int:
     import anyio
 
-    return anyio.run(_replay, args.source, args.script, args.json, source_options(args))
+    return anyio.run(lambda: _replay(args.source, args.script, args.json, source_options(args), trace=args.trace))
 
 
-async def _replay(source: Any, script_path: str, as_json: bool, options: dict[str, Any], *, transcript: bool = False) -> int:
+async def _replay(
+    source: Any, script_path: str, as_json: bool, options: dict[str, Any], *, transcript: bool = False, trace: Any = None
+) -> int:
     from ..scripts._script import load_script
     from ..session._open import open_session
+    from ._trace import save_trace
 
     script = load_script(script_path)
     async with await open_session(source, inputs=script.inputs, outputs=script.outputs, **options) as session:
-        return await _replay_session(session, script, as_json, transcript=transcript)
+        try:
+            return await _replay_session(session, script, as_json, transcript=transcript)
+        finally:
+            save_trace(trace, session, title=f"dagtools call {script_path}")
 
 
 async def _replay_session(session: Session, script: Script, as_json: bool, *, transcript: bool) -> int:
@@ -227,10 +237,11 @@ def _demo(args: argparse.Namespace) -> int:
         return 2
     if args.model:
         return run_demo(args)
+    script = str(KITCHEN / "fries.yaml")
     if args.json:  # the same lines as `dagtools call ... --json`
-        return anyio.run(lambda: _replay(f"{api}:schema", str(KITCHEN / "fries.yaml"), True, {}))
+        return anyio.run(lambda: _replay(f"{api}:schema", script, True, {}, trace=args.trace))
     print("The kitchen API: bake french fries with Type_field tools over Type#N objects.")
-    return anyio.run(lambda: _replay(f"{api}:schema", str(KITCHEN / "fries.yaml"), False, {}, transcript=True))
+    return anyio.run(lambda: _replay(f"{api}:schema", script, False, {}, transcript=True, trace=args.trace))
 
 
 # -- tools -----------------------------------------------------------------------------------------------

@@ -85,6 +85,7 @@ async def run_agent(
     from ..agent._agent import Agent
     from ..models import get_model
     from ..session._open import open_session
+    from ._trace import save_trace
 
     model = get_model(args.model, base_url=args.base_url)
     session = await open_session(source, inputs=inputs, outputs=outputs, **options)
@@ -93,6 +94,7 @@ async def run_agent(
     try:
         result = await agent.run(prompt)
     finally:
+        save_trace(getattr(args, "trace", None), session, title=prompt)
         await session.aclose()
         close = getattr(model, "aclose", None)
         if close is not None:
