@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -135,7 +136,7 @@ def test_a_failed_run_is_traced_with_its_errors(tmp_path: Path):
 def test_run_writes_its_trace_when_the_model_fails(tmp_path: Path):
     """A model that cannot start (no key) still leaves the picture of what the session held."""
     path = tmp_path / "run.mmd"
-    env = {k: v for k, v in __import__("os").environ.items() if k != "ANTHROPIC_API_KEY"}
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
     run = subprocess.run(
         [sys.executable, "-m", "dagtools.cli", "run", KITCHEN, "Bake fries", *SEED_ARGS, "--model", "anthropic:x", "--trace", str(path)],
         cwd=ROOT,
@@ -182,3 +183,22 @@ async def test_python_trace_of_a_session_and_of_its_stored_state(tmp_path: Path)
     written = write_trace(stored, tmp_path / "stored.md")
     assert written.mermaid() == trace.mermaid()
     assert (tmp_path / "stored.md").read_text().startswith("# dagtools run\n\n```mermaid\nflowchart TD\n")
+
+
+def test_the_readme_section_runs_and_shows_what_the_demo_writes(tmp_path: Path):
+    """Each block of "Seeing a run" runs as written (in a directory beside examples/), and the Mermaid shown is
+    what `dagtools demo --trace fries.mmd` writes."""
+    section = (ROOT / "README.md").read_text().split("\n## Seeing a run\n", 1)[1].split("\n## ", 1)[0]
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    [shell] = re.findall(r"```sh\n(.*?)```", section, re.DOTALL)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"}
+    done = subprocess.run(["bash", "-euc", shell], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    assert {p.name for p in tmp_path.glob("fries.*")} == {"fries.mmd", "fries.html", "fries.md"}
+    [shown] = re.findall(r"```mermaid\n(.*?)```", section, re.DOTALL)
+    assert shown == (tmp_path / "fries.mmd").read_text()
+    [code] = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+    ran = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    nodes, edges = parse_mermaid(ran.stdout.strip() + "\n")
+    assert object_ids(nodes) == {"Potato#1", "Potato#2"} and ("o_Potato_1", "-->", "1. Potato_peel()", "o_Potato_2") in edges
