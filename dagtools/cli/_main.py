@@ -61,7 +61,8 @@ def _header(text: str) -> tuple[str, str]:
 
 
 def source_options(args: argparse.Namespace) -> dict[str, Any]:
-    from ..load._introspect import stderr_progress
+    from ..load._introspect import _PROGRESS_FROM, stderr_progress
+    from ._views import progress_bar
 
     mutations: bool | list[str] = True if args.allow_mutations else list(args.mutation) or False
     cache: bool | str = False if args.no_cache else "refresh" if args.refresh_schema else True
@@ -74,7 +75,7 @@ def source_options(args: argparse.Namespace) -> dict[str, Any]:
         "headers": dict(args.header) or None,
         "timeout": args.timeout,
         "cache": cache,
-        "progress": stderr_progress(),
+        "progress": progress_bar(_PROGRESS_FROM) or stderr_progress(),
     }
 
 
@@ -252,7 +253,6 @@ def _tools(args: argparse.Namespace) -> int:
     from ..executors._base import SchemaOnlyExecutor
     from ..load._dagger import dagger_endpoint, is_dagger_source
     from ..load._sources import load_schema
-    from ..session._metatools import estimate_tokens
     from ..session._open import catalogue_for
     from ..session._session import Session
 
@@ -290,14 +290,7 @@ def _tools(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rendered, ensure_ascii=False, indent=1))
         return 0
-    total = 0
-    for tool, item in zip(tools, rendered):
-        size = len(json.dumps(item, ensure_ascii=False))
-        total += size
-        print(f"{tool.name:<48} {size:>8} bytes {estimate_tokens(json.dumps(item, ensure_ascii=False)):>7} tokens")
-    text = json.dumps(rendered, ensure_ascii=False)
-    print(
-        f"{len(tools)} tools of {len(catalogue)} in the catalogue, {args.format} format: "
-        f"{len(text.encode())} bytes, about {estimate_tokens(text)} tokens"
-    )
+    from ._views import print_tools
+
+    print_tools(tools, rendered, catalogue_size=len(catalogue), format=args.format)
     return 0
