@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import DagtoolsError
@@ -177,7 +178,7 @@ async def _replay(
         try:
             return await _replay_session(session, script, as_json, transcript=transcript)
         finally:
-            save_trace(trace, session, title=f"dagtools call {script_path}")
+            save_trace(trace, session, title=f"dagtools call {Path(script_path).name}")
 
 
 async def _replay_session(session: Session, script: Script, as_json: bool, *, transcript: bool) -> int:

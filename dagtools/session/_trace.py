@@ -258,6 +258,8 @@ def _add_outputs(build: _Builder, saved: dict[str, Any], calls: list[tuple[dict[
             number, saving = n, c
     for name, value in saved.items():
         key = "out_" + re.sub(r"[^A-Za-z0-9_]", "_", name)
+        if key in build.nodes:  # two names that differ only in punctuation
+            key = build.extra_key(key + "_")
         values = value if isinstance(value, list) else [value]
         sources = [node_key(v) for v in values if isinstance(v, str) and node_key(v) in build.nodes]
         detail = "" if sources else _short(json.dumps(value, ensure_ascii=False), 40)

@@ -77,7 +77,12 @@ def _svg(trace: Trace) -> str:
         for kind, color in _EDGE.items()
     )
     parts = [f'<svg width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">', f"<defs>{markers}</defs>"]
-    drawn = [_edge(route) for route in layout.routes]
+    parallel: dict[tuple[str, str], int] = {}  # labels of edges between the same two nodes stack, not overlap
+    drawn = []
+    for route in layout.routes:
+        pair = (route.edge.source, route.edge.target)
+        drawn.append(_edge(route, parallel.get(pair, 0)))
+        parallel[pair] = parallel.get(pair, 0) + 1
     parts.extend(path for path, _ in drawn)
     parts.extend(label for _, label in drawn)  # over every line
     parts.extend(_node(box) for box in layout.boxes if box.node is not None)
@@ -85,7 +90,7 @@ def _svg(trace: Trace) -> str:
     return "".join(parts)
 
 
-def _edge(route: Route) -> tuple[str, str]:
+def _edge(route: Route, stacked: int = 0) -> tuple[str, str]:
     """A smooth path through the route's points (straight across a column, curved between columns), and
     its label in the gap before the target. An object passed as an argument shows its name on hover only:
     the call's own label already says it."""
@@ -118,6 +123,7 @@ def _edge(route: Route) -> tuple[str, str]:
         ly = _curve_y((x1, y1, x1 + bend, y1, x2 - bend, y2, x2, y2), lx + text_width / 2)
     else:
         lx, ly = (x1 + x2 - text_width) / 2, (y1 + y2) / 2
+    ly -= 16 * stacked
     label = (
         f'<g class="label">{title}<rect x="{lx - 3:.1f}" y="{ly - 8:.1f}" width="{text_width + 6:.1f}" height="15" rx="3"/>'
         f'<text x="{lx:.1f}" y="{ly + 3.5:.1f}" style="fill: {color}">{html.escape(shown)}</text></g>'
@@ -155,7 +161,7 @@ def _node(box: Box) -> str:
         for i, line in enumerate(box.lines)
     )
     return (
-        f'<g class="node {kind}" id="{html.escape(node.key)}"><title>{html.escape(" ".join(box.lines))}</title>'
+        f'<g class="node {kind}" id="{html.escape(node.key)}"><title>{html.escape(f"{node.label} {node.detail}".strip())}</title>'
         f'<rect x="{box.x:.1f}" y="{box.y:.1f}" width="{box.width:.1f}" height="{box.height:.1f}" rx="{radius:.1f}" '
         f'fill="{_FILL[kind]}" stroke="{stroke}" stroke-width="{stroke_width}"/>{texts}</g>'
     )
