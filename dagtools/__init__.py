@@ -65,8 +65,8 @@ if _typing.TYPE_CHECKING:
     from .session import Context, Message, ObjectEntry, Output, Registry, Session, open_session
     from .session._options import SessionOptions
     from .session._state import SessionState
-    from .session._trace import Trace, write_trace
     from .session._toolsets import CombinedToolset, FunctionToolset, Toolset
+    from .session._trace import Trace, write_trace
     from .toolsconfig import ChatStore, RestApi, ToolsConfig, attach_tools_config, export_tools_config, load_tools_config
 
 __version__ = "0.1.0"
