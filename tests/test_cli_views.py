@@ -80,9 +80,9 @@ def test_tools_is_a_table_on_a_terminal_and_the_same_figures_piped():
     summary = plain.stdout.strip().splitlines()[-1]
     assert summary in _ANSI.sub("", shown)
     if importlib.util.find_spec("bpe_openai") is None:
-        assert "tokens estimated at 4 bytes each" in summary
+        assert "estimated at 4 bytes a token" in summary
     else:
-        assert summary.endswith("(o200k_base tokens)")
+        assert summary.endswith("tokens (o200k_base)")
 
 
 @pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {"TERM": "dumb"}], ids=["NO_COLOR", "TERM=dumb"])

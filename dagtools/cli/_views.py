@@ -52,9 +52,9 @@ def token_counter() -> tuple[Callable[[str], int], str]:
     except ImportError:
         from ..session._metatools import estimate_tokens
 
-        return estimate_tokens, "tokens estimated at 4 bytes each (pip install bpe-openai for exact o200k counts)"
+        return estimate_tokens, "estimated at 4 bytes a token; pip install bpe-openai for exact o200k counts"
     encoding = bpe_openai.get_encoding("o200k_base")
-    return (lambda text: len(encoding.encode(text))), "o200k_base tokens"
+    return (lambda text: len(encoding.encode(text))), "o200k_base"
 
 
 # -- dagtools tools ----------------------------------------------------------------------------------------
