@@ -18,8 +18,8 @@ Agent AgentEvent AnthropicModel Catalogue CatalogueError CatalogueOptions ChatSt
 Context DagtoolsError Dialect Executor ExecutorError FunctionModel FunctionToolset Handle HttpExecutor
 HttpStatusError LoadedSchema LocalExecutor Message Model ModelError ModelResponse ObjectEntry OpenAIModel Output
 Registry Response RestApi RunResult SchemaLoadError ScriptedModel Session SessionOptions SessionState Step Tool
-ToolCall ToolCallError ToolResult ToolsConfig Toolset TransportError Usage attach_tools_config compile_catalogue
-detect_dialect export_tools_config get_model load_schema load_tools_config open_session render_tools
+ToolCall ToolCallError ToolResult ToolsConfig Toolset Trace TransportError Usage attach_tools_config compile_catalogue
+detect_dialect export_tools_config get_model load_schema load_tools_config open_session render_tools write_trace
 """.split()
 
 

@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import DagtoolsError
@@ -14,6 +15,7 @@ from ..catalogue._render import FORMATS
 from ._mcp import add_mcp_command
 from ._options import add_http_options, check_addresses, stdout_closed
 from ._run import add_model_options, add_run_arguments
+from ._trace import add_trace_option
 
 if TYPE_CHECKING:
     from .._tools import ToolCall
@@ -57,7 +59,8 @@ def _header(text: str) -> tuple[str, str]:
 
 
 def source_options(args: argparse.Namespace) -> dict[str, Any]:
-    from ..load._introspect import stderr_progress
+    from ..load._introspect import _PROGRESS_FROM, stderr_progress
+    from ._views import progress_bar
 
     mutations: bool | list[str] = True if args.allow_mutations else list(args.mutation) or False
     cache: bool | str = False if args.no_cache else "refresh" if args.refresh_schema else True
@@ -70,7 +73,7 @@ def source_options(args: argparse.Namespace) -> dict[str, Any]:
         "headers": dict(args.header) or None,
         "timeout": args.timeout,
         "cache": cache,
-        "progress": stderr_progress(),
+        "progress": progress_bar(_PROGRESS_FROM) or stderr_progress(),
     }
 
 
@@ -84,17 +87,20 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="run the french-fries task on the embedded kitchen API")
     add_model_options(demo)
+    add_trace_option(demo)
     demo.set_defaults(handler=_demo)
 
     run = commands.add_parser("run", help='let a model do a task on an API: dagtools run SOURCE "prompt" --model ...')
     add_source_options(run)
     add_run_arguments(run)
+    add_trace_option(run)
     run.set_defaults(handler=_run)
 
     call = commands.add_parser("call", help="replay a YAML/JSON script of tool calls against an API")
     add_source_options(call)
     call.add_argument("script", help="the script: inputs, outputs and calls")
     call.add_argument("--json", action="store_true", help="one JSON object per call, then the outputs")
+    add_trace_option(call)
     call.set_defaults(handler=_call)
 
     add_mcp_command(commands)
@@ -165,16 +171,22 @@ def _run(args: argparse.Namespace) -> int:
 def _call(args: argparse.Namespace) -> int:
     import anyio
 
-    return anyio.run(_replay, args.source, args.script, args.json, source_options(args))
+    return anyio.run(lambda: _replay(args.source, args.script, args.json, source_options(args), trace=args.trace))
 
 
-async def _replay(source: Any, script_path: str, as_json: bool, options: dict[str, Any], *, transcript: bool = False) -> int:
+async def _replay(
+    source: Any, script_path: str, as_json: bool, options: dict[str, Any], *, transcript: bool = False, trace: Any = None
+) -> int:
     from ..scripts._script import load_script
     from ..session._open import open_session
+    from ._trace import save_trace
 
     script = load_script(script_path)
     async with await open_session(source, inputs=script.inputs, outputs=script.outputs, **options) as session:
-        return await _replay_session(session, script, as_json, transcript=transcript)
+        try:
+            return await _replay_session(session, script, as_json, transcript=transcript)
+        finally:
+            save_trace(trace, session, title=f"dagtools call {Path(script_path).name}")
 
 
 async def _replay_session(session: Session, script: Script, as_json: bool, *, transcript: bool) -> int:
@@ -235,12 +247,13 @@ def _demo(args: argparse.Namespace) -> int:
         return 2
     if args.model:
         return run_demo(args)
+    script = str(KITCHEN / "fries.yaml")
     if args.json:  # a script that `dagtools call` and `--model script:` replay
         from ._record import record_script
 
-        return anyio.run(lambda: record_script(f"{api}:schema", str(KITCHEN / "fries.yaml"), {}))
+        return anyio.run(lambda: record_script(f"{api}:schema", script, {}))
     print("The kitchen API: bake french fries with Type_field tools over Type#N objects.")
-    return anyio.run(lambda: _replay(f"{api}:schema", str(KITCHEN / "fries.yaml"), False, {}, transcript=True))
+    return anyio.run(lambda: _replay(f"{api}:schema", script, False, {}, transcript=True, trace=args.trace))
 
 
 # -- tools -----------------------------------------------------------------------------------------------
@@ -251,7 +264,6 @@ def _tools(args: argparse.Namespace) -> int:
     from ..executors._base import SchemaOnlyExecutor
     from ..load._dagger import dagger_endpoint, is_dagger_source
     from ..load._sources import load_schema
-    from ..session._metatools import estimate_tokens
     from ..session._open import catalogue_for
     from ..session._session import Session
 
@@ -289,14 +301,7 @@ def _tools(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rendered, ensure_ascii=False, indent=1))
         return 0
-    total = 0
-    for tool, item in zip(tools, rendered):
-        size = len(json.dumps(item, ensure_ascii=False))
-        total += size
-        print(f"{tool.name:<48} {size:>8} bytes {estimate_tokens(json.dumps(item, ensure_ascii=False)):>7} tokens")
-    text = json.dumps(rendered, ensure_ascii=False)
-    print(
-        f"{len(tools)} tools of {len(catalogue)} in the catalogue, {args.format} format: "
-        f"{len(text.encode())} bytes, about {estimate_tokens(text)} tokens"
-    )
+    from ._views import print_tools
+
+    print_tools(tools, rendered, catalogue_size=len(catalogue), format=args.format)
     return 0

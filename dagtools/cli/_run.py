@@ -84,14 +84,19 @@ async def run_agent(
     from ..agent._agent import Agent
     from ..models import get_model
     from ..session._open import open_session
+    from ._trace import save_trace
+    from ._views import live_view
 
     model = get_model(args.model, base_url=args.base_url)
     session = await open_session(source, inputs=inputs, outputs=outputs, **options)
-    show = _Printer(sys.stderr if args.json else sys.stdout)
+    stream = sys.stderr if args.json else sys.stdout
+    show = live_view(stream) or _Printer(stream)
     agent = Agent(session, model, max_steps=args.max_steps, max_tokens=args.max_tokens, on_event=show)
     try:
         result = await agent.run(prompt)
     finally:
+        getattr(show, "close", lambda: None)()
+        save_trace(getattr(args, "trace", None), session, title=prompt)
         await session.aclose()
         close = getattr(model, "aclose", None)
         if close is not None:

@@ -7,6 +7,6 @@ objects, outputs and the conversation context (seed 001).
     langchain       DagtoolsMiddleware(session) for create_agent; langchain_tools(session) to bind
     mellea          mellea_tools(session) and call_tools(session, result): tools in, calls through
 
-Each needs its framework (an optional extra, `pip install "dagtools[pydantic-ai]"`); importing
+Each needs its framework (an optional extra, `pip install "dagtools-graphql[pydantic-ai]"`); importing
 `dagtools` or this package imports none of them.
 """

@@ -21,7 +21,7 @@ def require(module: str, extra: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as error:
-        raise ImportError(f'This integration needs {module}: pip install "dagtools[{extra}]" ({error}).') from error
+        raise ImportError(f'This integration needs {module}: pip install "dagtools-graphql[{extra}]" ({error}).') from error
 
 
 class SerialCalls:

@@ -63,7 +63,7 @@ def _mcp() -> Any:
         import mcp  # noqa: F401
         import mcp_types
     except ImportError:
-        raise ConfigError("dagtools mcp needs the MCP SDK: pip install 'dagtools[mcp]'") from None
+        raise ConfigError("dagtools mcp needs the MCP SDK: pip install 'dagtools-graphql[mcp]'") from None
     return mcp_types
 
 

@@ -55,7 +55,7 @@ class RedisStore(SessionStore):
         try:
             from redis import asyncio as aioredis
         except ImportError:
-            raise ConfigError("The Redis session store needs redis-py: pip install 'dagtools[redis]'.") from None
+            raise ConfigError("The Redis session store needs redis-py: pip install 'dagtools-graphql[redis]'.") from None
         self.url = url
         self._redis = aioredis.from_url(url, decode_responses=False)
         self._load = self._redis.register_script(_LOAD)
