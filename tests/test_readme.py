@@ -19,7 +19,7 @@ Each fenced block is treated by its language tag and its content:
   A block that imports an optional extra that is not installed skips, naming the extra.
 - `yaml`, `json`: must parse. A call script (a `calls:` list) must be a file (marked `file:`) that a
   shell block runs.
-- `text`: output shown to the reader, not run.
+- `text`, `mermaid`: output shown to the reader, not run (a test elsewhere may compare it).
 - Any other tag, or none, fails: give the block one of these.
 
 A block is marked by an HTML comment on the line right before its fence:
@@ -278,8 +278,8 @@ def test_data_block_parses_and_matches_its_file(block):
 
 @pytest.mark.parametrize("block", BLOCKS, ids=lambda b: b.id)
 def test_block_has_a_known_language(block):
-    assert block.lang in SHELLS | DATA | {"python", "text"}, (
-        f"README.md line {block.line}: tag the block sh, python, yaml, json or text (it is {block.lang or 'untagged'!r})"
+    assert block.lang in SHELLS | DATA | {"python", "text", "mermaid"}, (
+        f"README.md line {block.line}: tag the block sh, python, yaml, json, text or mermaid (it is {block.lang or 'untagged'!r})"
     )
     if block.mark:
         assert block.mark[0] == "skip" or block.lang in DATA, f"README.md line {block.line}: file: and part-of: mark yaml or json blocks"
