@@ -30,8 +30,9 @@ from .._errors import ConfigError, DagtoolsError
 from .._tools import Tool, ToolCall, ToolResult
 from ..catalogue._render import render_tool
 from ..executors._base import Executor, SchemaOnlyExecutor
-from ..load._sources import LoadedSchema, load_schema
-from ..session._open import catalogue_for, is_executable, open_session
+from ..load._cached import load_cached
+from ..load._loaded import LoadedSchema
+from ..session._open import catalogue_for, open_session
 from ..session._session import Session
 from ..session._store import SessionStore, open_store
 from ..session._toolsets import Toolset
@@ -78,10 +79,10 @@ class McpToolServer:
         if loaded is None:
             if not config.source:
                 raise ConfigError("Give the API to serve: a URL, a schema file, or path/to/api.py:attribute.")
-            loaded = load_schema(config.source, lenient=config.lenient, headers=config.headers or None)
+            loaded = load_cached(config.source, lenient=config.lenient, headers=config.headers or None)
         self.loaded = loaded
         self.catalogue = catalogue_for(
-            loaded.schema,
+            loaded,
             dialect=config.dialect,
             mutations=config.mutations,
             include_deprecated=config.include_deprecated,
@@ -155,7 +156,7 @@ class McpToolServer:
     def _executor(self) -> Executor | None:
         """Every session sends through the server's one upstream client: the environment's headers, then
         the configured ones, then the current request's forwarded ones (see `_forwarding`)."""
-        if is_executable(self.loaded.schema):
+        if self.loaded.executable:
             return None  # open_session runs the API in this process
         source = self.config.source
         if not source.lower().startswith(("http://", "https://")):
