@@ -71,6 +71,7 @@ def snapshot(catalogue: Catalogue) -> dict[str, Any]:
     targets = {name: catalogue.target(name) for name in names}
     for name in (n for root in roots for n in catalogue.tools_for_type(root)):
         catalogue.connection(targets[name])  # what the first selectTools description looks at
+        catalogue.tool(name)  # what a first selectTools hands back
     tools = {}
     for name, tool in list(catalogue._tools.items()):
         try:

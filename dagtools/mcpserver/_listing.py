@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..load._loaded import LoadedSchema
     from ._config import McpConfig
 
-__all__ = ["cached_listing", "listable_from_cache", "remember_listing", "warm_up"]
+__all__ = ["cached_listing", "listable_from_cache", "opens_session", "remember_listing", "warm_up"]
 
 logger = logging.getLogger("dagtools")
 
@@ -55,13 +55,27 @@ def remember_listing(loaded: LoadedSchema, config: McpConfig, tools: list[dict[s
     loaded.compiled.write()
 
 
-def warm_up(prepare: Any) -> None:
-    """Run `prepare` (import the session machinery, restore the catalogue, build the schema) in a
-    daemon thread, once the first tool list has gone out: the first call finds it done or under way."""
+def opens_session(ctx: Any, config: McpConfig, state_key: str) -> bool:
+    """Whether this request opens a connection's session (handshake era), whose list is every fresh session's."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS or not listable_from_cache(config):
+        return False
+    connection = getattr(ctx.session, "_connection", None)
+    return connection is not None and state_key not in connection.state
+
+
+def warm_up(build_schema: Any) -> None:
+    """Import the session machinery and run `build_schema` (restoring the catalogue, building the
+    schema) in a daemon thread, once the first tool list has gone out: the first call finds it done."""
 
     def run() -> None:
         try:
-            prepare()
+            from ..session._open import open_session  # noqa: F401
+            from ._pool import SessionPool  # noqa: F401
+            from ._toolsets import FixedToolset  # noqa: F401
+
+            build_schema()
         except Exception as error:  # the call that needs it reports the problem to the client
             logger.debug("warming up failed: %s", error)
 

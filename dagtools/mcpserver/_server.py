@@ -34,7 +34,7 @@ from ._app import build_http_app, check_exposure
 from ._config import McpConfig
 from ._forwarding import UpstreamClient, forwarded_headers, use_forwarded
 from ._keys import ISSUED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, session_key
-from ._listing import cached_listing, listable_from_cache, remember_listing, warm_up
+from ._listing import cached_listing, opens_session, remember_listing, warm_up
 
 if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a session opens
     from ..catalogue._catalogue import Catalogue
@@ -143,14 +143,6 @@ class McpToolServer:
             self._sessions = SessionPool(ttl=c.session_ttl, max_sessions=c.max_sessions, per_caller=c.max_sessions_per_caller)
         return self._sessions
 
-    def _prepare(self) -> None:
-        """Everything a first call needs that listing did not: the session machinery, the catalogue, the schema."""
-        from ..session._open import open_session  # noqa: F401
-        from ._pool import SessionPool  # noqa: F401
-        from ._toolsets import FixedToolset  # noqa: F401
-
-        self.catalogue.schema  # noqa: B018
-
     # -- sessions ------------------------------------------------------------------------------------
 
     async def session_for(self, ctx: Any) -> Session:
@@ -231,11 +223,11 @@ class McpToolServer:
 
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         types = self._types
-        fresh = self._fresh(ctx)
+        fresh = opens_session(ctx, self.config, _STATE_KEY)
         if fresh and self._first_listing is not None:
             listed = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in self._first_listing])
             self._first_listing = None  # once: the warm-up makes the next list as cheap from the session
-            warm_up(self._prepare)
+            warm_up(lambda: self.catalogue.schema)
             return listed
         try:
             state = await self._state(ctx)
@@ -250,15 +242,6 @@ class McpToolServer:
         if fresh:
             remember_listing(self.loaded, self.config, [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools])
         return self._with_key(ctx, listed)
-
-    def _fresh(self, ctx: Any) -> bool:
-        """Whether this request opens a connection's session: its list is every fresh session's."""
-        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-
-        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS or not listable_from_cache(self.config):
-            return False
-        connection = getattr(ctx.session, "_connection", None)
-        return connection is not None and _STATE_KEY not in connection.state
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
         try:
