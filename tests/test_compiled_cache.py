@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from dagtools._tools import ToolCall
 from dagtools.catalogue._catalogue import compile_catalogue
 from dagtools.executors._base import SchemaOnlyExecutor
 from dagtools.load._cached import load_cached
@@ -166,3 +167,32 @@ async def test_an_mcp_start_from_the_cache_lists_without_the_schema_then_runs_ca
         assert not good.is_error and json.loads(good.content[0].text)["result"] == "Potato#1"
     finally:
         await client.__aexit__(None, None, None)
+
+
+def test_a_python_source_is_keyed_by_the_sdl_it_prints(cache_dir: Path) -> None:
+    source = f"{ROOT / 'examples' / 'kitchen' / 'api.py'}:schema"
+    first = load_cached(source)
+    compiled = catalogue_for(first)
+    again = load_cached(source)
+    assert again.digest == first.digest and again.executable
+    restored = catalogue_for(again)
+    assert restored._schema is None, "restored from the compiled form, not compiled from the schema"
+    assert restored.names() == compiled.names()
+
+
+async def test_open_session_bypasses_or_refreshes_the_compiled_cache(kitchen_url: str, cache_dir: Path) -> None:
+    from dagtools.session._open import open_session
+
+    async with await open_session(kitchen_url, cache=False) as session:
+        assert "Query_potato" in session.catalogue
+    assert not entries(cache_dir), "cache=False neither reads nor writes"
+    async with await open_session(kitchen_url) as session:
+        assert session.catalogue._schema is not None
+    assert len(entries(cache_dir)) == 1
+    async with await open_session(kitchen_url) as session:
+        assert session.catalogue._schema is None  # restored: built when a call needs it
+        result = await session.call_tool(ToolCall(name="selectTools", arguments={"tools": ["Query_potato"]}))
+        result = await session.call_tool(ToolCall(name="Query_potato", arguments={}))
+        assert not result.is_error and result.value == {"result": "Potato#1"}
+    async with await open_session(kitchen_url, cache="refresh") as session:
+        assert session.catalogue._schema is not None
