@@ -3,8 +3,9 @@ answer, against an official-SDK server that lists one tool (the floor), spawned 
 
     python bench/mcp.py            # prints `figure: value` lines; exits 1 when a target is missed
 
-`mcp_start_ratio[schema]` is a later start over the floor's: the first start of a schema may fill a
-cache on disk, and every start after it is what a client restarting the server pays.
+`mcp_start_ratio[schema]` is a later start over the floor's: the first start of a schema fills the
+compiled cache on disk, and every start after it is what a client restarting the server pays. Each
+such start is paired with a floor start made just before it, so both meet the same load.
 """
 
 from __future__ import annotations
