@@ -7,8 +7,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ._errors import ConfigError
 
 __all__ = ["parse_data", "read_data"]
@@ -32,6 +30,8 @@ def parse_data(text: str, where: str, *, json_first: bool = True) -> Any:
             return json.loads(text)
         except ValueError:
             pass
+    import yaml  # only for text that is not JSON: a start without a YAML file skips it
+
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as error:

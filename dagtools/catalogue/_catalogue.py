@@ -17,16 +17,14 @@ from difflib import get_close_matches
 from typing import Any, TypeVar
 
 from graphql import (
-    GraphQLArgument,
     GraphQLField,
-    GraphQLInputField,
     GraphQLInputObjectType,
     GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLSchema,
     GraphQLUnionType,
-    is_abstract_type,
+    get_named_type,
     is_composite_type,
 )
 
@@ -34,9 +32,10 @@ from .._errors import CatalogueError
 from .._tools import Tool
 from ..load._dialect import Dialect, DialectName, Identity, detect_dialect
 from ._fit import fit
-from ._json_schema import PARAMETER_BUDGET, SchemaRenderer, is_required, object_reference_description, reaches_itself
+from ._json_schema import PARAMETER_BUDGET, SchemaRenderer, is_required, reaches_itself
 from ._previews import choose_preview_fields
 from ._reach import ConnectionShape, detect_connection, example_id, explain_unavailable, index_makers, reachable_types
+from ._tool import compile_tool, describe_reference
 
 __all__ = ["Catalogue", "FieldRef", "MutationPolicy", "compile_catalogue", "is_list"]
 
@@ -69,14 +68,36 @@ class Catalogue:
     def __init__(
         self, schema: GraphQLSchema, *, dialect: Dialect, mutations: MutationPolicy, include_deprecated: bool, previews: bool | None = None
     ) -> None:
-        self.schema = schema
-        self.dialect = dialect
+        query, mutation = (schema.query_type, schema.mutation_type)
+        roots = (query.name if query else None, mutation.name if mutation else None)
+        self._setup(schema, dialect, dialect.name, mutations, include_deprecated, previews, *roots)
+        self.reachable = frozenset(reachable_types(schema, self._mutation_allowed, self.connection))
+        self._name_all()
+
+    def _setup(
+        self,
+        schema: GraphQLSchema | Callable[[], GraphQLSchema],
+        dialect: Dialect | Callable[[GraphQLSchema], Dialect],
+        dialect_name: str,
+        mutations: MutationPolicy,
+        include_deprecated: bool,
+        previews: bool | None,
+        query_type: str | None,
+        mutation_type: str | None,
+    ) -> None:
+        """What every catalogue holds, compiled now or restored from its compiled form (`_compiled`),
+        where the schema and the dialect are built only when first asked for."""
+        self._schema: GraphQLSchema | None = None if callable(schema) else schema
+        self._build_schema: Callable[[], GraphQLSchema] | None = schema if callable(schema) else None
+        self._dialect: Dialect | None = None if callable(dialect) else dialect
+        self._build_dialect: Callable[[GraphQLSchema], Dialect] | None = dialect if callable(dialect) else None
+        self.dialect_name = dialect_name
         self.mutations = mutations
         self.include_deprecated = include_deprecated
         # Dagger's scalar fields run pipelines, so nothing is read unasked there unless the host says so.
-        self.previews = dialect.name != "dagger" if previews is None else previews
-        self.query_type = schema.query_type.name if schema.query_type else None
-        self.mutation_type = schema.mutation_type.name if schema.mutation_type else None
+        self.previews = dialect_name != "dagger" if previews is None else previews
+        self.query_type = query_type
+        self.mutation_type = mutation_type
         # Root tools read the same in every API (`Query_field`, `Mutation_field`), whatever the
         # schema calls its root types (SWAPI's is `Root`).
         self._prefixes = {t: p for t, p in ((self.query_type, "Query"), (self.mutation_type, "Mutation")) if t}
@@ -85,14 +106,28 @@ class Catalogue:
         self._names: dict[FieldRef, str] = {}
         self._by_type: dict[str, list[str]] = {}
         self._tools: dict[str, Tool] = {}
+        self._targets: dict[str, str] = {}
         self._recursive: dict[str, bool] = {}
         self._preview: dict[str, tuple[str, ...]] = {}
         self._identity: dict[str, Identity | None] = {}
         self._derived: dict[str, Any] = {}
         self._connections: dict[str, ConnectionShape | None] = {}
         self._makers: dict[str, list[str]] | None = None
-        self.reachable = frozenset(reachable_types(schema, self._mutation_allowed, self.connection))
-        self._name_all()
+
+    @property
+    def schema(self) -> GraphQLSchema:
+        """The graphql-core schema; a catalogue restored from its compiled form builds it on first use."""
+        if self._schema is None:
+            assert self._build_schema is not None
+            self._schema = self._build_schema()
+        return self._schema
+
+    @property
+    def dialect(self) -> Dialect:
+        if self._dialect is None:
+            assert self._build_dialect is not None
+            self._dialect = self._build_dialect(self.schema)
+        return self._dialect
 
     def derived(self, key: str, build: Callable[[], T]) -> T:
         """What a later layer computes from this catalogue once (connection shapes, document builders),
@@ -198,6 +233,12 @@ class Catalogue:
         found = get_close_matches(name.lower(), list(lowered), n=limit, cutoff=0.6)
         return [lowered[f] for f in found]
 
+    def target(self, name: str) -> str:
+        """The named type a tool's field returns (`Film` for `[Film!]!`), known without the schema when restored."""
+        if name not in self._targets:
+            self._targets[name] = get_named_type(self.field(self.ref(name)).type).name
+        return self._targets[name]
+
     def field(self, ref: FieldRef) -> GraphQLField:
         type_ = self.schema.get_type(ref.type_name)
         assert isinstance(type_, GraphQLObjectType)
@@ -269,7 +310,7 @@ class Catalogue:
         """The compiled tool; raises CatalogueError for a name the catalogue does not have."""
         cached = self._tools.get(name)
         if cached is None:
-            cached = self._tools[name] = self._compile(name, self.ref(name))
+            cached = self._tools[name] = compile_tool(self, name, self.ref(name))
         return cached
 
     def tools(self, names: Iterable[str] | None = None) -> list[Tool]:
@@ -322,46 +363,8 @@ class Catalogue:
     def renderer(self, path: str = "", *, object_references: bool = True) -> SchemaRenderer:
         """The JSON Schema renderer for this catalogue's arguments, at `path` (`Query_issues.filter`)."""
         object_argument: Any = self.dialect.object_argument if object_references else (lambda *_: None)
-        return SchemaRenderer(object_argument, self._is_recursive, describe=self._describe_reference, path=path)
-
-    def _describe_reference(self, argument: GraphQLArgument | GraphQLInputField, target: str) -> str:
-        example, raw = self.example_id(target), self.dialect.accepts_raw_id(argument)
-        if is_abstract_type(self.schema.get_type(target)):  # "Node ID" reads as a type; say what it takes
-            text = f'An object ID such as "{example}" (any {target}).'
-            return text + (" A global id the API gave is taken as it is." if raw else "")
-        return object_reference_description(target, example, raw=raw)
-
-    def _compile(self, name: str, ref: FieldRef) -> Tool:
-        field = self.field(ref)
-        object_parameter = self.object_parameter(ref)
-        first = None
-        if object_parameter is not None:
-            first = (
-                object_parameter,
-                {
-                    "type": "string",
-                    "description": f'The {ref.type_name} to operate against, such as "{ref.type_name}#1". '
-                    f"Defaults to the most recent {ref.type_name}.",
-                },
-                False,
-            )
-        parameters = self.parameters(ref, first=first, path=name)
-        text = (field.description or "").strip() or f"{ref.type_name} {ref.field_name}"
-        if field.deprecation_reason is not None:
-            text += f"\nDeprecated: {field.deprecation_reason}"
-        description = f"{text}\nReturns {field.type}"
-        is_mutation = ref.type_name == self.mutation_type
-        return Tool(
-            name=name,
-            description=description,
-            parameters=parameters,
-            kind="field",
-            type_name=ref.type_name,
-            field_name=ref.field_name,
-            object_parameter=object_parameter,
-            returns=str(field.type),
-            read_only=not is_mutation,
-            destructive=is_mutation,
+        return SchemaRenderer(
+            object_argument, self._is_recursive, describe=lambda argument, target: describe_reference(self, argument, target), path=path
         )
 
     def _is_recursive(self, input_type: GraphQLInputObjectType) -> bool:

@@ -12,8 +12,6 @@ warning. `refresh` fetches and overwrites whatever the age; `use_cache=False` ne
 from __future__ import annotations
 
 import concurrent.futures
-import dataclasses
-import hashlib
 import json
 import os
 import re
@@ -30,32 +28,16 @@ from graphql import get_introspection_query, specified_directives
 from .._errors import ExecutorError, SchemaLoadError
 from .._redact import redact, secrets_of
 from ..executors._http import HttpExecutor, Progress
+from ._cache import DEFAULT_TTL, cache_key, default_cache_dir
 from ._sources import LoadedSchema, _from_introspection
 
 __all__ = ["cache_key", "default_cache_dir", "fetch_schema", "fetch_schema_sync", "stderr_progress"]
 
-#: Seconds an entry is trusted before it is fetched again.
-DEFAULT_TTL = 3600.0
 #: The biggest introspection answer read: big APIs' schemas run to tens of MB, far past a query's limit.
 SCHEMA_MAX_BYTES = 256 * 1024 * 1024
 #: Answers smaller than this load without a progress line.
 _PROGRESS_FROM = 256 * 1024
 _FORMAT = 1
-
-
-def default_cache_dir() -> Path:
-    """`DAGTOOLS_CACHE_DIR`, else `$XDG_CACHE_HOME/dagtools/schemas`, else `~/.cache/dagtools/schemas`."""
-    configured = os.environ.get("DAGTOOLS_CACHE_DIR")
-    if configured:
-        return Path(configured).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "dagtools" / "schemas"
-
-
-def cache_key(url: str, headers: Mapping[str, str] | None = None) -> str:
-    """The entry name for a URL and the headers sent with it (names compared case-insensitively)."""
-    parts = [url] + [f"{name.lower()}: {value}" for name, value in sorted((headers or {}).items(), key=lambda item: item[0].lower())]
-    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
 
 
 async def fetch_schema(
@@ -211,7 +193,7 @@ def _loaded(introspection: dict[str, Any], url: str, lenient: bool, warnings: li
     if isinstance(form, str):
         warnings = [*warnings, f"the server understood only an older form of the introspection query (as {form} servers do)"]
     if warnings:
-        loaded = dataclasses.replace(loaded, warnings=tuple(warnings) + loaded.warnings)
+        loaded = loaded.replace(warnings=tuple(warnings) + loaded.warnings)
     return loaded
 
 

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import logging
 import os
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +24,8 @@ from graphql import (
 from graphql.validation.validate import validate_sdl
 
 from .._errors import SchemaLoadError
+from ._kinds import _PYTHON_ATTRIBUTE, _URL, _looks_like_path
+from ._loaded import LoadedSchema
 from ._python import call_factory, import_file, is_strawberry_schema, kind_of, schema_names
 from ._repair import SdlRepair
 from ._wrapping import check_wrapping
@@ -38,24 +37,8 @@ logger = logging.getLogger("dagtools")
 #: How many individual errors a SchemaLoadError lists before summarising the rest.
 _MAX_LISTED_ERRORS = 10
 
-_URL = re.compile(r"^https?://", re.IGNORECASE)
-_PYTHON_ATTRIBUTE = re.compile(r"^(?P<file>.+\.py):(?P<attr>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)$", re.DOTALL)
 #: Keywords of load_schema that only URL sources use (the rest of dagtools.introspect.fetch_schema's).
 _URL_OPTIONS = {"cache_dir", "refresh", "use_cache", "ttl", "timeout", "progress"}
-_SCHEMA_SUFFIXES = {".json", ".graphql", ".graphqls", ".gql", ".sdl", ".py"}
-
-
-@dataclass(frozen=True, kw_only=True)
-class LoadedSchema:
-    """A built schema, where it came from, and what lenient loading had to tolerate."""
-
-    schema: GraphQLSchema
-    origin: str
-    """Human-readable source: a path, "SDL string", "strawberry Schema", "examples/kitchen/api.py:schema"."""
-    warnings: tuple[str, ...] = ()
-    """Each problem lenient loading tolerated, in words a user understands."""
-    strawberry_schema: object | None = None
-    """The strawberry.Schema when the source was one (executors run through it)."""
 
 
 def load_schema(source: object, *, lenient: bool = True, headers: dict[str, str] | None = None, **url_options: Any) -> LoadedSchema:
@@ -132,20 +115,6 @@ def _from_url(source: str, *, lenient: bool, headers: dict[str, str] | None = No
     from ._introspect import fetch_schema_sync
 
     return fetch_schema_sync(source, headers=merge_headers(env_headers(), headers), lenient=lenient, **options)
-
-
-def is_url(source: object) -> bool:
-    """Whether a source names a live API (http or https) rather than a file or text."""
-    return isinstance(source, str) and _URL.match(source) is not None
-
-
-def _looks_like_path(source: str) -> bool:
-    """Whether a string names a file rather than holding SDL or JSON text."""
-    if "\n" in source or "{" in source or not source.strip():
-        return False
-    if os.path.exists(source):
-        return True
-    return Path(source).suffix.lower() in _SCHEMA_SUFFIXES or "/" in source or os.sep in source
 
 
 def _text_origin(text: str) -> str:
@@ -300,7 +269,7 @@ def _from_object(source: object, *, origin: str | None, lenient: bool) -> Loaded
         return _from_introspection(source, origin=origin or "introspection result", lenient=lenient)
     graphql_schema = source._schema  # type: ignore[attr-defined]  # a strawberry Schema
     loaded = _validated(graphql_schema, origin=origin or "strawberry Schema", lenient=lenient, warnings=[])
-    return dataclasses.replace(loaded, strawberry_schema=source)
+    return loaded.replace(strawberry_schema=source)
 
 
 def _validated(schema: GraphQLSchema, *, origin: str, lenient: bool, warnings: list[str]) -> LoadedSchema:
@@ -352,7 +321,7 @@ def _from_python_attribute(file: str, attribute: str, *, origin: str, lenient: b
                     f"Cannot load {origin}: it names the file {text!r}, which is not an SDL or introspection "
                     f"JSON file next to {file}. Fix the path it holds."
                 )
-            return dataclasses.replace(_from_file(target, origin=str(target), lenient=lenient), origin=origin)
+            return _from_file(target, origin=str(target), lenient=lenient).replace(origin=origin)
         return _from_text(text, origin=origin, lenient=lenient)
     raise SchemaLoadError(
         f"Cannot load {origin}: {attribute!r} is {kind_of(value)}, not a schema. It must be a "

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from graphql import GraphQLObjectType
-
 from .._redact import redact
-from ..session._open import is_executable
+from ._listing import cached_size
 
 if TYPE_CHECKING:
     from ._server import McpToolServer
 
-__all__ = ["describe_server", "no_server_warning"]
+__all__ = ["describe_server", "no_server_warning", "schema_size"]
 
 #: The schema problems named one by one; the rest are counted (GitHub's schema has dozens).
 _SHOWN_PROBLEMS = 3
@@ -27,7 +25,7 @@ _FIXED_TOOLS = "selectTools, callTool, describeTools, save"
 
 def describe_server(server: McpToolServer) -> str:
     """The start-up block: one header line, then indented lines, so a log shows it as one unit."""
-    config, loaded, catalogue = server.config, server.loaded, server.catalogue
+    config, loaded = server.config, server.loaded
     lines = [f"dagtools mcp: serving {redact(loaded.origin)}"]
     lines.append(f"  calls go to: {_calls(server)}")
     if config.tools == "dynamic":
@@ -35,11 +33,11 @@ def describe_server(server: McpToolServer) -> str:
     else:
         lines.append(f"  tools: fixed ({_FIXED_TOOLS}: for any client)")
     lines.append(f"  transport: {_transport(server)}")
-    types, fields = _size(server)
-    left_out = fields - len(catalogue)
+    types, fields, tools = cached_size(loaded, config) or schema_size(server)
+    left_out = fields - tools
     mutations = "all" if config.mutations is True else f"{len(config.mutations)} allowed" if config.mutations else "off"
     lines.append(
-        f"  schema: {types} object types, {fields} fields -> {len(catalogue)} tools"
+        f"  schema: {types} object types, {fields} fields -> {tools} tools"
         + (
             f" ({left_out} fields are not tools: deprecated, mutations off, IDs the dialect handles, or out of reach)"
             if left_out > 0
@@ -67,7 +65,7 @@ def describe_server(server: McpToolServer) -> str:
 
 def no_server_warning(server: McpToolServer) -> str | None:
     """Said when there is no API behind the schema: the client lists tools, and then every call fails."""
-    if server.config.api_url or is_executable(server.loaded.schema):
+    if server.config.api_url or server.loaded.executable:
         return None
     return (
         f"dagtools mcp: warning: {server.loaded.origin} only describes the API, so every tool call will fail. "
@@ -80,7 +78,7 @@ def _calls(server: McpToolServer) -> str:
     url = server.config.api_url
     if url:
         return f"{redact(url)} (timeout {server.config.timeout:g} s)"
-    if is_executable(server.loaded.schema):
+    if server.loaded.executable:
         return "this process (the Python schema's resolvers)"
     return "nowhere (a schema with no API behind it)"
 
@@ -98,11 +96,15 @@ def _transport(server: McpToolServer) -> str:
     return where
 
 
-def _size(server: McpToolServer) -> tuple[int, int]:
-    """Object types and their fields as the schema has them (introspection types and subscriptions aside)."""
+def schema_size(server: McpToolServer) -> tuple[int, int, int]:
+    """Object types and their fields as the schema has them (introspection types and subscriptions
+    aside), and the catalogue's tools. It builds the schema: a start from the compiled cache reads the
+    figures an earlier start wrote (`cached_size`) instead."""
+    from graphql import GraphQLObjectType
+
     schema = server.loaded.schema
     subscription = schema.subscription_type
     objects = [
         t for t in schema.type_map.values() if isinstance(t, GraphQLObjectType) and not t.name.startswith("__") and t is not subscription
     ]
-    return len(objects), sum(len(t.fields) for t in objects)
+    return len(objects), sum(len(t.fields) for t in objects), len(server.catalogue)

@@ -23,27 +23,29 @@ from __future__ import annotations
 import gc
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from .._errors import ConfigError, DagtoolsError
 from .._tools import Tool, ToolCall, ToolResult
 from ..catalogue._render import render_tool
-from ..executors._base import Executor, SchemaOnlyExecutor
-from ..load._sources import LoadedSchema, load_schema
-from ..session._open import catalogue_for, is_executable, open_session
-from ..session._session import Session
-from ..session._store import SessionStore, open_store
-from ..session._toolsets import Toolset
-from ..session._turn import run_call
+from ..load._cached import load_cached
 from ._app import build_http_app, check_exposure
-from ._banner import describe_server
+from ._banner import describe_server, schema_size
 from ._config import McpConfig
 from ._forwarding import UpstreamClient, forwarded_headers, use_forwarded
 from ._keys import ISSUED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, session_key
-from ._pool import ClientState, SessionPool, release_memory
-from ._toolsets import FixedToolset
+from ._listing import cached_listing, opens_session, remember_listing, warm_up
+
+if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a session opens
+    from ..catalogue._catalogue import Catalogue
+    from ..executors._base import Executor
+    from ..load._loaded import LoadedSchema
+    from ..session._session import Session
+    from ..session._store import SessionStore
+    from ..session._toolsets import Toolset
+    from ._pool import ClientState, SessionPool
 
 __all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer", "serve_mcp"]
 
@@ -80,20 +82,29 @@ class McpToolServer:
         if loaded is None:
             if not config.source:
                 raise ConfigError("Give the API to serve: a URL, a schema file, or path/to/api.py:attribute.")
-            loaded = load_schema(config.source, lenient=config.lenient, headers=config.headers or None, **config.load_options)
+            options = config.load_options
+            if options["use_cache"]:
+                loaded = load_cached(config.source, lenient=config.lenient, headers=config.headers or None, **options)
+            else:
+                from ..load._sources import load_schema
+
+                loaded = load_schema(config.source, lenient=config.lenient, headers=config.headers or None, **options)
         self.loaded = loaded
-        self.catalogue = catalogue_for(
-            loaded.schema,
-            dialect=config.dialect,
-            mutations=config.mutations,
-            include_deprecated=config.include_deprecated,
-            relay_ids=config.relay_ids,
-        )
+        # A start whose first tool list is in the compiled cache answers it from there; the catalogue,
+        # the session machinery and the schema come after it (`warm_up`), or with the first call.
+        self._first_listing = cached_listing(loaded, config)
+        self._catalogue: Catalogue | None = None
+        if self._first_listing is None:
+            self._catalogue = self.catalogue
         self._dynamic = config.tools == "dynamic"
-        self._pool = SessionPool(ttl=config.session_ttl, max_sessions=config.max_sessions, per_caller=config.max_sessions_per_caller)
+        self._sessions: SessionPool | None = None
         self._upstream: UpstreamClient | None = None
         # memory: is today's behaviour (sessions in the pool only); any other store outlives the process.
-        self._store: SessionStore | None = open_store(config.store) if config.store and not _in_memory(config.store) else None
+        self._store: SessionStore | None = None
+        if config.store and not _in_memory(config.store):
+            from ..session._store import open_store
+
+            self._store = open_store(config.store)
         self._types = types
         dynamic = self._dynamic
 
@@ -115,6 +126,31 @@ class McpToolServer:
             **handlers,
         )
 
+    @property
+    def catalogue(self) -> Catalogue:
+        """The API's catalogue, shared by every session (restored from the compiled cache when there)."""
+        if self._catalogue is None:
+            from ..session._open import catalogue_for
+
+            config = self.config
+            self._catalogue = catalogue_for(
+                self.loaded,
+                dialect=config.dialect,
+                mutations=config.mutations,
+                include_deprecated=config.include_deprecated,
+                relay_ids=config.relay_ids,
+            )
+        return self._catalogue
+
+    @property
+    def _pool(self) -> SessionPool:
+        if self._sessions is None:
+            from ._pool import SessionPool
+
+            c = self.config
+            self._sessions = SessionPool(ttl=c.session_ttl, max_sessions=c.max_sessions, per_caller=c.max_sessions_per_caller)
+        return self._sessions
+
     # -- sessions ------------------------------------------------------------------------------------
 
     async def session_for(self, ctx: Any) -> Session:
@@ -127,6 +163,8 @@ class McpToolServer:
         headers = _headers(ctx)
         # Every handler starts here, so every request runs with its own forwarded headers, or none.
         use_forwarded(forwarded_headers(headers, self.config.forward_headers))
+        from ._pool import ClientState
+
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             connection = getattr(ctx.session, "_connection", None)
             if connection is not None:
@@ -145,6 +183,8 @@ class McpToolServer:
 
     async def _open(self, key: str | None = None) -> Session:
         """A new session, or with `key` and a store, the one stored under `key` (new when there is none)."""
+        from ..session._open import open_session
+
         executor = self._executor()
         kept = key is not None and self._store is not None
         session = await open_session(
@@ -157,8 +197,10 @@ class McpToolServer:
     def _executor(self) -> Executor | None:
         """Every session sends through the server's one upstream client: the environment's headers, then
         the configured ones, then the current request's forwarded ones (see `_forwarding`)."""
+        from ..executors._base import SchemaOnlyExecutor
+
         url = self.config.api_url
-        if not url and is_executable(self.loaded.schema):
+        if not url and self.loaded.executable:
             return None  # open_session runs the API in this process
         if not url:
             return SchemaOnlyExecutor(self.loaded.origin)
@@ -183,10 +225,18 @@ class McpToolServer:
 
     def toolset_of(self, session: Session) -> Toolset:
         """What the client sees of a session: its own growing toolset, or the fixed one over it."""
+        from ._toolsets import FixedToolset
+
         return session.toolset if self._dynamic else FixedToolset(session)
 
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         types = self._types
+        fresh = opens_session(ctx, self.config, _STATE_KEY)
+        if fresh and self._first_listing is not None:
+            listed = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in self._first_listing])
+            self._first_listing = None  # once: the warm-up makes the next list as cheap from the session
+            warm_up(lambda: self.catalogue.schema)
+            return listed
         try:
             state = await self._state(ctx)
             async with state.lock:
@@ -196,7 +246,11 @@ class McpToolServer:
             from mcp.shared.exceptions import MCPError
 
             raise MCPError(code=types.INTERNAL_ERROR, message=f"dagtools could not open a session: {error}") from None
-        return self._with_key(ctx, types.ListToolsResult(tools=[self._mcp_tool(t) for t in self.tools_of(session)]))
+        listed = types.ListToolsResult(tools=[self._mcp_tool(t) for t in self.tools_of(session)])
+        if fresh:
+            dumped = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools]
+            remember_listing(self.loaded, self.config, dumped, list(schema_size(self)))
+        return self._with_key(ctx, listed)
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
         try:
@@ -215,6 +269,9 @@ class McpToolServer:
                 if self._dynamic:  # the session's own tools: it runs and records the call
                     result = await state.session.call_tool(call)
                 else:
+                    from ..session._turn import run_call
+                    from ._toolsets import FixedToolset
+
                     result = await run_call(FixedToolset(state.session), call)
             except DagtoolsError as error:  # the store refused (busy, changed meanwhile, gone): nothing was saved
                 result = ToolResult.error(call, str(error))
@@ -318,6 +375,8 @@ async def _release(state: dict[str, Any]) -> None:
     client = state.pop(_STATE_KEY, None)
     if client is None:
         return
+    from ._pool import release_memory
+
     await client.session.aclose()
     del client
     release_memory()

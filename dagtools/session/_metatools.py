@@ -87,7 +87,7 @@ def reachable_types(catalogue: Catalogue, types: list[str]) -> list[str]:
     reached: dict[str, int] = {}
     for type_name in types:
         for name in catalogue.tools_for_type(type_name):
-            target = get_named_type(catalogue.field(catalogue.ref(name)).type).name
+            target = catalogue.target(name)
             connection = connection_of(catalogue, target)
             target = connection.node_type if connection is not None else target
             if target not in held and catalogue.tools_for_type(target):

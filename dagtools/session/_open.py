@@ -8,17 +8,22 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
+import anyio
 from graphql import GraphQLObjectType, GraphQLSchema
 
 from .._errors import ConfigError
 from ..catalogue._catalogue import Catalogue, compile_catalogue
+from ..catalogue._compiled import catalogue_of
 from ..catalogue._options import CatalogueOptions
 from ..executors._base import Executor, SchemaOnlyExecutor
 from ..executors._http import HttpExecutor, Progress, env_headers, merge_headers
 from ..executors._local import LocalExecutor
+from ..load._cached import load_cached
 from ..load._dagger import dagger_endpoint, is_dagger_source
 from ..load._introspect import fetch_schema
-from ..load._sources import LoadedSchema, is_url, load_schema
+from ..load._kinds import is_url
+from ..load._loaded import LoadedSchema
+from ..load._sources import load_schema
 from ._keeper import SessionKeeper
 from ._options import SessionOptions
 from ._outputs import OutputSpec
@@ -28,12 +33,22 @@ from ._store import SessionStore, new_session_key, open_store
 __all__ = ["catalogue_for", "executor_for", "is_executable", "open_session"]
 
 _catalogues: weakref.WeakKeyDictionary[GraphQLSchema, dict[CatalogueOptions, Catalogue]] = weakref.WeakKeyDictionary()
+_restored: weakref.WeakKeyDictionary[LoadedSchema, dict[CatalogueOptions, Catalogue]] = weakref.WeakKeyDictionary()
 logger = logging.getLogger("dagtools")
 
 
-def catalogue_for(schema: GraphQLSchema, options: CatalogueOptions | None = None, **flat: Any) -> Catalogue:
-    """The catalogue for a schema and options, compiled once and shared by every session on it."""
+def catalogue_for(schema: GraphQLSchema | LoadedSchema, options: CatalogueOptions | None = None, **flat: Any) -> Catalogue:
+    """The catalogue for a schema and options, compiled once and shared by every session on it. A
+    `LoadedSchema` with a compiled form on disk (`load_cached`) gives a catalogue restored from it,
+    whose schema is built only when a call needs it."""
     options = replace(options or CatalogueOptions(), **flat) if flat else options or CatalogueOptions()
+    if isinstance(schema, LoadedSchema):
+        if schema.compiled is None:
+            return catalogue_for(schema.schema, options)
+        restored = _restored.setdefault(schema, {})
+        if options not in restored:
+            restored[options] = catalogue_of(schema, options)
+        return restored[options]
     per_schema = _catalogues.setdefault(schema, {})
     if options not in per_schema:
         per_schema[options] = compile_catalogue(schema, **options.as_keywords())
@@ -53,7 +68,7 @@ def executor_for(source: Any, loaded: LoadedSchema, *, headers: Mapping[str, str
     this process, or nowhere (a schema file: every call says so)."""
     if isinstance(source, str) and is_url(source):
         return HttpExecutor(source, headers=merge_headers(env_headers(), headers), timeout=timeout)
-    if is_executable(loaded.schema):
+    if loaded.executable:
         return LocalExecutor(loaded.strawberry_schema or loaded.schema)
     return SchemaOnlyExecutor(loaded.origin)
 
@@ -103,19 +118,23 @@ async def open_session(
         if options.catalogue.dialect is None:
             options = replace(options, catalogue=replace(options.catalogue, dialect="dagger"))
         cache = False
-    if isinstance(source, str) and is_url(source):
-        loaded = await fetch_schema(
-            source,
-            headers=merge_headers(env_headers(), headers),
-            use_cache=cache is not False,
-            refresh=cache == "refresh",
-            timeout=timeout,
-            lenient=lenient,
-            progress=progress,
-        )
+    if isinstance(source, LoadedSchema):
+        loaded = source
+    elif isinstance(source, str) and is_url(source):
+        if cache is False:
+            merged = merge_headers(env_headers(), headers)
+            loaded = await fetch_schema(source, headers=merged, use_cache=False, timeout=timeout, lenient=lenient, progress=progress)
+        else:  # the introspection cache, then the compiled one; a fetch blocks, so it runs off the event loop
+            refresh = cache == "refresh"
+            url: str = source
+            loaded = await anyio.to_thread.run_sync(
+                lambda: load_cached(url, headers=headers, refresh=refresh, timeout=timeout, lenient=lenient, progress=progress)
+            )
+    elif cache is False:
+        loaded = load_schema(source, lenient=lenient)
     else:
-        loaded = source if isinstance(source, LoadedSchema) else load_schema(source, lenient=lenient)
-    catalogue = catalogue_for(loaded.schema, options.catalogue)
+        loaded = load_cached(source, lenient=lenient, refresh=cache == "refresh")
+    catalogue = catalogue_for(loaded, options.catalogue)
     owned = executor is None
     if executor is None:
         executor = executor_for(source, loaded, headers=headers, timeout=timeout)

@@ -1,0 +1,59 @@
+"""One field's tool as the model sees it: its description, its return type and its parameters."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from graphql import GraphQLArgument, GraphQLInputField, is_abstract_type
+
+from .._tools import Tool
+from ._json_schema import object_reference_description
+
+if TYPE_CHECKING:
+    from ._catalogue import Catalogue, FieldRef
+
+__all__ = ["compile_tool", "describe_reference"]
+
+
+def describe_reference(catalogue: Catalogue, argument: GraphQLArgument | GraphQLInputField, target: str) -> str:
+    """How an argument that names an object reads: which IDs it takes, with an example of this API."""
+    example, raw = catalogue.example_id(target), catalogue.dialect.accepts_raw_id(argument)
+    if is_abstract_type(catalogue.schema.get_type(target)):  # "Node ID" reads as a type; say what it takes
+        text = f'An object ID such as "{example}" (any {target}).'
+        return text + (" A global id the API gave is taken as it is." if raw else "")
+    return object_reference_description(target, example, raw=raw)
+
+
+def compile_tool(catalogue: Catalogue, name: str, ref: FieldRef) -> Tool:
+    """The tool of one field, its object parameter first (for a field of a non-root type)."""
+    field = catalogue.field(ref)
+    object_parameter = catalogue.object_parameter(ref)
+    first = None
+    if object_parameter is not None:
+        first = (
+            object_parameter,
+            {
+                "type": "string",
+                "description": f'The {ref.type_name} to operate against, such as "{ref.type_name}#1". '
+                f"Defaults to the most recent {ref.type_name}.",
+            },
+            False,
+        )
+    parameters = catalogue.parameters(ref, first=first, path=name)
+    text = (field.description or "").strip() or f"{ref.type_name} {ref.field_name}"
+    if field.deprecation_reason is not None:
+        text += f"\nDeprecated: {field.deprecation_reason}"
+    description = f"{text}\nReturns {field.type}"
+    is_mutation = ref.type_name == catalogue.mutation_type
+    return Tool(
+        name=name,
+        description=description,
+        parameters=parameters,
+        kind="field",
+        type_name=ref.type_name,
+        field_name=ref.field_name,
+        object_parameter=object_parameter,
+        returns=str(field.type),
+        read_only=not is_mutation,
+        destructive=is_mutation,
+    )
