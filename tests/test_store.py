@@ -32,7 +32,7 @@ def redis_url():
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed (.ci/run installs it with apt-get): the Redis store is not tested here")
-    pytest.importorskip("redis", reason="redis-py is not installed (pip install 'dagtools-graphql[redis]'): the Redis store is not tested here")
+    pytest.importorskip("redis", reason="redis-py is not installed (pip install 'dagtools-graphql[redis]'): Redis store not tested")
     port = free_port()
     server = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
