@@ -37,6 +37,7 @@ class AnthropicModel(SdkModel):
         max_retries: int = 2,
     ) -> None:
         self.sdk = import_sdk("anthropic", "anthropic")
+        self.sdk_error = self.sdk.AnthropicError
         super().__init__(
             name,
             base_url=base_url,

@@ -68,7 +68,7 @@ class GeminiModel(SdkModel):
             options = types.HttpOptions(
                 base_url=self.base_url,
                 timeout=int(self.timeout * 1000),
-                retry_options=types.HttpRetryOptions(attempts=self.max_retries + 1, initial_delay=self.retry_wait),
+                retry_options=types.HttpRetryOptions(attempts=self.max_retries + 1, initial_delay=self.retry_wait, jitter=self.retry_wait),
                 httpx_async_client=self.http,
                 extra_body=self.extra or None,
             )

@@ -42,6 +42,7 @@ class OpenAIModel(SdkModel):
         max_retries: int = 2,
     ) -> None:
         self.sdk = import_sdk("openai", "openai")
+        self.sdk_error = self.sdk.OpenAIError
         super().__init__(
             name,
             base_url=base_url,

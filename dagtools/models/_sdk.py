@@ -119,10 +119,14 @@ class SdkModel:
             return ModelError(f"Could not reach {self.provider} at {self.base_url}: {text}. Check --base-url and the network.")
         return ModelError(f"{self.provider} failed: {type(error).__name__}: {text}")
 
-    def http_client(self) -> Any:
-        from ._wire import guarded_client
+    #: The SDK's base exception class, when it retries or wraps any other exception from its HTTP client.
+    sdk_error: type[Exception] | None = None
 
-        return guarded_client(self.provider, timeout=self.timeout, secrets=[self.api_key or ""])
+    def http_client(self) -> Any:
+        from ._wire import guarded_client, stop_error
+
+        error_type = stop_error(self.sdk_error) if self.sdk_error is not None else ModelError
+        return guarded_client(self.provider, timeout=self.timeout, secrets=[self.api_key or ""], error_type=error_type)
 
     async def aclose(self) -> None:
         """Close the SDK's client (the Stainless SDKs close the HTTP client they were given with it)."""

@@ -10,9 +10,10 @@ The official SDKs (openai, anthropic, google-genai) retry timeouts, refused conn
 - a 500 that repeats word for word is the server rejecting this request (llama.cpp-style servers
   dress validation errors as 500), so a third identical request is a waste.
 
-`GuardedTransport` wraps the SDK's HTTP transport and ends those cases with a `ModelError`. The SDKs
-re-raise exceptions that are not their HTTP library's own without retrying, so everything else (429,
-503, a dropped connection to a remote host) keeps the SDK's retries and backoff.
+`GuardedTransport` wraps the SDK's HTTP transport and ends those cases with a `ModelError` that is
+also the SDK's own base error (`error_type`): the SDKs pass their own errors through without retrying
+(anthropic 2.x retries any other exception from its HTTP client as a connection error). Everything
+else (429, 503, a dropped connection to a remote host) keeps the SDK's retries and backoff.
 """
 
 from __future__ import annotations
@@ -67,8 +68,16 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
     """An httpx2 transport that ends timeouts, refused loopback connections and repeated identical
     500s with a `ModelError` instead of letting the SDK above send the request again."""
 
-    def __init__(self, provider: str, *, secrets: Iterable[str] = (), inner: httpx2.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        provider: str,
+        *,
+        secrets: Iterable[str] = (),
+        error_type: type[ModelError] = ModelError,
+        inner: httpx2.AsyncBaseTransport | None = None,
+    ) -> None:
         self.provider = provider
+        self.error_type = error_type
         self.secrets = [s for s in secrets if s]
         self.inner = inner or httpx2.AsyncHTTPTransport()
         self._last_500: dict[str, str] = {}  # request fingerprint -> the error text it got
@@ -78,14 +87,14 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         try:
             response = await self.inner.handle_async_request(request)
         except httpx2.TimeoutException as error:
-            raise ModelError(
+            raise self.error_type(
                 f"{self.provider} at {url} sent no answer in time ({type(error).__name__}). The request was not sent again: the "
                 "server may still be working on it. Allow more time (--turn-timeout) or use a smaller model."
             ) from None
         except httpx2.ConnectError as error:
             if not is_loopback(url):
                 raise  # a remote host: the SDK's retries are right for a dropped connection
-            raise ModelError(
+            raise self.error_type(
                 f"Nothing answers at {url} ({redact(str(error), self.secrets) or 'connection refused'}). Check that the model "
                 "server is running and listening on that port, and that --base-url points at it."
             ) from None
@@ -100,7 +109,7 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
                 body = response.json()
             except ValueError:
                 body = None
-            raise ModelError(
+            raise self.error_type(
                 f"{self.provider} answered HTTP 500 twice with the same error, so the server rejects this request rather than "
                 f"failing for a moment: {server_message(body, text, self.secrets)}"
             )
@@ -116,6 +125,13 @@ def _fingerprint(request: httpx2.Request) -> str:
     return f"{request.method} {request.url.copy_with(query=None)} {digest}"
 
 
-def guarded_client(provider: str, *, timeout: float, secrets: Iterable[str] = ()) -> httpx2.AsyncClient:
+def guarded_client(
+    provider: str, *, timeout: float, secrets: Iterable[str] = (), error_type: type[ModelError] = ModelError
+) -> httpx2.AsyncClient:
     """The HTTP client every SDK adapter hands its SDK: the guarded transport and one timeout."""
-    return httpx2.AsyncClient(transport=GuardedTransport(provider, secrets=secrets), timeout=timeout)
+    return httpx2.AsyncClient(transport=GuardedTransport(provider, secrets=secrets, error_type=error_type), timeout=timeout)
+
+
+def stop_error(sdk_error: type[Exception]) -> type[ModelError]:
+    """A `ModelError` that is also `sdk_error`, so the SDK lets it through unretried and unwrapped."""
+    return type(f"{sdk_error.__name__}Stop", (ModelError, sdk_error), {"__module__": __name__})
