@@ -63,10 +63,11 @@ async def test_rate_limits_are_retried_until_they_run_out(anthropic_server):
 @pytest.mark.parametrize("status", [401, 403])
 async def test_bad_key_is_a_clear_error_without_retry(openai_server, status):
     openai_server.always_status = status
+    openai_server.error_text = "Incorrect API key provided: test-key. You can find your API key in your account settings."
     _, result = await run_fries(make_model(openai_server))
     assert result.reason == "model_error"
-    assert f"HTTP {status}" in result.message and "invalid api key" in result.message and "OPENAI_API_KEY" in result.message
-    assert "test-key" not in result.message
+    assert f"HTTP {status}" in result.message and "Incorrect API key provided: [redacted]." in result.message
+    assert "OPENAI_API_KEY" in result.message and "test-key" not in result.message
     assert len(openai_server.requests) == 1
     assert result.outputs == {}
 
