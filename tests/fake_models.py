@@ -1,17 +1,23 @@
-"""Loopback model servers speaking the OpenAI Chat Completions and Anthropic Messages wire formats.
+"""Loopback model servers speaking the real wire formats: OpenAI Chat Completions, the OpenAI
+Responses API, Anthropic Messages and Gemini's generateContent.
 
 Each is a small starlette app served by uvicorn on 127.0.0.1 in a background thread. It answers from
-the fries script (one turn per assistant message already in the conversation) and records every
-request and every problem it sees in the request's shape, so tests can assert there were none.
+the fries script (one turn per assistant turn already in the conversation) and records every
+request and every problem it sees in the request's shape, so tests can assert there were none. The
+official SDKs are pointed at it with their base URL option. It can also misbehave the way real
+servers do: error statuses first, a status every time (with a chosen error text), a slow answer, and
+llama-cpp-python's HTTP 500 for an assistant message whose content is null.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -38,10 +44,13 @@ EXPECTED_TOOLS = {0: {"selectTools", "save"}, 1: {"Potato_rinse", "Potato_descri
 class FakeServer:
     """A model server on loopback. `statuses` are answered (with an error body) before the script goes on."""
 
-    provider: str  # "openai" or "anthropic"
+    provider: str  # "openai", "responses", "anthropic" or "gemini"
     turns: list[list[tuple[str, dict[str, Any]]]] = field(default_factory=lambda: list(FRIES_TURNS))
     statuses: list[int] = field(default_factory=list)
     always_status: int | None = None
+    error_text: str = ""  # the message of the error answers, when it matters
+    delay: float = 0.0  # seconds before each answer
+    null_content_500: bool = False  # answer `"content": null` as llama-cpp-python does
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -50,19 +59,41 @@ class FakeServer:
     # -- the app ------------------------------------------------------------------------------------
 
     def app(self) -> Starlette:
-        path = "/v1/chat/completions" if self.provider == "openai" else "/v1/messages"
-        return Starlette(routes=[Route(path, self._handle, methods=["POST"])])
+        paths = {
+            "openai": "/v1/chat/completions",
+            "responses": "/v1/responses",
+            "anthropic": "/v1/messages",
+            "gemini": "/{version}/models/{call:path}",
+        }
+        return Starlette(routes=[Route(paths[self.provider], self._handle, methods=["POST"])])
+
+    def _error(self, status: int, default: str) -> JSONResponse:
+        # retry-after-ms keeps the SDKs' backoff short in tests; real OpenAI servers send it too.
+        body = {"error": {"message": self.error_text or default, "type": "server_error" if status >= 500 else "invalid_request_error"}}
+        if self.provider == "gemini":
+            body = {"error": {"code": status, "message": self.error_text or default, "status": "UNAVAILABLE"}}
+        return JSONResponse(body, status_code=status, headers={"retry-after-ms": "10"})
 
     async def _handle(self, request: Request) -> JSONResponse:
         body = await request.json()
         self.requests.append(body)
         self.headers.append(dict(request.headers))
+        if self.delay:
+            await anyio.sleep(self.delay)
         if self.always_status is not None:
-            return JSONResponse({"error": {"message": "invalid api key", "type": "authentication_error"}}, status_code=self.always_status)
+            return self._error(self.always_status, "invalid api key" if self.always_status in (401, 403) else "overloaded")
         if self.statuses:
-            return JSONResponse({"error": {"message": "overloaded"}}, status_code=self.statuses.pop(0))
+            return self._error(self.statuses.pop(0), "overloaded")
         if self.provider == "openai":
+            if self.null_content_500 and any(m.get("role") == "assistant" and m.get("content", "") is None for m in body["messages"]):
+                return JSONResponse(
+                    {"error": {"message": 'can only concatenate str (not "NoneType") to str', "type": "internal_server_error"}}, 500
+                )
             return JSONResponse(self._openai(body, request))
+        if self.provider == "responses":
+            return JSONResponse(self._responses(body, request))
+        if self.provider == "gemini":
+            return JSONResponse(self._gemini(body, request))
         return JSONResponse(self._anthropic(body, request))
 
     def _problem(self, text: str) -> None:
@@ -89,9 +120,13 @@ class FakeServer:
         names = [t["function"]["name"] for t in body.get("tools", []) if t.get("type") == "function"]
         turn = sum(1 for m in messages if m.get("role") == "assistant")
         self._check_tools(turn, names)
+        if names and body.get("tool_choice") != "auto":
+            self._problem(f"tool_choice is {body.get('tool_choice')!r} beside tools, not 'auto'")
         pending: list[str] = []
         for m in messages:
             if m.get("role") == "assistant":
+                if "content" in m and m["content"] is None:
+                    self._problem("an assistant message has content null")
                 if pending:
                     self._problem(f"calls {pending} have no tool message")
                 pending = [c["id"] for c in m.get("tool_calls") or []]
@@ -105,8 +140,6 @@ class FakeServer:
                     pending.remove(m["tool_call_id"])
         if pending:
             self._problem(f"calls {pending} have no tool message")
-        import json
-
         calls = [
             {"id": f"call_{turn}_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
             for i, (name, args) in enumerate(self._turn(turn))
@@ -125,8 +158,9 @@ class FakeServer:
     # -- Anthropic Messages ---------------------------------------------------------------------------
 
     def _anthropic(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
-        if request.headers.get("x-api-key") != "test-key":
-            self._problem(f"x-api-key is {request.headers.get('x-api-key')!r}")
+        # The key travels as x-api-key (older SDKs) or as a bearer token (anthropic 2.x).
+        if request.headers.get("x-api-key") != "test-key" and request.headers.get("authorization") != "Bearer test-key":
+            self._problem(f"no key: x-api-key is {request.headers.get('x-api-key')!r}")
         if not request.headers.get("anthropic-version"):
             self._problem("no anthropic-version header")
         if not isinstance(body.get("system"), str) or "Type#N" not in body["system"]:
@@ -173,6 +207,109 @@ class FakeServer:
             "usage": {"input_tokens": 200 + turn, "output_tokens": 20},
         }
 
+    # -- OpenAI Responses API ------------------------------------------------------------------------
+
+    def _responses(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
+        if request.headers.get("authorization") != "Bearer test-key":
+            self._problem(f"authorization header is {request.headers.get('authorization')!r}")
+        if "Type#N" not in str(body.get("instructions")):
+            self._problem("the system prompt is not in instructions")
+        tools = body.get("tools", [])
+        if any(t.get("type") != "function" or "function" in t or t.get("strict") is not False for t in tools):
+            self._problem("a tool is not a flat, non-strict function tool")
+        if tools and body.get("tool_choice") != "auto":
+            self._problem(f"tool_choice is {body.get('tool_choice')!r} beside tools")
+        items = body.get("input", [])
+        turn, pending, previous = 0, [], None
+        for item in items:
+            kind = item.get("type") or item.get("role")
+            if kind == "function_call":
+                if previous != "function_call":
+                    turn += 1
+                    if pending:
+                        self._problem(f"calls {pending} have no output")
+                    pending = []
+                pending.append(item["call_id"])
+                if not isinstance(item.get("arguments"), str):
+                    self._problem("function_call arguments are not a JSON string")
+            elif kind == "function_call_output":
+                if item.get("call_id") not in pending:
+                    self._problem(f"output for unknown call {item.get('call_id')!r}")
+                else:
+                    pending.remove(item["call_id"])
+            elif kind == "assistant":
+                turn += 1
+            previous = kind
+        if pending:
+            self._problem(f"calls {pending} have no output")
+        self._check_tools(turn, [t.get("name") for t in tools])
+        calls = [
+            {"type": "function_call", "id": f"fc_{turn}_{i}", "call_id": f"call_{turn}_{i}", "name": name, "arguments": json.dumps(args)}
+            for i, (name, args) in enumerate(self._turn(turn))
+        ]
+        text = {"type": "message", "id": f"msg_{turn}", "role": "assistant", "status": "completed"}
+        text["content"] = [{"type": "output_text", "text": "Done.", "annotations": []}]
+        return {
+            "id": f"resp_{turn}",
+            "object": "response",
+            "created_at": 0,
+            "status": "completed",
+            "model": body.get("model"),
+            "output": [dict(c, status="completed") for c in calls] or [text],
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "usage": {"input_tokens": 300 + turn, "output_tokens": 30, "total_tokens": 330 + turn},
+        }
+
+    # -- Gemini generateContent -----------------------------------------------------------------------
+
+    def _gemini(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
+        if not request.url.path.endswith(":generateContent"):
+            self._problem(f"posted to {request.url.path}")
+        if request.headers.get("x-goog-api-key") != "test-key":
+            self._problem(f"x-goog-api-key is {request.headers.get('x-goog-api-key')!r}")
+        system = body.get("systemInstruction") or {}
+        if "Type#N" not in json.dumps(system):
+            self._problem("the system prompt is not in systemInstruction")
+        contents = body.get("contents", [])
+        roles = [c.get("role") for c in contents]
+        if not roles or roles[0] != "user" or any(a == b for a, b in zip(roles, roles[1:])) or set(roles) - {"user", "model"}:
+            self._problem(f"roles do not alternate from user: {roles}")
+        declarations = [d for t in body.get("tools", []) for d in t.get("functionDeclarations", [])]
+        # Google's JSON parser takes proto field names in either spelling; google-genai 3.x sends snake_case here.
+        if any("parametersJsonSchema" not in d and "parameters_json_schema" not in d for d in declarations):
+            self._problem("a function declaration has no parametersJsonSchema")
+        mode = ((body.get("toolConfig") or {}).get("functionCallingConfig") or {}).get("mode")
+        if declarations and mode != "AUTO":
+            self._problem(f"function calling mode is {mode!r}")
+        turn = roles.count("model")
+        self._check_tools(turn, [d.get("name") for d in declarations])
+        pending: list[tuple[str, str]] = []
+        for content in contents:
+            parts = content.get("parts", [])
+            if content.get("role") == "model":
+                calls = [p for p in parts if "functionCall" in p]
+                if any(p.get("thoughtSignature") != "c2ln" for p in calls):
+                    self._problem("a function call came back without its thoughtSignature")
+                pending = [(p["functionCall"].get("id"), p["functionCall"]["name"]) for p in calls]
+            else:
+                answered = [(p["functionResponse"].get("id"), p["functionResponse"].get("name")) for p in parts if "functionResponse" in p]
+                if any(not isinstance(p["functionResponse"].get("response"), dict) for p in parts if "functionResponse" in p):
+                    self._problem("a functionResponse's response is not an object")
+                if answered != pending:
+                    self._problem(f"function calls {pending} answered with {answered}")
+                pending = []
+        parts = [
+            {"functionCall": {"id": f"fc_{turn}_{i}", "name": name, "args": args}, "thoughtSignature": "c2ln"}
+            for i, (name, args) in enumerate(self._turn(turn))
+        ]
+        return {
+            "candidates": [{"content": {"role": "model", "parts": parts or [{"text": "Done."}]}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 400 + turn, "candidatesTokenCount": 40, "totalTokenCount": 440 + turn},
+            "modelVersion": "fake-gemini",
+        }
+
     # -- serving --------------------------------------------------------------------------------------
 
     def start(self) -> None:
@@ -186,7 +323,7 @@ class FakeServer:
                 raise RuntimeError("the fake model server did not start")
             time.sleep(0.01)
         port = self._server.servers[0].sockets[0].getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}" + ("/v1" if self.provider == "openai" else "")
+        self.url = f"http://127.0.0.1:{port}" + ("/v1" if self.provider in ("openai", "responses") else "")
 
     def stop(self) -> None:
         self._server.should_exit = True
@@ -213,3 +350,13 @@ def openai_server():
 @pytest.fixture
 def anthropic_server():
     yield from _serve("anthropic")
+
+
+@pytest.fixture
+def responses_server():
+    yield from _serve("responses")
+
+
+@pytest.fixture
+def gemini_server():
+    yield from _serve("gemini")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ import pytest
 from dagtools import ModelError, Tool, ToolCall
 from dagtools.agent._agent import Agent, system_prompt
 from dagtools.models import FunctionModel, ModelResponse, ScriptedModel, Usage
-from tests.fake_models import anthropic_server, openai_server  # noqa: F401
+from tests.fake_models import anthropic_server, gemini_server, openai_server, responses_server  # noqa: F401
 from tests.kitchen import SEED_INPUTS, kitchen_session
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -158,7 +160,8 @@ def test_run_sync():
 
 def dagtools(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, "NO_PROXY": "127.0.0.1,localhost", **(env or {})}
-    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+    keys = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+    for key in (*keys, "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL"):
         if key not in (env or {}):
             full_env.pop(key, None)
     return subprocess.run(
@@ -202,12 +205,40 @@ def test_cli_run_with_a_script_model_and_replay_its_json(tmp_path):
 
 def test_cli_run_through_openai(openai_server):
     done = dagtools(
-        "run", API, PROMPT, *SEED_ARGS, "--model", "openai:fake-gpt", "--base-url", openai_server.url, env={"OPENAI_API_KEY": "test-key"}
+        "run",
+        API,
+        PROMPT,
+        *SEED_ARGS,
+        "--model",
+        "openai:fake-gpt",
+        "--base-url",
+        openai_server.url,
+        "--model-option",
+        "temperature=0.5",
+        "--model-option",
+        "top_k=40",
+        "--model-option",
+        'stop=["END"]',
+        "--model-option",
+        "service_tier=flex",
+        env={"OPENAI_API_KEY": "test-key"},
     )
     assert done.returncode == 0, done.stderr
     assert '{"fries": "Plate#2"}' in done.stdout and "100 in" in done.stdout
     assert 'Potato_rinse(Potato: "Potato#1", sink: "Sink#1")' in done.stdout
     assert openai_server.problems == []
+    first = openai_server.requests[0]
+    assert (first["temperature"], first["top_k"], first["stop"], first["service_tier"]) == (0.5, 40, ["END"], "flex")
+
+
+@pytest.mark.parametrize("provider", ["openai-responses", "gemini"])
+def test_cli_run_through_the_responses_api_and_gemini(provider, responses_server, gemini_server):
+    server = responses_server if provider == "openai-responses" else gemini_server
+    key = {"OPENAI_API_KEY": "test-key"} if provider == "openai-responses" else {"GEMINI_API_KEY": "test-key"}
+    done = dagtools("run", API, PROMPT, *SEED_ARGS, "--model", f"{provider}:fake", "--base-url", server.url, env=key)
+    assert done.returncode == 0, done.stderr
+    assert '{"fries": "Plate#2"}' in done.stdout
+    assert server.problems == [] and len(server.requests) == 8
 
 
 def test_cli_demo_through_anthropic(anthropic_server):
@@ -218,11 +249,39 @@ def test_cli_demo_through_anthropic(anthropic_server):
     assert anthropic_server.requests[0]["messages"][0]["content"][0]["text"] == PROMPT
 
 
-def test_cli_run_without_a_key_fails_cleanly():
-    done = dagtools("run", API, PROMPT, *SEED_ARGS, "--model", "anthropic:claude-x")
-    assert done.returncode == 1
-    assert "model_error" in done.stderr and "ANTHROPIC_API_KEY" in done.stderr
+@pytest.mark.parametrize("command", ["run", "demo"])
+def test_cli_without_a_key_fails_first(command):
+    arguments = ["run", API, PROMPT, *SEED_ARGS] if command == "run" else ["demo"]
+    done = dagtools(*arguments, "--model", "anthropic:claude-x")
+    assert done.returncode == 2
+    assert done.stdout == ""  # nothing ran: no steps, no "Outputs" section
+    assert "No Anthropic API key" in done.stderr and "ANTHROPIC_API_KEY" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_cli_a_refused_local_model_server_fails_fast():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    done = dagtools("run", API, PROMPT, *SEED_ARGS, "--model", "openai:local", "--base-url", f"http://127.0.0.1:{port}/v1")
+    # One attempt (the time it takes is pinned in test_model_wire, without an interpreter's start).
+    assert done.returncode == 1 and "(1 steps" in done.stderr
+    assert f"Nothing answers at http://127.0.0.1:{port}/v1" in done.stderr and "model server is running" in done.stderr
+
+
+def test_cli_retries_and_turn_timeout(openai_server):
+    openai_server.always_status = 503
+    done = dagtools("run", API, PROMPT, *SEED_ARGS, "--model", "openai:m", "--base-url", openai_server.url, "--retries", "1")
+    assert done.returncode == 1 and "kept failing after 2 attempts (HTTP 503)" in done.stderr
+    assert len(openai_server.requests) == 2
+    openai_server.always_status = None
+    openai_server.delay = 3
+    started = time.monotonic()
+    done = dagtools("run", API, PROMPT, *SEED_ARGS, "--model", "openai:m", "--base-url", openai_server.url, "--turn-timeout", "0.5")
+    assert done.returncode == 1 and "no answer" in done.stderr and "--turn-timeout" in done.stderr
+    assert len(openai_server.requests) <= 3 and time.monotonic() - started < 10  # one request at most, never resent
+    bad = dagtools("run", API, PROMPT, "--model", "openai:m", "--model-option", "=1")
+    assert bad.returncode == 2 and "KEY=JSON" in bad.stderr
 
 
 def test_cli_rejects_bad_specs():

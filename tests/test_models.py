@@ -1,43 +1,43 @@
-"""Model adapters against loopback servers speaking the real wire formats; retries and model errors."""
+"""Model adapters on the official SDKs against loopback servers speaking the real wire formats."""
 
 from __future__ import annotations
-
-import socket
 
 import pytest
 
 from dagtools import ModelError
 from dagtools._tools import ToolCall
 from dagtools.agent._agent import Agent
-from dagtools.models import AnthropicModel, OpenAIModel, ScriptedModel, get_model
+from dagtools.models import AnthropicModel, GeminiModel, OpenAIModel, OpenAIResponsesModel, ScriptedModel, get_model
 from dagtools.models._anthropic import parse_anthropic_response, to_anthropic_messages
+from dagtools.models._gemini import to_gemini_contents
 from dagtools.models._openai import parse_openai_response, to_openai_messages
+from dagtools.models._responses import parse_responses_output, to_responses_input, to_responses_tools
 from dagtools.session._context import Message
-from tests.fake_models import FRIES_TURNS, anthropic_server, openai_server  # noqa: F401
+from tests.fake_models import FRIES_TURNS, anthropic_server, gemini_server, openai_server, responses_server  # noqa: F401
 from tests.kitchen import kitchen_session
 
 PROMPT = "Bake me some french fries."
 
 
-def openai_model(server, **options) -> OpenAIModel:
-    return OpenAIModel("fake-gpt", base_url=server.url, api_key="test-key", retry_wait=0, **options)
+def make_model(server, **options):
+    """The adapter for the fake `server`, pointed at it with the SDK's base URL option."""
+    kind = {"openai": OpenAIModel, "responses": OpenAIResponsesModel, "anthropic": AnthropicModel, "gemini": GeminiModel}
+    if server.provider == "gemini":
+        options.setdefault("retry_wait", 0.01)
+    return kind[server.provider](f"fake-{server.provider}", base_url=server.url, api_key="test-key", **options)
 
 
-def anthropic_model(server, **options) -> AnthropicModel:
-    return AnthropicModel("fake-claude", base_url=server.url, api_key="test-key", retry_wait=0, **options)
-
-
-async def run_fries(model):
+async def run_fries(model, **agent_options):
     session = await kitchen_session()
     try:
-        result = await Agent(session, model).run(PROMPT)
+        result = await Agent(session, model, **agent_options).run(PROMPT)
     finally:
         await model.aclose()
     return session, result
 
 
 async def test_openai_adapter_does_the_fries_task(openai_server):
-    session, result = await run_fries(openai_model(openai_server))
+    session, result = await run_fries(make_model(openai_server))
     assert openai_server.problems == []
     assert result.reason == "saved", result.message
     assert result.outputs == {"fries": "Plate#2"}
@@ -46,76 +46,86 @@ async def test_openai_adapter_does_the_fries_task(openai_server):
     assert result.usage.input_tokens == sum(100 + t for t in range(len(FRIES_TURNS)))
     assert result.usage.output_tokens == 10 * len(FRIES_TURNS)
     first = openai_server.requests[0]
-    assert first["model"] == "fake-gpt" and first["parallel_tool_calls"] is True
+    assert first["model"] == "fake-openai" and first["parallel_tool_calls"] is True and first["tool_choice"] == "auto"
     # The parallel turn's two calls were both answered, by id, in the next request.
     tool_messages = [m for m in openai_server.requests[2]["messages"] if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_messages][-2:] == ["call_1_0", "call_1_1"]
+    # The request went through the official SDK.
+    assert openai_server.headers[0]["x-stainless-lang"] == "python"
+
+
+async def test_responses_adapter_does_the_fries_task(responses_server):
+    session, result = await run_fries(make_model(responses_server))
+    assert responses_server.problems == []
+    assert result.reason == "saved", result.message
+    assert result.outputs == {"fries": "Plate#2"} and session.object("Plate#2").type_name == "Plate"
+    assert result.usage.output_tokens == 30 * len(FRIES_TURNS)
+    first = responses_server.requests[0]
+    assert first["store"] is False and first["input"] == [{"role": "user", "content": PROMPT}]
+    outputs = [i for i in responses_server.requests[2]["input"] if i.get("type") == "function_call_output"]
+    assert [i["call_id"] for i in outputs][-2:] == ["call_1_0", "call_1_1"]
 
 
 async def test_anthropic_adapter_does_the_fries_task(anthropic_server):
-    session, result = await run_fries(anthropic_model(anthropic_server))
+    session, result = await run_fries(make_model(anthropic_server))
     assert anthropic_server.problems == []
     assert result.reason == "saved", result.message
     assert result.outputs == {"fries": "Plate#2"}
     assert session.object("Plate#2").type_name == "Plate"
     assert result.usage.output_tokens == 20 * len(FRIES_TURNS)
     headers = anthropic_server.headers[0]
-    assert headers["x-api-key"] == "test-key" and headers["anthropic-version"]
+    assert "test-key" in headers.get("x-api-key", headers["authorization"]) and headers["anthropic-version"]
+    assert headers["x-stainless-lang"] == "python"
     last = anthropic_server.requests[-1]["messages"][-1]
     assert last["role"] == "user" and last["content"][0]["tool_use_id"] == "toolu_6_0"
 
 
-async def test_server_errors_are_retried(openai_server):
-    openai_server.statuses = [500, 503]
-    _, result = await run_fries(openai_model(openai_server))
-    assert result.reason == "saved"
-    assert len(openai_server.requests) == len(FRIES_TURNS) + 2
+async def test_gemini_adapter_does_the_fries_task(gemini_server):
+    session, result = await run_fries(make_model(gemini_server))
+    assert gemini_server.problems == []
+    assert result.reason == "saved", result.message
+    assert result.outputs == {"fries": "Plate#2"} and session.object("Plate#2").type_name == "Plate"
+    assert result.usage.input_tokens == sum(400 + t for t in range(len(FRIES_TURNS)))
+    assert "google-genai-sdk" in gemini_server.headers[0]["x-goog-api-client"]
+    # The parallel turn's two calls were answered together, by name and id, in the next user turn.
+    answers = gemini_server.requests[2]["contents"][-1]["parts"]
+    assert [(p["functionResponse"]["name"], p["functionResponse"]["id"]) for p in answers] == [
+        ("Potato_rinse", "fc_1_0"),
+        ("Potato_description", "fc_1_1"),
+    ]
 
 
-async def test_rate_limits_are_retried_until_they_run_out(anthropic_server):
-    anthropic_server.always_status = 429
-    _, result = await run_fries(anthropic_model(anthropic_server, max_retries=2))
-    assert result.reason == "model_error"
-    assert "kept failing after 3 attempts" in result.message and "429" in result.message
-    assert len(anthropic_server.requests) == 3
-
-
-@pytest.mark.parametrize("status", [401, 403])
-async def test_bad_key_is_a_clear_error_without_retry(openai_server, status):
-    openai_server.always_status = status
-    _, result = await run_fries(openai_model(openai_server))
-    assert result.reason == "model_error"
-    assert f"HTTP {status}" in result.message and "OPENAI_API_KEY" in result.message
-    assert len(openai_server.requests) == 1
-    assert result.outputs == {}
-
-
-async def test_bad_key_anthropic(anthropic_server):
-    anthropic_server.always_status = 401
-    model = anthropic_model(anthropic_server)
-    with pytest.raises(ModelError, match="ANTHROPIC_API_KEY"):
-        await model.complete([Message(role="user", content="hi")], [])
+async def test_provider_options_reach_the_request_and_can_override(openai_server, gemini_server):
+    model = make_model(openai_server, extra={"top_k": 40, "tool_choice": "required"})
+    await model.complete([Message(role="user", content="hi")], [{"type": "function", "function": {"name": "f", "parameters": {}}}])
     await model.aclose()
+    assert openai_server.requests[0]["top_k"] == 40 and openai_server.requests[0]["tool_choice"] == "required"
+    model = make_model(gemini_server, extra={"cachedContent": "cachedContents/x"})
+    await model.complete([Message(role="user", content="hi")], [])
+    await model.aclose()
+    assert gemini_server.requests[0]["cachedContent"] == "cachedContents/x"
 
 
-async def test_connection_refused_is_retried_then_a_model_error():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    model = OpenAIModel("m", base_url=f"http://127.0.0.1:{port}/v1", api_key="k", retry_wait=0, max_retries=1)
-    _, result = await run_fries(model)
-    assert result.reason == "model_error"
-    assert "could not reach" in result.message and "2 attempts" in result.message
-
-
-async def test_missing_keys_are_model_errors(monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+async def test_missing_keys_fail_when_the_model_is_made(monkeypatch):
+    for variable in (
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "GOOGLE_GEMINI_BASE_URL",
+    ):
+        monkeypatch.delenv(variable, raising=False)
     with pytest.raises(ModelError, match="ANTHROPIC_API_KEY"):
-        await AnthropicModel("claude").complete([], [])
+        AnthropicModel("claude")
     with pytest.raises(ModelError, match="OPENAI_API_KEY"):
-        await OpenAIModel("gpt").complete([], [])
+        OpenAIModel("gpt")
+    with pytest.raises(ModelError, match="GEMINI_API_KEY or GOOGLE_API_KEY"):
+        get_model("gemini:gemini-2.5-flash")
+    # A server of its own (llama.cpp, vLLM) needs no key.
+    assert OpenAIModel("local", base_url="http://127.0.0.1:9/v1").api_key
+    monkeypatch.setenv("GOOGLE_API_KEY", "from-env")
+    assert GeminiModel("g").api_key == "from-env"
 
 
 def test_malformed_and_refused_answers():
@@ -129,6 +139,12 @@ def test_malformed_and_refused_answers():
         parse_anthropic_response({"content": [], "stop_reason": "refusal"})
     with pytest.raises(ModelError, match="no content"):
         parse_anthropic_response({"type": "message"})
+    with pytest.raises(ModelError, match="refused: no"):
+        parse_responses_output({"output": [{"type": "message", "content": [{"type": "refusal", "refusal": "no"}]}]})
+    with pytest.raises(ModelError, match="failed response: boom"):
+        parse_responses_output({"status": "failed", "error": {"message": "boom"}})
+    incomplete = parse_responses_output({"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}, "output": []})
+    assert incomplete.stop_reason == "max_tokens"
 
 
 def test_openai_keeps_bad_json_arguments_as_text():
@@ -164,11 +180,55 @@ def test_anthropic_messages_alternate_and_flag_errors():
     assert wire[2]["content"][1]["type"] == "text"
 
 
+def test_assistant_tool_calls_carry_no_null_content():
+    call = ToolCall(name="Potato_peel", arguments={"Potato": "Potato#1"}, id="c1")
+    wire = to_openai_messages([Message(role="assistant", tool_calls=(call,)), Message(role="assistant", content="")])
+    assert "content" not in wire[0] and wire[0]["tool_calls"][0]["id"] == "c1"
+    assert wire[1] == {"role": "assistant", "content": ""}
+
+
+def test_responses_and_gemini_conversions():
+    call = ToolCall(name="Potato_peel", arguments={"Potato": "Potato#1"}, id="c1")
+    history = [
+        Message(role="system", content="rules"),
+        Message(role="user", content="go"),
+        Message(role="assistant", content="Peeling.", tool_calls=(call,)),
+        Message(role="tool", content='{"result": "Potato#2"}', tool_call_id="c1"),
+        Message(role="tool", content="plain text", tool_call_id="c1"),
+    ]
+    instructions, items = to_responses_input(history)
+    assert instructions == "rules"
+    assert [i.get("type") or i["role"] for i in items] == [
+        "user",
+        "assistant",
+        "function_call",
+        "function_call_output",
+        "function_call_output",
+    ]
+    assert items[2]["arguments"] == '{"Potato": "Potato#1"}'
+    tool = {"type": "function", "function": {"name": "f", "description": "d", "parameters": {"type": "object"}}}
+    assert to_responses_tools([tool]) == [
+        {"type": "function", "name": "f", "description": "d", "parameters": {"type": "object"}, "strict": False}
+    ]
+    system, contents = to_gemini_contents(history, {"c1": b"sig"})
+    assert system == "rules" and [c["role"] for c in contents] == ["user", "model", "user"]
+    assert contents[1]["parts"][1] == {
+        "function_call": {"id": "c1", "name": "Potato_peel", "args": {"Potato": "Potato#1"}},
+        "thought_signature": b"sig",
+    }
+    responses = [p["function_response"] for p in contents[2]["parts"]]
+    assert [r["response"] for r in responses] == [{"result": "Potato#2"}, {"output": "plain text"}]
+    assert {r["name"] for r in responses} == {"Potato_peel"}
+
+
 def test_get_model():
     assert isinstance(get_model("openai:gpt-4o-mini", api_key="k"), OpenAIModel)
+    assert isinstance(get_model("openai-responses:gpt-4o-mini", api_key="k"), OpenAIResponsesModel)
     assert get_model("ollama:llama3.2").base_url == "http://localhost:11434/v1"
     model = get_model("anthropic:claude-x", base_url="http://127.0.0.1:9/v1", api_key="k")
     assert isinstance(model, AnthropicModel) and model.base_url == "http://127.0.0.1:9"
+    gemini = get_model("gemini:gemini-2.5-flash", api_key="k", max_retries=0, extra={"top_k": 3})
+    assert isinstance(gemini, GeminiModel) and gemini.tool_format == "gemini" and gemini.extra == {"top_k": 3}
     assert isinstance(get_model("script:examples/kitchen/fries.yaml"), ScriptedModel)
     from dagtools import ConfigError
 

@@ -124,15 +124,19 @@ class Agent:
         max_tokens: int | None = None,
         system_prompt: str | None = None,
         on_event: Callable[[AgentEvent], None] | None = None,
+        turn_timeout: float | None = None,
     ) -> None:
         if max_steps < 1:
             raise ConfigError("max_steps must be at least 1.")
+        if turn_timeout is not None and turn_timeout <= 0:
+            raise ConfigError("turn_timeout must be more than 0 seconds.")
         self.session = session
         self.model = model
         self.max_steps = max_steps
         self.max_tokens = max_tokens
         self.system_prompt = system_prompt
         self.on_event = on_event
+        self.turn_timeout = turn_timeout
 
     async def run(self, prompt: str) -> RunResult:
         session = self.session
@@ -161,9 +165,17 @@ class Agent:
             tools = session.render_tools(getattr(self.model, "tool_format", "openai"))
             steps += 1
             try:
-                response = await self.model.complete(list(context), tools)
+                # One deadline for the model's whole turn, its retries included.
+                with anyio.move_on_after(self.turn_timeout) as deadline:
+                    response = await self.model.complete(list(context), tools)
             except Exception as error:  # any model failure ends the run with a reason, never a traceback
                 message = f"the model failed: {error}" if str(error) else f"the model failed: {type(error).__name__}"
+                return self._end("model_error", message, steps, usage, last_text)
+            if deadline.cancelled_caught:
+                message = (
+                    f"the model failed: no answer within the turn's deadline of {self.turn_timeout:g} s (retries included); "
+                    "allow more time with turn_timeout (--turn-timeout) or use a faster model"
+                )
                 return self._end("model_error", message, steps, usage, last_text)
             usage = usage + response.usage
             calls = tuple(replace(call, id=call.id or f"call_{steps}_{i + 1}") for i, call in enumerate(response.tool_calls))

@@ -28,9 +28,24 @@ DEMO_PROMPT = "Bake me some french fries."
 
 def add_model_options(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
     parser.add_argument(
-        "--model", required=required, metavar="PROVIDER:NAME", help="openai:NAME, anthropic:NAME, ollama:NAME or script:FILE"
+        "--model",
+        required=required,
+        metavar="PROVIDER:NAME",
+        help="openai:NAME (Chat Completions), openai-responses:NAME, anthropic:NAME, gemini:NAME, ollama:NAME or script:FILE",
     )
-    parser.add_argument("--base-url", help="an OpenAI- or Anthropic-compatible server (vLLM, Ollama, llama.cpp)")
+    parser.add_argument("--base-url", help="a compatible server for the provider (vLLM, Ollama, llama.cpp for openai:NAME)")
+    parser.add_argument(
+        "--model-option",
+        action="append",
+        default=[],
+        type=_model_option,
+        metavar="KEY=JSON",
+        help="a field added to every model request, such as temperature=0.2 or top_k=40 (repeatable; a bare word is a string)",
+    )
+    parser.add_argument("--retries", type=int, default=2, metavar="N", help="times a failed model request is sent again (2)")
+    parser.add_argument(
+        "--turn-timeout", type=float, default=300.0, metavar="SECONDS", help="the longest one model turn may take, retries included (300)"
+    )
     parser.add_argument("--max-steps", type=int, default=30, help="model turns before the run stops (30)")
     parser.add_argument("--max-tokens", type=int, help="total tokens before the run stops")
     parser.add_argument("--json", action="store_true", help="print the run as a script `dagtools call` replays")
@@ -56,13 +71,36 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_options(parser, required=True)
 
 
+def _model_option(text: str) -> tuple[str, Any]:
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: write KEY=JSON, such as temperature=0.2 or stop='[\"END\"]'")
+    try:
+        return key.strip(), json.loads(raw)
+    except json.JSONDecodeError:
+        return key.strip(), raw
+
+
+def make_model(args: argparse.Namespace) -> Any:
+    """The model, before anything else happens: a missing key or SDK fails the command first."""
+    from ..models import get_model
+
+    if args.retries < 0 or args.turn_timeout <= 0:
+        from .._errors import ConfigError
+
+        raise ConfigError("--retries must be 0 or more and --turn-timeout more than 0.")
+    options = {"max_retries": args.retries, "timeout": args.turn_timeout, "extra": dict(args.model_option)}
+    return get_model(args.model, base_url=args.base_url, **options)
+
+
 def run_command(args: argparse.Namespace, options: dict[str, Any]) -> int:
     inputs = dict(parse_input(t) for t in args.input)
     inputs.update(parse_value(t) for t in args.value)
     outputs = dict(parse_output(t) for t in args.output)
+    model = make_model(args)
     import anyio
 
-    return anyio.run(lambda: run_agent(args.source, args.prompt, inputs, outputs, args, options))
+    return anyio.run(lambda: run_agent(args.source, args.prompt, inputs, outputs, args, options, model))
 
 
 def run_demo(args: argparse.Namespace) -> int:
@@ -71,36 +109,43 @@ def run_demo(args: argparse.Namespace) -> int:
     from ..scripts._script import load_script
 
     script = load_script(KITCHEN / "fries.yaml")
+    model = make_model(args)
     print(
         "The kitchen API: a model bakes french fries with Type_field tools over Type#N objects.",
         file=sys.stderr if args.json else sys.stdout,
     )
-    return anyio.run(lambda: run_agent(f"{KITCHEN / 'api.py'}:schema", DEMO_PROMPT, script.inputs, script.outputs, args, {}))
+    return anyio.run(lambda: run_agent(f"{KITCHEN / 'api.py'}:schema", DEMO_PROMPT, script.inputs, script.outputs, args, {}, model))
 
 
 async def run_agent(
-    source: Any, prompt: str, inputs: dict[str, Any], outputs: dict[str, Any], args: argparse.Namespace, options: dict[str, Any]
+    source: Any,
+    prompt: str,
+    inputs: dict[str, Any],
+    outputs: dict[str, Any],
+    args: argparse.Namespace,
+    options: dict[str, Any],
+    model: Any,
 ) -> int:
     from ..agent._agent import Agent
-    from ..models import get_model
     from ..session._open import open_session
     from ._trace import save_trace
     from ._views import live_view
 
-    model = get_model(args.model, base_url=args.base_url)
-    session = await open_session(source, inputs=inputs, outputs=outputs, **options)
+    try:
+        session = await open_session(source, inputs=inputs, outputs=outputs, **options)
+    except BaseException:
+        await _close(model)
+        raise
     stream = sys.stderr if args.json else sys.stdout
     show = live_view(stream) or _Printer(stream)
-    agent = Agent(session, model, max_steps=args.max_steps, max_tokens=args.max_tokens, on_event=show)
+    agent = Agent(session, model, max_steps=args.max_steps, max_tokens=args.max_tokens, on_event=show, turn_timeout=args.turn_timeout)
     try:
         result = await agent.run(prompt)
     finally:
         getattr(show, "close", lambda: None)()
         save_trace(getattr(args, "trace", None), session, title=prompt)
         await session.aclose()
-        close = getattr(model, "aclose", None)
-        if close is not None:
-            await close()
+        await _close(model)
     if args.json:
         print(json.dumps(run_script(result, inputs, outputs), ensure_ascii=False, indent=1))
     else:
@@ -112,6 +157,12 @@ async def run_agent(
         file=sys.stderr,
     )
     return 0 if result.reason == "saved" or (not outputs and result.reason == "model_stopped") else 1
+
+
+async def _close(model: Any) -> None:
+    close = getattr(model, "aclose", None)
+    if close is not None:
+        await close()
 
 
 def run_script(result: RunResult, inputs: dict[str, Any], outputs: dict[str, Any]) -> dict[str, Any]:

@@ -1,30 +1,28 @@
-"""The Anthropic Messages API over httpx: `tool_use` / `tool_result` blocks and a top-level system prompt."""
+"""The Anthropic Messages API on the `anthropic` SDK: `tool_use` / `tool_result` blocks and a top-level system prompt."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
-
-import httpx
 
 from .._errors import ModelError
 from .._tools import ToolCall
 from ..session._context import Message
-from ._base import HttpModel, ModelResponse, Usage, arguments_object
+from ._base import ModelResponse, Usage, arguments_object
+from ._sdk import SdkModel, import_sdk
 
 __all__ = ["AnthropicModel", "to_anthropic_messages"]
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
-API_VERSION = "2023-06-01"
 
 
-class AnthropicModel(HttpModel):
-    """`POST {base_url}/v1/messages` with `x-api-key` from `api_key` or `ANTHROPIC_API_KEY`."""
+class AnthropicModel(SdkModel):
+    """`client.messages.create(...)` with the key from `api_key` or `ANTHROPIC_API_KEY`."""
 
     provider = "Anthropic"
-    key_variable = "ANTHROPIC_API_KEY"
+    key_variables = ("ANTHROPIC_API_KEY",)
     tool_format = "anthropic"
+    default_base_url = DEFAULT_BASE_URL
 
     def __init__(
         self,
@@ -36,40 +34,47 @@ class AnthropicModel(HttpModel):
         temperature: float | None = None,
         extra: dict[str, Any] | None = None,
         timeout: float = 120.0,
-        max_retries: int = 4,
-        retry_wait: float = 1.0,
-        transport: httpx.AsyncBaseTransport | None = None,
+        max_retries: int = 2,
     ) -> None:
+        self.sdk = import_sdk("anthropic", "anthropic")
+        self.sdk_error = self.sdk.AnthropicError
         super().__init__(
-            base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL,
+            name,
+            base_url=base_url,
+            api_key=api_key,
             timeout=timeout,
             max_retries=max_retries,
-            retry_wait=retry_wait,
-            transport=transport,
+            extra=extra,
+            base_url_variable="ANTHROPIC_BASE_URL",
         )
-        if self.base_url.endswith("/v1"):  # accept either form of the base URL
+        if self.base_url.endswith("/v1"):  # accept either form of the base URL: the SDK adds /v1
             self.base_url = self.base_url[:-3]
-        self.name = name
-        self.api_key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY")
         self.max_tokens = max_tokens
         self.temperature = temperature
-        self.extra = dict(extra or {})
+        self.client: Any = None
 
-    async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
-        if not self.api_key:
-            raise ModelError("No Anthropic API key: set ANTHROPIC_API_KEY or pass api_key.")
+    async def request(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+        if self.client is None:
+            self.client = self.sdk.AsyncAnthropic(
+                api_key=self.api_key,
+                base_url=self.base_url,
+                timeout=self.timeout,
+                max_retries=self.max_retries,
+                http_client=self.http_client(),
+            )
         system, wire = to_anthropic_messages(messages)
-        payload: dict[str, Any] = {"model": self.name, "max_tokens": self.max_tokens, "messages": wire}
+        options: dict[str, Any] = {}
         if system:
-            payload["system"] = system
+            options["system"] = system
         if tools:
-            payload["tools"] = tools
+            options["tools"] = tools
+            options["tool_choice"] = {"type": "auto"}
         if self.temperature is not None:
-            payload["temperature"] = self.temperature
-        payload.update(self.extra)
-        headers = {"x-api-key": self.api_key, "anthropic-version": API_VERSION}
-        data = await self.post("/v1/messages", payload, headers)
-        return parse_anthropic_response(data)
+            options["temperature"] = self.temperature
+        message = await self.client.messages.create(
+            model=self.name, max_tokens=self.max_tokens, messages=wire, extra_body=self.extra or None, **options
+        )
+        return parse_anthropic_response(message.to_dict())
 
 
 def to_anthropic_messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:

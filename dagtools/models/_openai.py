@@ -1,29 +1,31 @@
-"""OpenAI-compatible Chat Completions (OpenAI, vLLM, Ollama, llama.cpp servers) over httpx."""
+"""OpenAI-compatible Chat Completions (OpenAI, vLLM, Ollama, llama.cpp servers) on the `openai` SDK."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
-
-import httpx
 
 from .._errors import ModelError
 from .._tools import ToolCall
 from ..session._context import Message
-from ._base import HttpModel, ModelResponse, Usage, arguments_text
+from ._base import ModelResponse, Usage, arguments_text
+from ._sdk import SdkModel, import_sdk
 
 __all__ = ["OpenAIModel", "to_openai_messages"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: What the SDK is given as the key for a server that needs none (it refuses to start without one).
+NO_KEY = "no-key"
 
 
-class OpenAIModel(HttpModel):
-    """`POST {base_url}/chat/completions`. The key comes from `api_key` or `OPENAI_API_KEY`; local
-    servers that need none work without it."""
+class OpenAIModel(SdkModel):
+    """`client.chat.completions.create(...)`. The key comes from `api_key` or `OPENAI_API_KEY`; a
+    server at another `base_url` (a local one) may need none. Whenever tools are offered,
+    `tool_choice` is "auto": some compatible servers leave the tools out of the prompt without it."""
 
     provider = "OpenAI-compatible server"
-    key_variable = "OPENAI_API_KEY"
+    key_variables = ("OPENAI_API_KEY",)
+    default_base_url = DEFAULT_BASE_URL
 
     def __init__(
         self,
@@ -37,41 +39,56 @@ class OpenAIModel(HttpModel):
         temperature: float | None = None,
         extra: dict[str, Any] | None = None,
         timeout: float = 120.0,
-        max_retries: int = 4,
-        retry_wait: float = 1.0,
-        transport: httpx.AsyncBaseTransport | None = None,
+        max_retries: int = 2,
     ) -> None:
+        self.sdk = import_sdk("openai", "openai")
+        self.sdk_error = self.sdk.OpenAIError
         super().__init__(
-            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
+            name,
+            base_url=base_url,
+            api_key=api_key,
             timeout=timeout,
             max_retries=max_retries,
-            retry_wait=retry_wait,
-            transport=transport,
+            extra=extra,
+            base_url_variable="OPENAI_BASE_URL",
         )
-        self.name = name
-        self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self.tool_format = "openai-strict" if strict else "openai"
         self.parallel_tool_calls = parallel_tool_calls
         self.max_tokens = max_tokens
         self.temperature = temperature
-        self.extra = dict(extra or {})
+        self.client: Any = None
 
-    async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
-        if not self.api_key and self.base_url == DEFAULT_BASE_URL:
-            raise ModelError("No OpenAI API key: set OPENAI_API_KEY or pass api_key (or point base_url at a local server that needs none).")
-        payload: dict[str, Any] = {"model": self.name, "messages": to_openai_messages(messages)}
+    def missing_key(self) -> str:
+        if self.base_url != DEFAULT_BASE_URL:
+            return NO_KEY
+        raise ModelError("No OpenAI API key: set OPENAI_API_KEY or pass api_key (or point --base-url at a server that needs none).")
+
+    def openai_client(self) -> Any:
+        if self.client is None:
+            self.client = self.sdk.AsyncOpenAI(
+                api_key=self.api_key,
+                base_url=self.base_url,
+                timeout=self.timeout,
+                max_retries=self.max_retries,
+                http_client=self.http_client(),
+            )
+        return self.client
+
+    async def request(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+        options: dict[str, Any] = {}
         if tools:
-            payload["tools"] = tools
+            options["tools"] = tools
+            options["tool_choice"] = "auto"
             if self.parallel_tool_calls is not None:
-                payload["parallel_tool_calls"] = self.parallel_tool_calls
+                options["parallel_tool_calls"] = self.parallel_tool_calls
         if self.max_tokens is not None:
-            payload["max_tokens"] = self.max_tokens
+            options["max_tokens"] = self.max_tokens
         if self.temperature is not None:
-            payload["temperature"] = self.temperature
-        payload.update(self.extra)
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        data = await self.post("/chat/completions", payload, headers)
-        return parse_openai_response(data)
+            options["temperature"] = self.temperature
+        completion = await self.openai_client().chat.completions.create(
+            model=self.name, messages=to_openai_messages(messages), extra_body=self.extra or None, **options
+        )
+        return parse_openai_response(completion.to_dict())
 
 
 def to_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -80,14 +97,15 @@ def to_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         if message.role == "tool":
             out.append({"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content})
         elif message.role == "assistant":
-            item: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+            # No `"content": null` beside tool calls: some servers (llama-cpp-python) answer it with a 500.
+            item: dict[str, Any] = {"role": "assistant"}
+            if message.content or not message.tool_calls:
+                item["content"] = message.content
             if message.tool_calls:
                 item["tool_calls"] = [
                     {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": arguments_text(call.arguments)}}
                     for call in message.tool_calls
                 ]
-            elif not message.content:
-                item["content"] = ""
             out.append(item)
         else:
             out.append({"role": message.role, "content": message.content})
