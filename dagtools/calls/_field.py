@@ -267,6 +267,7 @@ _PREPARED_LIMIT = 256
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
 
 
 def _memo_key(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, ...] | None:
@@ -274,8 +275,9 @@ def _memo_key(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, ...] | None:
     Values keep their type in the key (1, 1.0 and true bind differently), lists and objects as JSON."""
     if tool.object_parameter is not None and arguments.get(tool.object_parameter) is None:
         return None
-    if all(type(v) in _SCALARS for v in arguments.values()):  # in the order given: another order only misses
-        return tool.name, tuple(arguments.items()), tuple(map(type, arguments.values()))
+    types = tuple([type(v) for v in arguments.values()])
+    if all(t in _SCALAR_TYPES for t in types):  # in the order given: another order only misses
+        return tool.name, tuple(arguments.items()), types
     try:
         return tool.name, json.dumps(arguments, sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError):
