@@ -276,7 +276,7 @@ def _memo_key(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, ...] | None:
     if tool.object_parameter is not None and arguments.get(tool.object_parameter) is None:
         return None
     types = tuple([type(v) for v in arguments.values()])
-    if all(t in _SCALAR_TYPES for t in types):  # in the order given: another order only misses
+    if _SCALAR_TYPES.issuperset(types):  # in the order given: another order only misses
         return tool.name, tuple(arguments.items()), types
     try:
         return tool.name, json.dumps(arguments, sort_keys=True, ensure_ascii=False)

@@ -29,7 +29,7 @@ from ._base import Response
 __all__ = ["LocalExecutor"]
 
 _CACHE_LIMIT = 512
-_PLAIN = (str, int, float, bool, type(None))
+_PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
 class LocalExecutor:
@@ -103,7 +103,7 @@ class LocalExecutor:
             return Response(data=None, errors=[dict(e.formatted) for e in node])
         try:
             result = self._run(node, document, variables, operation_name)
-            if isawaitable(result):
+            if not isinstance(result, ExecutionResult) and isawaitable(result):
                 result = await result
         except GraphQLError as error:
             return Response(data=None, errors=[dict(error.formatted)])
@@ -119,14 +119,20 @@ class LocalExecutor:
 
 
 def _key(document: str, operation_name: str | None, variables: dict[str, Any] | None) -> tuple[Any, ...] | None:
-    """The call as a key when its variables are plain values (their types kept: 1, 1.0 and true
-    coerce differently); None when one is a list or an object, which is coerced afresh each time."""
+    """The call as a key when its variables are plain values, with their types where text alone
+    would not tell them apart (1, 1.0 and true coerce differently); None when one is a list or an
+    object, which is coerced afresh each time."""
     if not variables:
         return document, operation_name
     values = tuple(variables.items())
-    if not all(type(v) in _PLAIN for _, v in values):
-        return None
-    return document, operation_name, values, tuple(type(v) for _, v in values)
+    texts = True
+    for _, value in values:
+        kind = type(value)
+        if kind is not str:
+            if kind not in _PLAIN:
+                return None
+            texts = False
+    return (document, operation_name, values) if texts else (document, operation_name, values, tuple([type(v) for _, v in values]))
 
 
 def _immutable(value: Any) -> bool:
