@@ -15,7 +15,17 @@ from enum import Enum
 from inspect import isawaitable
 from typing import Any
 
-from graphql import DocumentNode, ExecutionResult, GraphQLError, GraphQLSchema, execute, parse, validate
+from graphql import (
+    DocumentNode,
+    ExecutionResult,
+    GraphQLError,
+    GraphQLSchema,
+    default_field_resolver,
+    default_type_resolver,
+    execute,
+    parse,
+    validate,
+)
 from graphql.execution import Executor as GraphQLExecutor
 
 try:  # the executor class graphql-core's own execute() uses, so every call runs exactly as it would there
@@ -49,7 +59,7 @@ class LocalExecutor:
         self.root_value = root_value
         self.validate_documents = validate_documents
         self._documents: dict[str, DocumentNode] = {}
-        self._built: dict[tuple[Any, ...], GraphQLExecutor] = {}
+        self._built: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # (fragment definitions, fragments, operation, variables)
         # execute() refuses schemas that declare @defer or @stream; such a schema keeps going through it.
         self._prepares = not (self.schema.get_directive("defer") or self.schema.get_directive("stream"))
 
@@ -74,26 +84,27 @@ class LocalExecutor:
         if not self._prepares:
             return execute(self.schema, node, self.root_value, self.context_value, variable_values=variables, operation_name=operation_name)
         key = _key(document, operation_name, variables)
-        built = self._built.get(key) if key is not None else None
-        if built is None:
+        kept = self._built.get(key) if key is not None else None
+        if kept is None:
             made = _RunWith.build(self.schema, node, self.root_value, self.context_value, variables, operation_name)
             if isinstance(made, list):
                 return ExecutionResult(None, errors=made)
-            built = made
-            if key is not None and all(_immutable(v) for v in built.variable_values.coerced.values()):
-                _keep(self._built, key, built)
-        # A fresh executor per call: errors and work in flight are never shared between calls.
+            if key is not None and all(_immutable(v) for v in made.variable_values.coerced.values()):
+                _keep(self._built, key, (made.fragment_definitions, made.fragments, made.operation, made.variable_values))
+            return made.execute_operation()
+        definitions, fragments, operation, coerced = kept
+        # A fresh executor per call, as execute() makes: errors and work in flight are never shared between calls.
         fresh = _RunWith(
             self.schema,
-            built.fragment_definitions,
-            built.fragments,
+            definitions,
+            fragments,
             self.root_value,
             self.context_value,
-            built.operation,
-            built.variable_values,
-            built.field_resolver,
-            built.type_resolver,
-            built.subscribe_field_resolver,
+            operation,
+            coerced,
+            default_field_resolver,
+            default_type_resolver,
+            default_field_resolver,
         )
         return fresh.execute_operation()
 
