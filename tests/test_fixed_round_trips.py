@@ -57,6 +57,7 @@ async def test_swapi_titles_and_homeworld_in_three_fixed_mode_calls(era: str) ->
         home = await call("callTool", {"tool": "Person_homeworld", "arguments": {"Person": "Person#1"}})
         assert home["result"] == "Planet#1" and home["preview"]["name"] == "Tatooine"
         assert call.calls == 3
+        assert call.bytes_read <= 2000  # 3,091 bytes before previews led with names and kept to a budget per object
         assert names(await client.list_tools()) == listed  # the fixed toolset never changed
         print(f"SWAPI task in fixed mode: {call.calls} calls, {call.bytes_read} bytes read")
 

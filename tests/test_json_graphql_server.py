@@ -115,8 +115,8 @@ def test_a_script_of_calls(json_graphql_server: str, tmp_path: Path) -> None:
     done = dagtools("call", json_graphql_server, str(script), "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
-    assert lines[1]["result"]["preview"]["Post#1"] == {"title": "Lorem Ipsum", "views": 254}
-    assert lines[2]["result"]["preview"] == {"name": "Jane Doe"}
+    assert lines[1]["result"]["preview"]["Post#1"] == {"title": "Lorem Ipsum", "id": "1", "user_id": "123", "views": 254}
+    assert lines[2]["result"]["preview"] == {"name": "Jane Doe", "id": "456"}
     assert lines[-2]["is_error"] is True
     assert lines[-1] == {"outputs": {}}
     assert time.monotonic() - started < 60

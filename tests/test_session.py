@@ -263,5 +263,5 @@ async def test_previews_cut_long_text():
     session = await open_session(strawberry.Schema(query=NoteQuery))
     session.select(["Query_note", "Note_body"])
     preview = (await call(session, "Query_note")).value["preview"]
-    assert preview["title"] == "Long" and len(preview["body"]) == 160 and preview["body"].endswith("…")
+    assert preview["title"] == "Long" and len(preview["body"]) == 80 and preview["body"].endswith("…")
     assert (await call(session, "Note_body")).value == {"result": "x" * 1000}

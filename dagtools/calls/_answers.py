@@ -60,63 +60,74 @@ def locate(data: Any, path: tuple[str | int, ...]) -> tuple[Any, int, str | None
 
 def answer_problem(schema: GraphQLSchema, type_: Any, value: Any, where: str = "the answer") -> str | None:
     """What in `value` the schema does not allow for `type_`, as a phrase naming where; None when it fits."""
-    return _check(schema, type_, value, where, 0)
+    return _check(schema, type_, value, (where,), 0)
 
 
-def _check(schema: GraphQLSchema, type_: Any, value: Any, where: str, depth: int) -> str | None:
+# Where a problem is, as the parts of its path: the phrase is only written for a problem found.
+Place = tuple[str | int, ...]
+
+
+def _at(place: Place) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else (p if i == 0 else f".{p}") for i, p in enumerate(place))
+
+
+def _check(schema: GraphQLSchema, type_: Any, value: Any, place: Place, depth: int) -> str | None:
     if value is None:
         return None  # a null where the schema says non-null is reported by the caller as "no such object"
     if depth > MAX_DEPTH:
-        return f"{where} nests deeper than {MAX_DEPTH} levels"
+        return f"{_at(place)} nests deeper than {MAX_DEPTH} levels"
     while isinstance(type_, GraphQLNonNull):
         type_ = type_.of_type
     if isinstance(type_, GraphQLList):
         if not isinstance(value, list):
-            return f"{where} is {_kind(value)} where a list was expected"
+            return f"{_at(place)} is {_kind(value)} where a list was expected"
         for index, item in enumerate(value):
-            problem = _check(schema, type_.of_type, item, f"{where}[{index}]", depth + 1)
+            problem = _check(schema, type_.of_type, item, (*place, index), depth + 1)
             if problem:
                 return problem
         return None
     if isinstance(type_, (GraphQLScalarType, GraphQLEnumType)):
-        return _check_leaf(type_, value, where, depth)
-    return _check_object(schema, type_, value, where, depth)
+        return _check_leaf(type_, value, place)
+    return _check_object(schema, type_, value, place, depth)
 
 
-def _check_leaf(type_: GraphQLScalarType | GraphQLEnumType, value: Any, where: str, depth: int) -> str | None:
+def _check_leaf(type_: GraphQLScalarType | GraphQLEnumType, value: Any, place: Place) -> str | None:
     kinds = (str,) if isinstance(type_, GraphQLEnumType) else _BUILT_IN_KINDS.get(type_.name)
     if kinds is not None:
         fits = isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool))
         if not fits:
-            return f"{where} is {_kind(value)} where {type_.name} was expected"
+            return f"{_at(place)} is {_kind(value)} where {type_.name} was expected"
+    if type(value) is str and value.isascii():  # the usual leaf, which value_problem would pass
+        return None
     problem = value_problem(value)
-    return f"{where} {problem}" if problem else None
+    return f"{_at(place)} {problem}" if problem else None
 
 
-def _check_object(schema: GraphQLSchema, expected: Any, value: Any, where: str, depth: int) -> str | None:
+def _check_object(schema: GraphQLSchema, expected: Any, value: Any, place: Place, depth: int) -> str | None:
     if not isinstance(value, dict):
-        return f"{where} is {_kind(value)} where {_article(expected.name)} {expected.name} object was expected"
+        return f"{_at(place)} is {_kind(value)} where {_article(expected.name)} {expected.name} object was expected"
     typename = value.get("__typename")
     if typename is None:
         if not isinstance(expected, GraphQLObjectType):
-            return f"{where} does not say which {expected.name} it is (no __typename)"
+            return f"{_at(place)} does not say which {expected.name} it is (no __typename)"
         concrete = expected
     else:
         if not isinstance(typename, str):
-            return f"{where} has a __typename that is {_kind(typename)}, not a type name"
+            return f"{_at(place)} has a __typename that is {_kind(typename)}, not a type name"
         found = schema.get_type(typename)
         if not isinstance(found, GraphQLObjectType):
-            return f"{where} has __typename {_quote(typename)}, which is not an object type of the schema"
+            return f"{_at(place)} has __typename {_quote(typename)}, which is not an object type of the schema"
         if found is not expected and not (is_abstract_type(expected) and schema.is_sub_type(expected, found)):
-            return f"{where} has __typename {_quote(typename)}, which is not {_article(expected.name)} {expected.name}"
+            return f"{_at(place)} has __typename {_quote(typename)}, which is not {_article(expected.name)} {expected.name}"
         concrete = found
+    fields = concrete.fields
     for key, inner in value.items():
         if key == "__typename":
             continue
-        field = concrete.fields.get(key)
+        field = fields.get(key)
         if field is None:
-            return f"{where} has {_quote(key)}, which is not a field of {concrete.name}"
-        problem = _check(schema, field.type, inner, f"{where}.{key}", depth + 1)
+            return f"{_at(place)} has {_quote(key)}, which is not a field of {concrete.name}"
+        problem = _check(schema, field.type, inner, (*place, key), depth + 1)
         if problem:
             return problem
     return None

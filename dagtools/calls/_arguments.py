@@ -81,10 +81,28 @@ def parse_arguments(tool_name: str, raw: dict[str, Any] | str | None) -> dict[st
             raise ToolCallError(f"The arguments for {tool_name} hold a number too long to read. Send long numbers as strings.") from None
     if not isinstance(raw, dict):
         raise ToolCallError(f"The arguments for {tool_name} must be a JSON object of parameter names to values, not {type(raw).__name__}.")
-    problem = argument_problem(raw)
+    problem = None if _plain(raw) else argument_problem(raw)
     if problem is not None:
         raise ToolCallError(f"The arguments for {tool_name} {problem}. Nothing was run; fix that value and call {tool_name} again.")
     return raw
+
+
+def _plain(arguments: dict[str, Any]) -> bool:
+    """Arguments that need no walk: ASCII names and values that are ASCII text, booleans, null or
+    short integers (the usual call, `{"Potato": "Potato#1"}`); anything else is walked in full."""
+    for name, value in arguments.items():
+        kind = type(value)
+        if type(name) is not str or not name.isascii():
+            return False
+        if kind is str:
+            if not value.isascii():
+                return False
+        elif kind is int:
+            if not -(2**63) <= value < 2**63:
+                return False
+        elif value is not None and kind is not bool:
+            return False
+    return True
 
 
 def signature(catalogue: Catalogue, tool: Tool) -> str:

@@ -17,13 +17,14 @@ from graphql import get_named_type, is_composite_type, is_leaf_type
 from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
+from ..catalogue._previews import preview_rank
 from ..executors._base import Executor, NoServerError, Response, format_error
 from ._answers import answer_problem, locate
 from ._arguments import Ref, bind_arguments
 from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder
 from ._handles import Handle, Step, freeze, thaw
-from ._previews import fit_previews
+from ._previews import fit_previews, object_room, preview_note, shape_preview
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
     from ..session._long_values import LongValues
@@ -58,6 +59,7 @@ class FieldCalls:
         self.queries = QueryBuilder.of(catalogue)
         self._prepared: dict[tuple[Any, ...], PreparedCall] = {}
         self._by_identity: dict[tuple[str, Any], str] = {}  # (type, identity) -> the ID its handle was minted as
+        self._ranks: dict[str, dict[str, tuple[int, int]]] = {}  # per type: where each preview field is shown
 
     def prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
         """Everything a field call needs before it is sent; raises ToolCallError before anything runs.
@@ -161,8 +163,27 @@ class FieldCalls:
         entry = self.mint(value, steps, operation, expression, description)
         out: Result = {"result": entry.id}
         if entry.preview:
-            out["preview"] = entry.preview
+            shown, cut, left = self.shape(entry.type_name, entry.preview, alone=True)
+            out["preview"] = shown
+            note = preview_note([(entry.type_name, cut, left)], self._is_tool)
+            if note:
+                out["note"] = note
         return out
+
+    def shape(self, type_name: str, preview: dict[str, Any], *, alone: bool = False) -> tuple[dict[str, Any], list[str], list[str]]:
+        """An object's preview as the model sees it (see calls/_previews.py): what was read, ordered,
+        cut and kept within the room one object has in a result."""
+        ranks = self._ranks.get(type_name)
+        if ranks is None:
+            fields = getattr(self.catalogue.schema.get_type(type_name), "fields", {})
+            ranks = self._ranks[type_name] = {
+                f: preview_rank(f, get_named_type(fields[f].type).name if f in fields else "")
+                for f in self.catalogue.preview_fields(type_name)
+            }
+        return shape_preview(preview, ranks, object_room(self.long_values.budget, alone=alone))
+
+    def _is_tool(self, name: str) -> bool:
+        return name in self.catalogue
 
     def _mint_items(
         self,
@@ -176,6 +197,7 @@ class FieldCalls:
         saying so). `extras` are what each item's edge says about it, shown after its first field."""
         ids: list[str | None] = []
         previews: dict[str, Any] = {}
+        trims: dict[str, tuple[str, list[str], list[str]]] = {}
         for index, item in enumerate(items):
             if item is None:
                 ids.append(None)
@@ -185,13 +207,14 @@ class FieldCalls:
             extra = extras[index] if extras and index < len(extras) else {}
             if entry.preview or extra:
                 head = list(entry.preview.items())
-                previews[entry.id] = dict(head[:1] + list(extra.items()) + head[1:])
+                shown, cut, left = self.shape(entry.type_name, dict(head[:1] + list(extra.items()) + head[1:]))
+                previews[entry.id], trims[entry.id] = shown, (entry.type_name, cut, left)
         out = self.long_values.present(ids, expression)
-        shown, note = fit_previews(
-            {i: previews[i] for i in out["result"] if i in previews}, self.long_values.budget, lambda name: name in self.catalogue
-        )
-        if shown:
-            out["preview"] = shown
+        listed = [i for i in out["result"] if i in previews]
+        shown_all, note = fit_previews({i: previews[i] for i in listed}, self.long_values.budget, self._is_tool)
+        if shown_all:
+            out["preview"] = shown_all
+        note = note or preview_note([trims[i] for i in listed], self._is_tool)
         if note:
             out["note"] = note
         return out
@@ -267,6 +290,7 @@ _PREPARED_LIMIT = 256
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
 
 
 def _memo_key(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, ...] | None:
@@ -274,8 +298,9 @@ def _memo_key(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, ...] | None:
     Values keep their type in the key (1, 1.0 and true bind differently), lists and objects as JSON."""
     if tool.object_parameter is not None and arguments.get(tool.object_parameter) is None:
         return None
-    if all(type(v) in _SCALARS for v in arguments.values()):  # in the order given: another order only misses
-        return tool.name, tuple(arguments.items()), tuple(map(type, arguments.values()))
+    types = tuple([type(v) for v in arguments.values()])
+    if _SCALAR_TYPES.issuperset(types):  # in the order given: another order only misses
+        return tool.name, tuple(arguments.items()), types
     try:
         return tool.name, json.dumps(arguments, sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError):

@@ -41,6 +41,8 @@ class _Read:
 
 async def run_turn(toolset: CombinedToolset, fields: FieldToolset, calls: Sequence[ToolCall]) -> list[ToolResult]:
     """Run one turn's calls (with ids already given) and return their results in the same order."""
+    if len(calls) == 1:
+        return [await _run_single(toolset, fields, calls[0])]
     results: list[ToolResult | None] = [None] * len(calls)
     batch: list[_Read] = []
 
@@ -85,6 +87,24 @@ async def run_turn(toolset: CombinedToolset, fields: FieldToolset, calls: Sequen
         batch.append(_Read(index, call, prepared))
     await flush()
     return [r for r in results if r is not None]
+
+
+async def _run_single(toolset: CombinedToolset, fields: FieldToolset, call: ToolCall) -> ToolResult:
+    """A turn of one call, as `run_turn` would run it, without planning a batch (the common case,
+    and the one whose cost every call pays)."""
+    try:
+        arguments = parse_arguments(call.name, call.arguments)
+        found = toolset.owner(call.name)
+        if found is None:
+            raise ToolCallError(toolset.unknown(call.name))
+        owner, tool = found
+        if owner is not fields or not fields.batchable(tool):
+            return await _run_alone(owner, tool, arguments, call)
+        prepared = fields.prepare(tool, arguments)
+        value = prepared.answer if prepared.answer is not None else await fields.calls.run(prepared)
+    except ToolCallError as error:
+        return _result(call, error)
+    return ToolResult(call_id=call.id, name=call.name, value=value)
 
 
 async def run_call(toolset: Toolset, call: ToolCall) -> ToolResult:
