@@ -20,7 +20,7 @@ def test_finding_the_integrations_imports_no_framework():
 
 
 def test_a_missing_framework_names_the_extra_that_installs_it():
-    with pytest.raises(ImportError, match=r'pip install "dagtools\[cooking\]"'):
+    with pytest.raises(ImportError, match=r'pip install "dagtools-graphql\[cooking\]"'):
         require("no_such_framework_here", "cooking")
 
 
