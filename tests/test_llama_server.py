@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.llama_server import Exchange, LlamaServer, RecordingProxy, gguf_model, require_llama_cpp
@@ -125,16 +126,18 @@ def test_tool_choice_auto_is_sent_with_the_tools(fries: Run):
     assert sent and all(choice == "auto" for choice in sent), f"tool_choice per request with tools: {sent}"
 
 
-def test_the_tools_reach_the_prompt(fries: Run):
-    """The server counts the prompt's tokens: with the tools rendered into it, it is far longer than the messages alone."""
+def test_the_tools_reach_the_prompt(fries: Run, llama: LlamaServer):
+    """The server counts the prompt's tokens: with the tools rendered into it, the prompt is longer than the
+    same messages sent alone, by at least a token per 8 characters of the tools' schemas."""
     first = fries.exchanges[0]
     assert first.status == 200, f"HTTP {first.status}: {first.answer[:2000]}"
-    prompt_tokens = first.answer_json()["usage"]["prompt_tokens"]
-    tools_chars = len(json.dumps([tool["function"]["parameters"] for tool in first.request["tools"]]))
-    messages_chars = len(json.dumps(first.request["messages"]))
-    # About 4 characters a token: the prompt holds the messages and at least half the tools' schemas.
-    assert prompt_tokens * 4 > messages_chars + tools_chars // 2, (
-        f"{prompt_tokens} prompt tokens for {messages_chars} characters of messages and {tools_chars} of tool schemas"
+    with_tools = first.answer_json()["usage"]["prompt_tokens"]
+    messages_only = {"messages": first.request["messages"], "max_tokens": 1}
+    alone = httpx.post(f"{llama.base_url}/chat/completions", json=messages_only, timeout=RUN_TIMEOUT)
+    without_tools = alone.json()["usage"]["prompt_tokens"]
+    schemas = len(json.dumps([tool["function"] for tool in first.request["tools"]]))
+    assert with_tools - without_tools > schemas // 8, (
+        f"{with_tools} prompt tokens with {schemas} characters of tools, {without_tools} for the messages alone"
     )
 
 
