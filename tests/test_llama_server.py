@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -165,11 +166,16 @@ def test_a_refused_turn_is_sent_at_most_twice_and_its_cause_shown(fries: Run):
 
 
 def server_error_cause(exchange: Exchange) -> str:
-    """The last line of the server's error message: where llama-cpp-python names what went wrong."""
+    """The words in the server's error that name what went wrong.
+
+    llama-cpp-python answers a message it cannot read with one pydantic error per message type it tried;
+    the one for the message's own role (an assistant message's `content`) is the cause, and its `msg` says it."""
     data = exchange.answer_json()
     message = data.get("error", {}).get("message") if isinstance(data, dict) and isinstance(data.get("error"), dict) else None
-    text = str(message or exchange.answer).strip()
-    return " ".join(text.splitlines()[-1].split())[:200]
+    lines = [line.strip() for line in str(message or exchange.answer).splitlines() if line.strip()]
+    named = [line for line in lines if "AssistantMessage" in line and "'content'" in line] or lines[-1:]
+    found = re.search(r"""'msg': ["']([^"']+)["']""", named[0]) if named else None
+    return found.group(1) if found else " ".join(named[0].split())[:200] if named else exchange.answer[:200]
 
 
 def test_tool_calls_are_parsed_and_their_results_sent_back(fries: Run):
