@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -134,11 +135,16 @@ def test_a_failed_run_is_traced_with_its_errors(tmp_path: Path):
 
 
 def test_run_writes_its_trace_when_the_model_fails(tmp_path: Path):
-    """A model that cannot start (no key) still leaves the picture of what the session held."""
+    """A model server that cannot be reached fails the run after the session opened; the picture of what
+    the session held is still written."""
     path = tmp_path / "run.mmd"
-    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    model = ["--model", "openai:x", "--base-url", f"http://127.0.0.1:{port}/v1"]
     run = subprocess.run(
-        [sys.executable, "-m", "dagtools.cli", "run", KITCHEN, "Bake fries", *SEED_ARGS, "--model", "anthropic:x", "--trace", str(path)],
+        [sys.executable, "-m", "dagtools.cli", "run", KITCHEN, "Bake fries", *SEED_ARGS, *model, "--trace", str(path)],
         cwd=ROOT,
         capture_output=True,
         text=True,
