@@ -113,3 +113,17 @@ def test_cli_refuses_deferred_tools_for_a_model_that_cannot_defer(openai_server)
     assert done.returncode == 2 and done.stdout == ""
     assert "anthropic:NAME or openai-responses:NAME" in done.stderr and "Traceback" not in done.stderr
     assert openai_server.requests == []  # refused before any request
+
+
+async def test_the_bench_measures_no_lost_prefix_byte_on_the_wire_in_deferred_mode():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("bench_prefix_wire", Path(__file__).resolve().parents[1] / "bench" / "prefix.py")
+    assert spec is not None and spec.loader is not None
+    prefix = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(prefix)
+    figures = await prefix.measure_wire()
+    for provider in ("anthropic", "openai-responses"):
+        assert figures["deferred", provider] == (0, 0)
+        assert figures["dynamic", provider][0] > 0 and figures["dynamic", provider][1] > 0
