@@ -52,6 +52,7 @@ class FakeServer:
 
     provider: str  # "openai", "responses", "anthropic" or "gemini"
     turns: list[list[tuple[str, dict[str, Any]]]] = field(default_factory=lambda: list(FRIES_TURNS))
+    expected: dict[int, set[str]] = field(default_factory=lambda: dict(EXPECTED_TOOLS))  # tools each turn must offer
     statuses: list[int] = field(default_factory=list)
     always_status: int | None = None
     error_text: str = ""  # the message of the error answers, when it matters
@@ -111,7 +112,7 @@ class FakeServer:
     def _check_tools(self, turn: int, names: list[str]) -> None:
         if not names:
             self._problem("no tools were sent")
-        missing = EXPECTED_TOOLS.get(turn, set()) - set(names)
+        missing = self.expected.get(turn, set()) - set(names)
         if missing:
             self._problem(f"turn {turn} lacks tools {sorted(missing)}")
 

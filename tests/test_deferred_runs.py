@@ -75,7 +75,7 @@ async def test_a_deferred_responses_run_searches_with_tool_search_and_sends_one_
 
 async def test_the_fakes_refuse_a_deferred_tool_that_was_never_revealed(anthropic_server, responses_server):
     for server in (anthropic_server, responses_server):
-        server.turns = [[("Potato_peel", {"Potato": "Potato#1"})]]
+        server.turns, server.expected = [[("Potato_peel", {"Potato": "Potato#1"})]], {}
         await run_fries(make_model(server), tools="deferred")
         assert any("Potato_peel, which the model cannot see" in p for p in server.problems), server.problems
 
@@ -127,3 +127,23 @@ async def test_the_bench_measures_no_lost_prefix_byte_on_the_wire_in_deferred_mo
     for provider in ("anthropic", "openai-responses"):
         assert figures["deferred", provider] == (0, 0)
         assert figures["dynamic", provider][0] > 0 and figures["dynamic", provider][1] > 0
+
+
+async def test_a_select_tools_call_that_names_an_unknown_tool_still_reveals_the_others(anthropic_server, responses_server):
+    for server in (anthropic_server, responses_server):
+        server.turns = [[("selectTools", {"tools": ["Potato_peel", "Potato_frobnicate"]})], [("Potato_peel", {"Potato": "Potato#1"})]]
+        server.expected = {}
+        session, result = await run_fries(make_model(server), tools="deferred")
+        assert server.problems == []
+        peeled = [outcome for call, outcome in result.calls() if call.name == "Potato_peel"]
+        assert len(peeled) == 1 and peeled[0] is not None and not peeled[0].is_error
+        # The note on the unknown name reached the model beside the reveal, as text of its own.
+        if server.provider == "anthropic":
+            blocks = server.requests[1]["messages"][-1]["content"]
+            assert blocks[0]["content"] == [{"type": "tool_reference", "tool_name": "Potato_peel"}]
+            notes = [b["text"] for b in blocks if b["type"] == "text"]
+        else:
+            items = server.requests[1]["input"]
+            assert [t["name"] for t in items[-2]["tools"]] == ["Potato_peel"]
+            notes = [part["text"] for part in items[-1]["content"]]
+        assert len(notes) == 1 and "Potato_frobnicate" in notes[0]
