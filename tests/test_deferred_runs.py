@@ -147,3 +147,35 @@ async def test_a_select_tools_call_that_names_an_unknown_tool_still_reveals_the_
             assert [t["name"] for t in items[-2]["tools"]] == ["Potato_peel"]
             notes = [part["text"] for part in items[-1]["content"]]
         assert len(notes) == 1 and "Potato_frobnicate" in notes[0]
+
+
+def test_the_wire_conversions_of_a_deferred_run():
+    from dagtools import ModelError, ToolCall
+    from dagtools.models._anthropic import to_anthropic_messages
+    from dagtools.models._responses import parse_responses_output, to_responses_input, to_responses_tools
+    from dagtools.session._context import Message
+
+    search = {"type": "tool_search_call", "id": "ts_1", "call_id": "c1", "arguments": {"tools": ["Potato_peel"]}, "execution": "client"}
+    parsed = parse_responses_output({"output": [search]})
+    assert parsed.tool_calls == (ToolCall(name="selectTools", arguments={"tools": ["Potato_peel"]}, id="c1"),)
+    assert parsed.stop_reason == "tool_calls"
+    with pytest.raises(ModelError, match="without a call_id"):
+        parse_responses_output({"output": [{**search, "call_id": None}]})
+    history = [
+        Message(role="user", content="go"),
+        Message(role="assistant", tool_calls=parsed.tool_calls),
+        Message(role="tool", content="ok", tool_call_id="c1"),
+    ]
+    output = {"type": "tool_search_output", "call_id": "c1", "execution": "client", "status": "completed", "tools": []}
+    _, items = to_responses_input(history, {"c1": [output]})
+    assert items[1] == {"type": "tool_search_call", "call_id": "c1", "arguments": {"tools": ["Potato_peel"]}, "execution": "client"}
+    assert items[2] == output
+    _, plain = to_responses_input(history)  # without reveals, the same call is an ordinary function call
+    assert plain[1]["type"] == "function_call" and plain[2]["type"] == "function_call_output"
+    # A deferred list is already in the Responses shape and goes out as it is.
+    listed = [{"type": "tool_search", "execution": "client", "description": "d", "parameters": {}}]
+    listed.append({"type": "function", "name": "f", "description": "", "parameters": {}, "strict": False, "defer_loading": True})
+    assert to_responses_tools(listed) == listed
+    reveal = [{"type": "tool_result", "tool_use_id": "c1", "content": [{"type": "tool_reference", "tool_name": "Potato_peel"}]}]
+    _, wire = to_anthropic_messages(history, {"c1": reveal})
+    assert wire[-1] == {"role": "user", "content": reveal}
