@@ -22,6 +22,10 @@ Figures, summed over the run's consecutive request pairs:
   next one (what the cache loses);
 - `tools_bytes_changed[mode, provider]`: the same for the tool list alone.
 
+The same figures are measured on the wire too (`wire_prefix_bytes_changed`, `wire_tools_bytes_changed`):
+an agent run on the real adapters (the official SDKs) against the loopback fakes of Anthropic Messages
+and the Responses API (tests/fake_models.py), from the request bodies as the fakes received them.
+
 Targets: deferred changes 0 bytes of the whole prefix on Anthropic and on OpenAI Responses (the two
 formats that reveal in place), and 0 bytes of the tools part wherever it defers. Fixed mode's tools
 are constant but selectTools' description follows the objects held, so its figure is printed beside
@@ -203,6 +207,40 @@ async def measure() -> dict[tuple[str, str], tuple[int, int]]:
     return figures
 
 
+# -- the same, from the bodies the real adapters sent ---------------------------------------------------
+
+#: Each wire's request members in the order its provider caches them.
+WIRE_ORDER = {"anthropic": ("tools", "system", "messages"), "openai-responses": ("instructions", "tools", "input")}
+
+
+async def measure_wire() -> dict[tuple[str, str], tuple[int, int]]:
+    """(prefix bytes changed, tools bytes changed) per (mode, provider) of an agent run on the real
+    adapters against the loopback fakes, from the raw request bodies."""
+    from dagtools.agent._agent import Agent
+    from tests.fake_models import FakeServer, raw_member
+    from tests.test_models import make_model
+
+    figures: dict[tuple[str, str], tuple[int, int]] = {}
+    for provider, order in WIRE_ORDER.items():
+        for mode in ("dynamic", "deferred"):
+            server = FakeServer("anthropic" if provider == "anthropic" else "responses")
+            server.start()
+            try:
+                model = make_model(server)
+                async with await _session() as session:
+                    result = await Agent(session, model, tools=mode).run(PROMPT)  # type: ignore[arg-type]
+                await model.aclose()
+            finally:
+                server.stop()
+            assert result.reason == "saved" and server.problems == [], (result.message, server.problems)
+            # The conversation is cached item by item: its closing bracket, which the next item moves, is left out.
+            requests = [(raw_member(raw, "tools"), b"".join(raw_member(raw, key) for key in order)[:-1]) for raw in server.raw]
+            whole = sum(changed_bytes(a[1].decode(), b[1].decode()) for a, b in zip(requests, requests[1:]))
+            tools = sum(changed_bytes(a[0].decode(), b[0].decode()) for a, b in zip(requests, requests[1:]))
+            figures[mode, provider] = (whole, tools)
+    return figures
+
+
 def github_deferred_list() -> None:
     """The deferred list of GitHub's public schema: how many tools and bytes, and how long it takes."""
     path = schema_path("github.schema.graphql")
@@ -236,6 +274,9 @@ def main() -> int:
         if mode == "fixed":
             target = f"<= {figures['dynamic', provider][1]}"
         figure(f"tools_bytes_changed[{mode}, {provider}]", tools, target)
+    for (mode, provider), (whole, tools) in asyncio.run(measure_wire()).items():
+        figure(f"wire_prefix_bytes_changed[{mode}, {provider}]", whole, "== 0" if mode == "deferred" else None)
+        figure(f"wire_tools_bytes_changed[{mode}, {provider}]", tools, "== 0" if mode == "deferred" else None)
     github_deferred_list()
     return exit_status()
 

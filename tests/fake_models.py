@@ -7,6 +7,12 @@ request and every problem it sees in the request's shape, so tests can assert th
 official SDKs are pointed at it with their base URL option. It can also misbehave the way real
 servers do: error statuses first, a status every time (with a chosen error text), a slow answer, and
 llama-cpp-python's HTTP 500 for an assistant message whose content is null.
+
+Deferred tools are checked as the real APIs take them: on Anthropic a tool with `defer_loading` is
+callable only once a `tool_reference` block in a `tool_result` named it, and at least one tool must be
+shown; on the Responses API deferred functions need a `tool_search` tool, a client-run tool search is
+answered with a `tool_search_output` that carries the revealed definitions, and the server's turn for
+selectTools is a `tool_search_call`. `raw` keeps each request body as sent, for byte comparisons.
 """
 
 from __future__ import annotations
@@ -46,12 +52,14 @@ class FakeServer:
 
     provider: str  # "openai", "responses", "anthropic" or "gemini"
     turns: list[list[tuple[str, dict[str, Any]]]] = field(default_factory=lambda: list(FRIES_TURNS))
+    expected: dict[int, set[str]] = field(default_factory=lambda: dict(EXPECTED_TOOLS))  # tools each turn must offer
     statuses: list[int] = field(default_factory=list)
     always_status: int | None = None
     error_text: str = ""  # the message of the error answers, when it matters
     delay: float = 0.0  # seconds before each answer
     null_content_500: bool = False  # answer `"content": null` as llama-cpp-python does
     requests: list[dict[str, Any]] = field(default_factory=list)
+    raw: list[bytes] = field(default_factory=list)  # each request body, byte for byte
     headers: list[dict[str, str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     url: str = ""
@@ -75,7 +83,9 @@ class FakeServer:
         return JSONResponse(body, status_code=status, headers={"retry-after-ms": "10"})
 
     async def _handle(self, request: Request) -> JSONResponse:
-        body = await request.json()
+        raw = await request.body()
+        body = json.loads(raw)
+        self.raw.append(raw)
         self.requests.append(body)
         self.headers.append(dict(request.headers))
         if self.delay:
@@ -102,12 +112,18 @@ class FakeServer:
     def _check_tools(self, turn: int, names: list[str]) -> None:
         if not names:
             self._problem("no tools were sent")
-        missing = EXPECTED_TOOLS.get(turn, set()) - set(names)
+        missing = self.expected.get(turn, set()) - set(names)
         if missing:
             self._problem(f"turn {turn} lacks tools {sorted(missing)}")
 
     def _turn(self, turn: int) -> list[tuple[str, dict[str, Any]]]:
         return self.turns[turn] if turn < len(self.turns) else []
+
+    def _check_calls(self, turn: int, visible: list[str]) -> None:
+        """The script's calls this turn must be of tools the model can see (shown, or revealed)."""
+        for name, _ in self._turn(turn):
+            if name not in visible:
+                self._problem(f"turn {turn} calls {name}, which the model cannot see (deferred and never revealed)")
 
     # -- OpenAI Chat Completions ----------------------------------------------------------------------
 
@@ -174,8 +190,14 @@ class FakeServer:
         tools = body.get("tools", [])
         if any("input_schema" not in t for t in tools):
             self._problem("a tool has no input_schema")
+        names = [t.get("name") for t in tools]
+        deferred = {t.get("name") for t in tools if t.get("defer_loading")}
+        if tools and len(deferred) == len(tools):
+            self._problem("every tool has defer_loading; at least one must be shown")
+        if deferred and len(set(json.dumps(t.get("defer_loading")) for t in tools if "defer_loading" in t)) != 1:
+            self._problem("defer_loading is not true")
         turn = roles.count("assistant")
-        self._check_tools(turn, [t.get("name") for t in tools])
+        revealed: list[str] = []
         pending: list[str] = []
         for m in messages:
             blocks = m.get("content")
@@ -188,11 +210,16 @@ class FakeServer:
                 for b in results:
                     if b.get("tool_use_id") not in pending:
                         self._problem(f"tool_result for unknown tool_use {b.get('tool_use_id')!r}")
-                    if not isinstance(b.get("content"), str):
-                        self._problem("tool_result content is not text")
+                    revealed += self._anthropic_result(b.get("content"), names)
                 if pending and {b.get("tool_use_id") for b in results} != set(pending):
                     self._problem(f"tool_use {pending} not all answered in the next user turn")
+                kinds = [b.get("type") for b in blocks]
+                if results and kinds[: len(results)] != ["tool_result"] * len(results):
+                    self._problem("a block comes before the turn's tool_result blocks")
                 pending = []
+        visible = [n for n in names if n not in deferred] + revealed
+        self._check_tools(turn, visible)
+        self._check_calls(turn, visible)
         calls = [
             {"type": "tool_use", "id": f"toolu_{turn}_{i}", "name": name, "input": args} for i, (name, args) in enumerate(self._turn(turn))
         ]
@@ -207,6 +234,24 @@ class FakeServer:
             "usage": {"input_tokens": 200 + turn, "output_tokens": 20},
         }
 
+    def _anthropic_result(self, content: Any, names: list[str]) -> list[str]:
+        """A tool_result's content: text, or blocks of text and tool references; the tools it reveals."""
+        if isinstance(content, str):
+            return []
+        if not isinstance(content, list):
+            self._problem(f"tool_result content is {type(content).__name__}, not text or blocks")
+            return []
+        revealed = []
+        for block in content:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "tool_reference":
+                if block.get("tool_name") not in names:
+                    self._problem(f"tool_reference to {block.get('tool_name')!r}, which is not in tools")
+                revealed.append(block.get("tool_name"))
+            elif kind != "text" or not isinstance(block.get("text"), str):
+                self._problem(f"tool_result holds a block of type {kind!r}")
+        return revealed
+
     # -- OpenAI Responses API ------------------------------------------------------------------------
 
     def _responses(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
@@ -215,36 +260,59 @@ class FakeServer:
         if "Type#N" not in str(body.get("instructions")):
             self._problem("the system prompt is not in instructions")
         tools = body.get("tools", [])
-        if any(t.get("type") != "function" or "function" in t or t.get("strict") is not False for t in tools):
+        search = [t for t in tools if t.get("type") == "tool_search"]
+        functions = [t for t in tools if t.get("type") != "tool_search"]
+        if any(t.get("type") != "function" or "function" in t or t.get("strict") is not False for t in functions):
             self._problem("a tool is not a flat, non-strict function tool")
+        if any(t.get("execution") != "client" or not isinstance(t.get("parameters"), dict) for t in search) or len(search) > 1:
+            self._problem("the tool_search tool is not one client-run tool with parameters")
+        deferred = {t.get("name") for t in functions if t.get("defer_loading") is True}
+        if deferred and not search:
+            self._problem("deferred functions were sent without a tool_search tool")
         if tools and body.get("tool_choice") != "auto":
             self._problem(f"tool_choice is {body.get('tool_choice')!r} beside tools")
         items = body.get("input", [])
-        turn, pending, previous = 0, [], None
+        turn, pending, previous, revealed = 0, [], None, []
         for item in items:
             kind = item.get("type") or item.get("role")
-            if kind == "function_call":
-                if previous != "function_call":
+            if kind in ("function_call", "tool_search_call"):
+                if previous not in ("function_call", "tool_search_call"):
                     turn += 1
                     if pending:
                         self._problem(f"calls {pending} have no output")
                     pending = []
                 pending.append(item["call_id"])
-                if not isinstance(item.get("arguments"), str):
+                if kind == "function_call" and not isinstance(item.get("arguments"), str):
                     self._problem("function_call arguments are not a JSON string")
-            elif kind == "function_call_output":
+                if kind == "tool_search_call" and (item.get("execution") != "client" or not isinstance(item.get("arguments"), dict)):
+                    self._problem("a tool_search_call is not client-run with an arguments object")
+            elif kind in ("function_call_output", "tool_search_output"):
                 if item.get("call_id") not in pending:
                     self._problem(f"output for unknown call {item.get('call_id')!r}")
                 else:
                     pending.remove(item["call_id"])
+                for tool in item.get("tools", []) if kind == "tool_search_output" else []:
+                    if tool.get("type") != "function" or not tool.get("name"):
+                        self._problem(f"a tool_search_output holds {tool!r}, not a function definition")
+                    revealed.append(tool.get("name"))
             elif kind == "assistant":
                 turn += 1
             previous = kind
         if pending:
             self._problem(f"calls {pending} have no output")
-        self._check_tools(turn, [t.get("name") for t in tools])
+        visible = (["selectTools"] if search else []) + [t.get("name") for t in functions if t.get("name") not in deferred] + revealed
+        self._check_tools(turn, visible)
+        self._check_calls(turn, visible)
         calls = [
-            {"type": "function_call", "id": f"fc_{turn}_{i}", "call_id": f"call_{turn}_{i}", "name": name, "arguments": json.dumps(args)}
+            {"type": "tool_search_call", "id": f"ts_{turn}_{i}", "call_id": f"call_{turn}_{i}", "arguments": args, "execution": "client"}
+            if name == "selectTools" and search
+            else {
+                "type": "function_call",
+                "id": f"fc_{turn}_{i}",
+                "call_id": f"call_{turn}_{i}",
+                "name": name,
+                "arguments": json.dumps(args),
+            }
             for i, (name, args) in enumerate(self._turn(turn))
         ]
         text = {"type": "message", "id": f"msg_{turn}", "role": "assistant", "status": "completed"}
@@ -328,6 +396,28 @@ class FakeServer:
     def stop(self) -> None:
         self._server.should_exit = True
         self._thread.join(timeout=10)
+
+
+def raw_member(raw: bytes, key: str) -> bytes:
+    """The bytes of top-level member `key` of a JSON object, exactly as they were sent."""
+    text = raw.decode()
+    decoder = json.JSONDecoder()
+
+    def skip(i: int) -> int:
+        while text[i] in " \t\r\n":
+            i += 1
+        return i
+
+    i = skip(text.index("{") + 1)
+    while text[i] != "}":
+        name, i = decoder.raw_decode(text, i)
+        i = skip(skip(i) + 1)  # past the colon
+        _, end = decoder.raw_decode(text, i)
+        if name == key:
+            return text[i:end].encode()
+        i = skip(end)
+        i = skip(i + 1) if text[i] == "," else i
+    raise KeyError(key)
 
 
 import pytest  # noqa: E402

@@ -3,6 +3,7 @@
 Each step renders the session's current toolset for the model (so tools gained with selectTools
 appear on the next turn), asks the model, records its turn, and runs its calls through the session,
 which records their results. A run always ends with a `RunResult` whose `reason` says why.
+With `tools="deferred"` every turn offers one constant list instead (see `_deferred`).
 """
 
 from __future__ import annotations
@@ -10,16 +11,17 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import anyio
 
 from .._errors import ConfigError
 from .._tools import ToolCall, ToolResult
-from ..models._base import Model, ModelResponse, Usage
+from ..models._base import DeferringModel, Model, ModelResponse, Usage
 from ..session._context import Message
 from ..session._metatools import repr_value
 from ..session._session import Session
+from ._deferred import DeferredRun, ToolMode, deferred_format_for
 
 __all__ = ["Agent", "AgentEvent", "RunReason", "RunResult", "system_prompt"]
 
@@ -113,7 +115,10 @@ class RunResult:
 
 
 class Agent:
-    """A model driving a session. `run(prompt)` is async; `run_sync(prompt)` wraps it for scripts."""
+    """A model driving a session. `run(prompt)` is async; `run_sync(prompt)` wraps it for scripts.
+
+    `tools` is "dynamic" (the session's tools, growing as the model selects them) or "deferred" (one
+    list all run long, for warm prompt caches; anthropic: and openai-responses: models only)."""
 
     def __init__(
         self,
@@ -125,6 +130,7 @@ class Agent:
         system_prompt: str | None = None,
         on_event: Callable[[AgentEvent], None] | None = None,
         turn_timeout: float | None = None,
+        tools: ToolMode = "dynamic",
     ) -> None:
         if max_steps < 1:
             raise ConfigError("max_steps must be at least 1.")
@@ -137,6 +143,8 @@ class Agent:
         self.system_prompt = system_prompt
         self.on_event = on_event
         self.turn_timeout = turn_timeout
+        self.tools: ToolMode = tools
+        self._deferred_format = deferred_format_for(model, tools)
 
     async def run(self, prompt: str) -> RunResult:
         session = self.session
@@ -149,6 +157,7 @@ class Agent:
         steps = 0
         nudged = False
         last_text = ""
+        deferred = DeferredRun(session, self._deferred_format) if self._deferred_format else None
         while True:
             if steps >= self.max_steps:
                 return self._end(
@@ -162,12 +171,16 @@ class Agent:
                     usage,
                     last_text,
                 )
-            tools = session.render_tools(getattr(self.model, "tool_format", "openai"))
             steps += 1
             try:
                 # One deadline for the model's whole turn, its retries included.
                 with anyio.move_on_after(self.turn_timeout) as deadline:
-                    response = await self.model.complete(list(context), tools)
+                    if deferred is not None:
+                        model = cast(DeferringModel, self.model)
+                        response = await model.complete(list(context), deferred.tools(), reveals=deferred.reveals)
+                    else:
+                        tools = session.render_tools(getattr(self.model, "tool_format", "openai"))
+                        response = await self.model.complete(list(context), tools)
             except Exception as error:  # any model failure ends the run with a reason, never a traceback
                 message = f"the model failed: {error}" if str(error) else f"the model failed: {type(error).__name__}"
                 return self._end("model_error", message, steps, usage, last_text)
@@ -183,7 +196,7 @@ class Agent:
             last_text = response.text or last_text
             self._emit(AgentEvent(kind="model", step=steps, response=replace(response, tool_calls=calls)))
             if calls:
-                await self._run_calls(calls, steps)
+                await self._run_calls(calls, steps, deferred)
                 if session.done:
                     return self._end("saved", "saved " + ", ".join(session.saved), steps, usage, last_text)
                 continue
@@ -201,7 +214,7 @@ class Agent:
     def run_sync(self, prompt: str) -> RunResult:
         return anyio.run(self.run, prompt)
 
-    async def _run_calls(self, calls: Sequence[ToolCall], step: int) -> None:
+    async def _run_calls(self, calls: Sequence[ToolCall], step: int, deferred: DeferredRun | None) -> None:
         session = self.session
         results = await session.call_tools(list(calls))  # one model turn: reads batched, writes in order
         for call, result in zip(calls, results):
@@ -209,6 +222,8 @@ class Agent:
                 # A client tool: no one runs it inside an automatic run, so the model hears so.
                 message = f"{call.name} is run by the client, and no client is attached to this run. Use another tool."
                 result = session.tool_call_result(call.id, ToolResult.error(call, message))
+            if deferred is not None:
+                deferred.record(call, result)
             self._emit(AgentEvent(kind="call", step=step, call=call, result=result))
 
     def _nudge(self) -> str:

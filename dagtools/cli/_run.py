@@ -46,6 +46,13 @@ def add_model_options(parser: argparse.ArgumentParser, *, required: bool = False
     parser.add_argument(
         "--turn-timeout", type=float, default=300.0, metavar="SECONDS", help="the longest one model turn may take, retries included (300)"
     )
+    parser.add_argument(
+        "--tools",
+        choices=["dynamic", "deferred"],
+        default="dynamic",
+        help="dynamic (default): the tools offered grow as the model selects them; deferred (anthropic: and "
+        "openai-responses: models): one constant list, selected tools revealed in place, so prompt caches stay warm",
+    )
     parser.add_argument("--max-steps", type=int, default=30, help="model turns before the run stops (30)")
     parser.add_argument("--max-tokens", type=int, help="total tokens before the run stops")
     parser.add_argument("--json", action="store_true", help="print the run as a script `dagtools call` replays")
@@ -90,7 +97,11 @@ def make_model(args: argparse.Namespace) -> Any:
 
         raise ConfigError("--retries must be 0 or more and --turn-timeout more than 0.")
     options = {"max_retries": args.retries, "timeout": args.turn_timeout, "extra": dict(args.model_option)}
-    return get_model(args.model, base_url=args.base_url, **options)
+    model = get_model(args.model, base_url=args.base_url, **options)
+    from ..agent._deferred import deferred_format_for
+
+    deferred_format_for(model, args.tools)  # a model that cannot defer fails here, before the session opens
+    return model
 
 
 def run_command(args: argparse.Namespace, options: dict[str, Any]) -> int:
@@ -138,7 +149,15 @@ async def run_agent(
         raise
     stream = sys.stderr if args.json else sys.stdout
     show = live_view(stream) or _Printer(stream)
-    agent = Agent(session, model, max_steps=args.max_steps, max_tokens=args.max_tokens, on_event=show, turn_timeout=args.turn_timeout)
+    agent = Agent(
+        session,
+        model,
+        max_steps=args.max_steps,
+        max_tokens=args.max_tokens,
+        on_event=show,
+        turn_timeout=args.turn_timeout,
+        tools=args.tools,
+    )
     try:
         result = await agent.run(prompt)
     finally:

@@ -1,4 +1,9 @@
-"""The Anthropic Messages API on the `anthropic` SDK: `tool_use` / `tool_result` blocks and a top-level system prompt."""
+"""The Anthropic Messages API on the `anthropic` SDK: `tool_use` / `tool_result` blocks and a top-level system prompt.
+
+With `reveals` (a deferred run), the tool list marks the catalogue's tools `defer_loading`, and each
+selectTools result goes back as the `tool_result` of `tool_reference` blocks that reveals the tools it
+selected (made once by `DeferredTools.answer`, so each request repeats the same bytes).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from typing import Any
 from .._errors import ModelError
 from .._tools import ToolCall
 from ..session._context import Message
-from ._base import ModelResponse, Usage, arguments_object
+from ._base import ModelResponse, Reveals, Usage, arguments_object
 from ._sdk import SdkModel, import_sdk
 
 __all__ = ["AnthropicModel", "to_anthropic_messages"]
@@ -23,6 +28,7 @@ class AnthropicModel(SdkModel):
     key_variables = ("ANTHROPIC_API_KEY",)
     tool_format = "anthropic"
     default_base_url = DEFAULT_BASE_URL
+    deferred_format = "anthropic"
 
     def __init__(
         self,
@@ -53,7 +59,7 @@ class AnthropicModel(SdkModel):
         self.temperature = temperature
         self.client: Any = None
 
-    async def request(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+    async def request(self, messages: Sequence[Message], tools: list[dict[str, Any]], reveals: Reveals | None = None) -> ModelResponse:
         if self.client is None:
             self.client = self.sdk.AsyncAnthropic(
                 api_key=self.api_key,
@@ -62,7 +68,7 @@ class AnthropicModel(SdkModel):
                 max_retries=self.max_retries,
                 http_client=self.http_client(),
             )
-        system, wire = to_anthropic_messages(messages)
+        system, wire = to_anthropic_messages(messages, reveals)
         options: dict[str, Any] = {}
         if system:
             options["system"] = system
@@ -77,9 +83,10 @@ class AnthropicModel(SdkModel):
         return parse_anthropic_response(message.to_dict())
 
 
-def to_anthropic_messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
+def to_anthropic_messages(messages: Sequence[Message], reveals: Reveals | None = None) -> tuple[str, list[dict[str, Any]]]:
     """System text, and user/assistant turns that alternate as the API requires (tool results ride in
-    user turns, merged with any text that follows them)."""
+    user turns, merged with any text that follows them). A result whose call is in `reveals` is sent
+    as the blocks found there."""
     system: list[str] = []
     out: list[dict[str, Any]] = []
 
@@ -94,6 +101,8 @@ def to_anthropic_messages(messages: Sequence[Message]) -> tuple[str, list[dict[s
     for message in messages:
         if message.role == "system":
             system.append(message.content)
+        elif message.role == "tool" and reveals and message.tool_call_id and message.tool_call_id in reveals:
+            push("user", reveals[message.tool_call_id])
         elif message.role == "tool":
             block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id or "", "content": message.content}
             if message.is_error:

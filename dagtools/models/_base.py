@@ -2,19 +2,23 @@
 
 Adapters convert the session's `Context` messages to their wire format and back (see `_sdk` for the
 ones on official SDKs); failures become a `ModelError` whose message says what to fix.
+
+A `DeferringModel` (Anthropic Messages, OpenAI Responses) can also take a constant tool list in
+which selected tools are revealed in place: `complete(..., reveals=...)` maps the id of each
+selectTools call to the wire items that answer it (see dagtools.session._deferred).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from .._tools import ToolCall
 from ..session._context import Message
 
-__all__ = ["Model", "ModelResponse", "StopReason", "Usage", "arguments_object", "arguments_text"]
+__all__ = ["DeferringModel", "Model", "Reveals", "ModelResponse", "StopReason", "Usage", "arguments_object", "arguments_text"]
 
 StopReason = str  # "tool_calls", "end", "max_tokens", or a provider's own reason
 
@@ -55,6 +59,27 @@ class Model(Protocol):
     tool_format: str
 
     async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse: ...
+
+
+#: A selectTools call's id -> the wire items that answer it and reveal the tools it selected.
+Reveals = Mapping[str, list[dict[str, Any]]]
+
+
+@runtime_checkable
+class DeferringModel(Protocol):
+    """A model whose wire format can list a tool without showing it and reveal it later.
+
+    `deferred_format` names that format ("anthropic" or "openai-responses"). With `reveals`, the tool
+    list is the deferred rendering, and the selectTools results named in `reveals` are sent as those
+    items instead of plain tool results."""
+
+    name: str
+    tool_format: str
+    deferred_format: str
+
+    async def complete(
+        self, messages: Sequence[Message], tools: list[dict[str, Any]], *, reveals: Reveals | None = None
+    ) -> ModelResponse: ...
 
 
 def arguments_object(arguments: dict[str, Any] | str) -> dict[str, Any]:

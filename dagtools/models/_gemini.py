@@ -15,7 +15,7 @@ from typing import Any
 from .._errors import ModelError
 from .._tools import ToolCall
 from ..session._context import Message
-from ._base import ModelResponse, Usage, arguments_object
+from ._base import ModelResponse, Reveals, Usage, arguments_object
 from ._sdk import SdkModel, import_sdk
 
 __all__ = ["GeminiModel", "to_gemini_contents"]
@@ -61,7 +61,7 @@ class GeminiModel(SdkModel):
         self.client: Any = None
         self.signatures: dict[str, Any] = {}  # call id -> the thought_signature Gemini sent with it
 
-    async def request(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+    async def request(self, messages: Sequence[Message], tools: list[dict[str, Any]], reveals: Reveals | None = None) -> ModelResponse:
         types = self.genai.types
         if self.client is None:
             self.http = self.http_client()

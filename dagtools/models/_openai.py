@@ -8,7 +8,7 @@ from typing import Any
 from .._errors import ModelError
 from .._tools import ToolCall
 from ..session._context import Message
-from ._base import ModelResponse, Usage, arguments_text
+from ._base import ModelResponse, Reveals, Usage, arguments_text
 from ._sdk import SdkModel, import_sdk
 
 __all__ = ["OpenAIModel", "to_openai_messages"]
@@ -74,7 +74,7 @@ class OpenAIModel(SdkModel):
             )
         return self.client
 
-    async def request(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+    async def request(self, messages: Sequence[Message], tools: list[dict[str, Any]], reveals: Reveals | None = None) -> ModelResponse:
         options: dict[str, Any] = {}
         if tools:
             options["tools"] = tools

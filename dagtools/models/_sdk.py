@@ -15,7 +15,7 @@ from typing import Any
 from .._errors import ConfigError, ModelError
 from .._redact import redact
 from ..session._context import Message
-from ._base import ModelResponse
+from ._base import ModelResponse, Reveals
 
 __all__ = ["SdkModel", "import_sdk"]
 
@@ -73,15 +73,22 @@ class SdkModel:
         variables = " or ".join(self.key_variables)
         raise ModelError(f"No {self.provider} API key: set {variables} or pass api_key.")
 
-    async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+    async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]], *, reveals: Reveals | None = None) -> ModelResponse:
+        """One model turn. `reveals` (adapters with a `deferred_format` only): `tools` is a deferred
+        list, and these selectTools results go back as the items that reveal tools."""
+        if reveals is not None and self.deferred_format is None:
+            raise ConfigError(f"The {self.provider} wire format cannot defer tools; send the session's tools instead.")
         try:
-            return await self.request(messages, tools)
+            return await self.request(messages, tools, reveals)
         except ModelError:
             raise
         except Exception as error:
             raise self.model_error(error) from None
 
-    async def request(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+    #: The wire format in which this adapter can defer tools, if it can (see `DeferringModel`).
+    deferred_format: str | None = None
+
+    async def request(self, messages: Sequence[Message], tools: list[dict[str, Any]], reveals: Reveals | None = None) -> ModelResponse:
         raise NotImplementedError
 
     def model_error(self, error: Exception) -> ModelError:
