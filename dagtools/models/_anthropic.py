@@ -14,7 +14,7 @@ from .._errors import ModelError
 from .._tools import ToolCall
 from ..session._context import Message
 from ._base import ModelResponse, Reveals, Usage, arguments_object
-from ._sdk import SdkModel, import_sdk
+from ._sdk import SdkModel
 
 __all__ = ["AnthropicModel", "to_anthropic_messages"]
 
@@ -30,44 +30,19 @@ class AnthropicModel(SdkModel):
     default_base_url = DEFAULT_BASE_URL
     deferred_format = "anthropic"
 
-    def __init__(
-        self,
-        name: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        max_tokens: int = 4096,
-        temperature: float | None = None,
-        extra: dict[str, Any] | None = None,
-        timeout: float = 120.0,
-        max_retries: int = 2,
-    ) -> None:
-        self.sdk = import_sdk("anthropic", "anthropic")
-        self.sdk_error = self.sdk.AnthropicError
-        super().__init__(
-            name,
-            base_url=base_url,
-            api_key=api_key,
-            timeout=timeout,
-            max_retries=max_retries,
-            extra=extra,
-            base_url_variable="ANTHROPIC_BASE_URL",
-        )
+    sdk_module = sdk_extra = "anthropic"
+    sdk_error_name = "AnthropicError"
+    base_url_variable = "ANTHROPIC_BASE_URL"
+    default_max_tokens = 4096
+
+    def __init__(self, name: str, **options: Any) -> None:
+        """`options`: `SdkModel`'s (base_url, api_key, max_tokens, temperature, extra, timeout, max_retries)."""
+        super().__init__(name, **options)
         if self.base_url.endswith("/v1"):  # accept either form of the base URL: the SDK adds /v1
             self.base_url = self.base_url[:-3]
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self.client: Any = None
 
     async def request(self, messages: Sequence[Message], tools: list[dict[str, Any]], reveals: Reveals | None = None) -> ModelResponse:
-        if self.client is None:
-            self.client = self.sdk.AsyncAnthropic(
-                api_key=self.api_key,
-                base_url=self.base_url,
-                timeout=self.timeout,
-                max_retries=self.max_retries,
-                http_client=self.http_client(),
-            )
+        client = self.stainless_client(self.sdk.AsyncAnthropic)
         system, wire = to_anthropic_messages(messages, reveals)
         options: dict[str, Any] = {}
         if system:
@@ -75,11 +50,8 @@ class AnthropicModel(SdkModel):
         if tools:
             options["tools"] = tools
             options["tool_choice"] = {"type": "auto"}
-        if self.temperature is not None:
-            options["temperature"] = self.temperature
-        message = await self.client.messages.create(
-            model=self.name, max_tokens=self.max_tokens, messages=wire, extra_body=self.extra or None, **options
-        )
+        options.update(self.sampling())
+        message = await client.messages.create(model=self.name, messages=wire, extra_body=self.extra or None, **options)
         return parse_anthropic_response(message.to_dict())
 
 

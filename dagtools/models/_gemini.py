@@ -16,7 +16,7 @@ from .._errors import ModelError
 from .._tools import ToolCall
 from ..session._context import Message
 from ._base import ModelResponse, Reveals, Usage, arguments_object
-from ._sdk import SdkModel, import_sdk
+from ._sdk import SdkModel
 
 __all__ = ["GeminiModel", "to_gemini_contents"]
 
@@ -32,37 +32,18 @@ class GeminiModel(SdkModel):
     tool_format = "gemini"
     default_base_url = DEFAULT_BASE_URL
 
-    def __init__(
-        self,
-        name: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        extra: dict[str, Any] | None = None,
-        timeout: float = 120.0,
-        max_retries: int = 2,
-        retry_wait: float = 1.0,
-    ) -> None:
-        self.genai = import_sdk("google.genai", "gemini")
-        super().__init__(
-            name,
-            base_url=base_url,
-            api_key=api_key,
-            timeout=timeout,
-            max_retries=max_retries,
-            extra=extra,
-            base_url_variable="GOOGLE_GEMINI_BASE_URL",
-        )
-        self.max_tokens = max_tokens
-        self.temperature = temperature
+    sdk_module = "google.genai"
+    sdk_extra = "gemini"
+    base_url_variable = "GOOGLE_GEMINI_BASE_URL"
+
+    def __init__(self, name: str, *, retry_wait: float = 1.0, **options: Any) -> None:
+        """`options`: `SdkModel`'s (base_url, api_key, max_tokens, temperature, extra, timeout, max_retries)."""
+        super().__init__(name, **options)
         self.retry_wait = retry_wait
-        self.client: Any = None
         self.signatures: dict[str, Any] = {}  # call id -> the thought_signature Gemini sent with it
 
     async def request(self, messages: Sequence[Message], tools: list[dict[str, Any]], reveals: Reveals | None = None) -> ModelResponse:
-        types = self.genai.types
+        types = self.sdk.types
         if self.client is None:
             self.http = self.http_client()
             options = types.HttpOptions(
@@ -72,7 +53,7 @@ class GeminiModel(SdkModel):
                 httpx_async_client=self.http,
                 extra_body=self.extra or None,
             )
-            self.client = self.genai.Client(api_key=self.api_key, http_options=options)
+            self.client = self.sdk.Client(api_key=self.api_key, http_options=options)
         system, contents = to_gemini_contents(messages, self.signatures)
         config: dict[str, Any] = {"automatic_function_calling": {"disable": True}}
         if system:
@@ -84,10 +65,7 @@ class GeminiModel(SdkModel):
             ]
             config["tools"] = [types.Tool(function_declarations=declarations)]
             config["tool_config"] = {"function_calling_config": {"mode": "AUTO"}}
-        if self.max_tokens is not None:
-            config["max_output_tokens"] = self.max_tokens
-        if self.temperature is not None:
-            config["temperature"] = self.temperature
+        config.update(self.sampling("max_output_tokens"))
         response = await self.client.aio.models.generate_content(
             model=self.name, contents=contents, config=types.GenerateContentConfig(**config)
         )

@@ -9,7 +9,7 @@ from .._errors import ModelError
 from .._tools import ToolCall
 from ..session._context import Message
 from ._base import ModelResponse, Reveals, Usage, arguments_text
-from ._sdk import SdkModel, import_sdk
+from ._sdk import SdkModel
 
 __all__ = ["OpenAIModel", "to_openai_messages"]
 
@@ -27,36 +27,15 @@ class OpenAIModel(SdkModel):
     key_variables = ("OPENAI_API_KEY",)
     default_base_url = DEFAULT_BASE_URL
 
-    def __init__(
-        self,
-        name: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        strict: bool = False,
-        parallel_tool_calls: bool | None = True,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        extra: dict[str, Any] | None = None,
-        timeout: float = 120.0,
-        max_retries: int = 2,
-    ) -> None:
-        self.sdk = import_sdk("openai", "openai")
-        self.sdk_error = self.sdk.OpenAIError
-        super().__init__(
-            name,
-            base_url=base_url,
-            api_key=api_key,
-            timeout=timeout,
-            max_retries=max_retries,
-            extra=extra,
-            base_url_variable="OPENAI_BASE_URL",
-        )
+    sdk_module = sdk_extra = "openai"
+    sdk_error_name = "OpenAIError"
+    base_url_variable = "OPENAI_BASE_URL"
+
+    def __init__(self, name: str, *, strict: bool = False, parallel_tool_calls: bool | None = True, **options: Any) -> None:
+        """`options`: `SdkModel`'s (base_url, api_key, max_tokens, temperature, extra, timeout, max_retries)."""
+        super().__init__(name, **options)
         self.tool_format = "openai-strict" if strict else "openai"
         self.parallel_tool_calls = parallel_tool_calls
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self.client: Any = None
 
     def missing_key(self) -> str:
         if self.base_url != DEFAULT_BASE_URL:
@@ -64,15 +43,7 @@ class OpenAIModel(SdkModel):
         raise ModelError("No OpenAI API key: set OPENAI_API_KEY or pass api_key (or point --base-url at a server that needs none).")
 
     def openai_client(self) -> Any:
-        if self.client is None:
-            self.client = self.sdk.AsyncOpenAI(
-                api_key=self.api_key,
-                base_url=self.base_url,
-                timeout=self.timeout,
-                max_retries=self.max_retries,
-                http_client=self.http_client(),
-            )
-        return self.client
+        return self.stainless_client(self.sdk.AsyncOpenAI)
 
     async def request(self, messages: Sequence[Message], tools: list[dict[str, Any]], reveals: Reveals | None = None) -> ModelResponse:
         options: dict[str, Any] = {}
@@ -81,10 +52,7 @@ class OpenAIModel(SdkModel):
             options["tool_choice"] = "auto"
             if self.parallel_tool_calls is not None:
                 options["parallel_tool_calls"] = self.parallel_tool_calls
-        if self.max_tokens is not None:
-            options["max_tokens"] = self.max_tokens
-        if self.temperature is not None:
-            options["temperature"] = self.temperature
+        options.update(self.sampling())
         completion = await self.openai_client().chat.completions.create(
             model=self.name, messages=to_openai_messages(messages), extra_body=self.extra or None, **options
         )

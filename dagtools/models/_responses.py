@@ -41,10 +41,7 @@ class OpenAIResponsesModel(OpenAIModel):
             options["tool_choice"] = "auto"
             if self.parallel_tool_calls is not None:
                 options["parallel_tool_calls"] = self.parallel_tool_calls
-        if self.max_tokens is not None:
-            options["max_output_tokens"] = self.max_tokens
-        if self.temperature is not None:
-            options["temperature"] = self.temperature
+        options.update(self.sampling("max_output_tokens"))
         response = await self.openai_client().responses.create(model=self.name, input=items, extra_body=self.extra or None, **options)
         return parse_responses_output(response.to_dict())
 

@@ -41,31 +41,67 @@ class SdkModel:
     key_variables: tuple[str, ...] = ()
     default_base_url = ""
 
+    #: The SDK's import name, the extra that installs it, and its base exception's name.
+    sdk_module = ""
+    sdk_extra = ""
+    sdk_error_name = ""
+    #: The environment variable the SDK itself reads its base URL from, if any.
+    base_url_variable: str | None = None
+    #: `max_tokens` when none is given (Anthropic requires one).
+    default_max_tokens: int | None = None
+
     def __init__(
         self,
         name: str,
         *,
         base_url: str | None = None,
         api_key: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        extra: dict[str, Any] | None = None,
         timeout: float = 120.0,
         max_retries: int = 2,
-        extra: dict[str, Any] | None = None,
-        base_url_variable: str | None = None,
     ) -> None:
+        self.sdk: Any = import_sdk(self.sdk_module, self.sdk_extra) if self.sdk_module else None
+        if self.sdk_error_name:
+            self.sdk_error = getattr(self.sdk, self.sdk_error_name)
         if max_retries < 0:
             raise ConfigError("max_retries must be 0 or more.")
         if timeout <= 0:
             raise ConfigError("timeout must be more than 0 seconds.")
         self.name = name
-        self.base_url = (base_url or (os.environ.get(base_url_variable) if base_url_variable else None) or self.default_base_url).rstrip(
-            "/"
-        )
+        from_environment = os.environ.get(self.base_url_variable) if self.base_url_variable else None
+        self.base_url = (base_url or from_environment or self.default_base_url).rstrip("/")
         self.timeout = timeout
         self.max_retries = max_retries
         self.extra = dict(extra or {})
+        self.max_tokens = max_tokens if max_tokens is not None else self.default_max_tokens
+        self.temperature = temperature
+        self.client: Any = None
         self.api_key = api_key if api_key is not None else next((os.environ[v] for v in self.key_variables if os.environ.get(v)), None)
         if not self.api_key:
             self.api_key = self.missing_key()
+
+    def sampling(self, max_tokens_key: str = "max_tokens") -> dict[str, Any]:
+        """The request's length and temperature options, where set (each wire names the first its way)."""
+        options: dict[str, Any] = {}
+        if self.max_tokens is not None:
+            options[max_tokens_key] = self.max_tokens
+        if self.temperature is not None:
+            options["temperature"] = self.temperature
+        return options
+
+    def stainless_client(self, factory: Any) -> Any:
+        """The OpenAI or Anthropic SDK's async client (`factory`), made once, over the guarded HTTP client."""
+        if self.client is None:
+            self.client = factory(
+                api_key=self.api_key,
+                base_url=self.base_url,
+                timeout=self.timeout,
+                max_retries=self.max_retries,
+                http_client=self.http_client(),
+            )
+        return self.client
 
     def missing_key(self) -> str:
         """Called at construction without a key: a placeholder for servers that need none, or an error
