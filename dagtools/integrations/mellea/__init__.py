@@ -5,18 +5,14 @@ for message in await call_tools(session, result):          # the turn, run and r
     ctx = ctx.add(message)
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from ._calls import call_tools, mellea_tools, tool_call_result
 
 __all__ = ["call_tools", "mellea_tools", "tool_call_result"]
 
-
-def __getattr__(name: str) -> Any:
-    """The framework is imported on first use, not when this package is found."""
-    if name in __all__:
-        from . import _calls
-
-        return getattr(_calls, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The framework is imported on first use, not when this package is found.
+__getattr__, __dir__ = _lazy_exports(__name__, {"call_tools": "._calls", "mellea_tools": "._calls", "tool_call_result": "._calls"})

@@ -1,17 +1,13 @@
 """OpenAI Agents SDK: `Agent(name=..., tools=DagtoolsTools(session), instructions=...)`."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from ._tools import DagtoolsTools
 
 __all__ = ["DagtoolsTools"]
 
-
-def __getattr__(name: str) -> Any:
-    """The framework is imported on first use, not when this package is found."""
-    if name in __all__:
-        from . import _tools
-
-        return getattr(_tools, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The framework is imported on first use, not when this package is found.
+__getattr__, __dir__ = _lazy_exports(__name__, {"DagtoolsTools": "._tools"})

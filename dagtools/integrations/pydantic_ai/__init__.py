@@ -1,17 +1,13 @@
 """pydantic-ai: `Agent(model, toolsets=[DagtoolsToolset(session)])`."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from ._toolset import DagtoolsToolset
 
 __all__ = ["DagtoolsToolset"]
 
-
-def __getattr__(name: str) -> Any:
-    """The framework is imported on first use, not when this package is found."""
-    if name in __all__:
-        from . import _toolset
-
-        return getattr(_toolset, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The framework is imported on first use, not when this package is found.
+__getattr__, __dir__ = _lazy_exports(__name__, {"DagtoolsToolset": "._toolset"})
