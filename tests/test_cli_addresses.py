@@ -95,26 +95,21 @@ def test_a_closed_pipe_is_caught_while_writing_much() -> None:
     assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
 
 
+def demo_json_into(command: str) -> subprocess.CompletedProcess[str]:
+    """`dagtools demo --json | dagtools COMMAND`, failing when either side fails."""
+    dagtools = " ".join(DAGTOOLS)
+    pipeline = f"set -o pipefail; {dagtools} demo --json | {dagtools} {command}"
+    return subprocess.run(["bash", "-c", pipeline], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
 def test_demo_json_is_a_script_that_call_and_a_scripted_model_replay() -> None:
-    demo = subprocess.run(
-        ["bash", "-c", f"set -o pipefail; {' '.join(DAGTOOLS)} demo --json | {' '.join(DAGTOOLS)} call {KITCHEN} - --json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    demo = demo_json_into(f"call {KITCHEN} - --json")
     assert demo.returncode == 0, demo.stderr
     lines = [json.loads(line) for line in demo.stdout.splitlines()]
     assert lines[-1] == {"outputs": {"fries": "Plate#2"}}
     assert not any(line.get("is_error") for line in lines[:-1])
 
-    played = subprocess.run(
-        ["bash", "-c", f"set -o pipefail; {' '.join(DAGTOOLS)} demo --json | {' '.join(DAGTOOLS)} demo --model script:-"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    played = demo_json_into("demo --model script:-")
     assert played.returncode == 0, played.stderr
     assert '{"fries": "Plate#2"}' in played.stdout
 
