@@ -14,7 +14,8 @@ import pytest
 from dagtools import HttpExecutor, load_schema, open_session
 from dagtools._errors import HttpStatusError, SchemaLoadError, TransportError
 from dagtools._tools import ToolCall
-from dagtools.load._introspect import cache_key, fetch_schema
+from dagtools.load._cache import cache_key
+from dagtools.load._introspect import fetch_schema
 from dagtools.scripts._script import load_script, run_script
 from examples.kitchen.api import schema as kitchen_schema
 from tests.servers import Fault, FaultServer, serve_asgi

@@ -59,7 +59,7 @@ def _header(text: str) -> tuple[str, str]:
 
 
 def source_options(args: argparse.Namespace) -> dict[str, Any]:
-    from ..load._introspect import _PROGRESS_FROM, stderr_progress
+    from ..load._introspect import PROGRESS_FROM, stderr_progress
     from ._views import progress_bar
 
     mutations: bool | list[str] = True if args.allow_mutations else list(args.mutation) or False
@@ -73,7 +73,7 @@ def source_options(args: argparse.Namespace) -> dict[str, Any]:
         "headers": dict(args.header) or None,
         "timeout": args.timeout,
         "cache": cache,
-        "progress": progress_bar(_PROGRESS_FROM) or stderr_progress(),
+        "progress": progress_bar(PROGRESS_FROM) or stderr_progress(),
     }
 
 

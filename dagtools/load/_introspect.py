@@ -31,12 +31,12 @@ from ..executors._http import HttpExecutor, Progress
 from ._cache import DEFAULT_TTL, cache_key, default_cache_dir
 from ._sources import LoadedSchema, _from_introspection
 
-__all__ = ["cache_key", "default_cache_dir", "fetch_schema", "fetch_schema_sync", "stderr_progress"]
+__all__ = ["PROGRESS_FROM", "fetch_schema", "fetch_schema_sync", "stderr_progress"]
 
 #: The biggest introspection answer read: big APIs' schemas run to tens of MB, far past a query's limit.
 SCHEMA_MAX_BYTES = 256 * 1024 * 1024
 #: Answers smaller than this load without a progress line.
-_PROGRESS_FROM = 256 * 1024
+PROGRESS_FROM = 256 * 1024
 _FORMAT = 1
 
 
@@ -88,7 +88,7 @@ def fetch_schema_sync(url: str, **options: Any) -> LoadedSchema:
         return pool.submit(anyio.run, lambda: fetch_schema(url, **options)).result()
 
 
-def stderr_progress(stream: TextIO | None = None, *, threshold: int = _PROGRESS_FROM) -> Progress | None:
+def stderr_progress(stream: TextIO | None = None, *, threshold: int = PROGRESS_FROM) -> Progress | None:
     """A progress line of bytes received for big answers, or None when the stream is not a terminal."""
     out = stream if stream is not None else sys.stderr
     if not getattr(out, "isatty", lambda: False)():
