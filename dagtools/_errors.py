@@ -50,6 +50,11 @@ class ConfigError(DagtoolsError):
 class ExecutorError(DagtoolsError):
     """The API could not be reached, or its answer could not be understood."""
 
+    def failed_call(self, expression: str) -> str:
+        """What the model is told of a call that failed this way, and what it can do next."""
+        advice = "try again later, or go on with the objects you have."
+        return f"The API could not be reached for {expression}: {self} Nothing was created; {advice}"
+
 
 class TransportError(ExecutorError):
     """The request never got an answer: refused, reset or timed out."""

@@ -13,7 +13,7 @@ from typing import Any
 
 from .._errors import ExecutorError, ToolCallError
 from ._documents import Document
-from ._field import FieldCalls, PreparedCall, Result, unreachable
+from ._field import FieldCalls, PreparedCall, Result
 
 __all__ = ["merge_documents", "run_reads"]
 
@@ -44,7 +44,7 @@ async def run_reads(calls: FieldCalls, reads: Sequence[PreparedCall]) -> list[Re
     try:
         response = await calls.send(text, variables)
     except ExecutorError as error:
-        return [ToolCallError(unreachable(p.expression, error)) for p in reads]
+        return [ToolCallError(error.failed_call(p.expression)) for p in reads]
     if response.data is None and response.errors:
         return [await _run_one(calls, p) for p in reads]  # one error took the whole answer down: run each alone
     unplaced = [e for e in response.errors if not e.get("path")]

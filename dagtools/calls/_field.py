@@ -18,7 +18,7 @@ from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._previews import preview_rank
-from ..executors._base import Executor, NoServerError, Response, format_error
+from ..executors._base import Executor, Response, format_error
 from ._answers import answer_problem, locate
 from ._arguments import Ref, bind_arguments
 from ._connections import Connection, connection_of
@@ -113,7 +113,7 @@ class FieldCalls:
         try:
             response = await self.send(document.text, document.variables)
         except ExecutorError as error:  # the API is down or answered nonsense: the model can only wait
-            raise ToolCallError(unreachable(prepared.expression, error)) from error
+            raise ToolCallError(error.failed_call(prepared.expression)) from error
         return self.interpret(prepared, document.path, response.data, response.errors, description=description)
 
     async def send(self, text: str, variables: dict[str, Any]) -> Response:
@@ -319,14 +319,6 @@ def nonsense(expression: str, problem: str) -> str:
     return (
         f"The API answered {expression} with something its schema does not allow: {problem}. Nothing was created; "
         "try again later, or go on with the objects you have."
-    )
-
-
-def unreachable(expression: str, error: Exception) -> str:
-    if isinstance(error, NoServerError):  # no API at all: waiting never helps, only the user can change it
-        return f"{expression} did not run: {error} Nothing was created; tell the user."
-    return (
-        f"The API could not be reached for {expression}: {error} Nothing was created; try again later, or go on with the objects you have."
     )
 
 

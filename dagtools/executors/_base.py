@@ -91,6 +91,9 @@ def _shown(value: Any) -> str:
 class NoServerError(ExecutorError):
     """There is no server behind the schema: unlike an API that is down, waiting or retrying never helps."""
 
+    def failed_call(self, expression: str) -> str:
+        return f"{expression} did not run: {self} Nothing was created; tell the user."
+
 
 class SchemaOnlyExecutor:
     """For a schema with no server behind it (an SDL or introspection file): its tools can be listed
