@@ -18,12 +18,14 @@ from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._previews import preview_rank
-from ..executors._base import Executor, Response, format_error
+from ..executors._base import Executor, Response
 from ._answers import answer_problem, locate
 from ._arguments import Ref, bind_arguments
 from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder
 from ._handles import Handle, Step, freeze, thaw
+from ._partial import leave_out, partial_note, shown_error, sort_errors
+from ._payloads import present_payload
 from ._previews import fit_previews, object_room, preview_note, shape_preview
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
@@ -127,14 +129,48 @@ class FieldCalls:
     def interpret(
         self, prepared: PreparedCall, path: tuple[str | int, ...], data: Any, errors: list[dict[str, Any]], *, description: str = ""
     ) -> Result:
-        """Turn the answer to one call's document (or its part of a batch) into the model's result."""
-        expression = prepared.expression
-        if errors:
-            messages = "; ".join(format_error(e).rstrip(". ") for e in errors[:5])  # one full stop, ours
-            raise ToolCallError(
-                f"The API returned an error for {expression}: {messages}. Nothing was created; "
-                "change the arguments or try another object or tool."
+        """Turn the answer to one call's document (or its part of a batch) into the model's result.
+
+        GraphQL errors are judged by their path (see calls/_partial.py): one on the asked field or its
+        chain fails the call; one below it, on what dagtools read beside it, leaves that part out of
+        the result with a note, unless it took the asked value down with it."""
+        if not errors:
+            return self._read(prepared, path, data, description)
+        failing, below, elsewhere = sort_errors(errors, path)
+        raw, _, _ = locate(data, tuple(path))  # as sent, aliases and all, like the errors' paths
+        if failing or raw is None:
+            raise ToolCallError(self._failed(prepared, path, failing, [e for _, e in below], elsewhere))
+        landed = leave_out(raw, below, {})
+        result = self._read(prepared, path, data, description)
+        connection = connection_of(self.catalogue, get_named_type(prepared.field_type).name)
+        skip = ("edges", "nodes", "node") if connection is not None else ()
+        renames = getattr(path, "renames", {})
+        note = partial_note([([renames.get(s, s) if isinstance(s, str) else s for s in w], e) for w, e in landed], skip)
+        if note:
+            result["note"] = f"{result['note']} {note}" if result.get("note") else note
+        return result
+
+    def _failed(
+        self, prepared: PreparedCall, path: tuple[str | int, ...], failing: list[Any], lost: list[Any], elsewhere: list[Any]
+    ) -> str:
+        """Why a call failed, in the API's words. A mutation whose own field answered, but whose
+        payload came back null through an error below it, did run: the model must not repeat it blind."""
+        root = (str(path[0]), prepared.steps[0].field) if path and prepared.steps else None
+        shown = [shown_error(e, root=root).rstrip(". ") for e in (failing + lost + elsewhere)[:5]]  # one full stop, ours
+        messages = "; ".join(shown)
+        if not failing and lost and prepared.operation == "mutation":
+            return (
+                f"{prepared.expression} ran, but the API could not send its result back: {messages}. It may have made its "
+                "change; check with a query before calling it again."
             )
+        return (
+            f"The API returned an error for {prepared.expression}: {messages}. Nothing was created; "
+            "change the arguments or try another object or tool."
+        )
+
+    def _read(self, prepared: PreparedCall, path: tuple[str | int, ...], data: Any, description: str) -> Result:
+        """The model's result from an answer whose errors, if any, were judged already."""
+        expression = prepared.expression
         value, depth, problem = locate(data, path)
         if problem is None and value is not None:
             problem = answer_problem(self.catalogue.schema, prepared.field_type, value, expression)
@@ -161,6 +197,8 @@ class FieldCalls:
             last = steps[-1]
             return self._mint_items(value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression)
         entry = self.mint(value, steps, operation, expression, description)
+        if entry.handle.is_snapshot and isinstance(value, dict):  # a mutation's payload: what the write did
+            return present_payload(self, entry, value)
         out: Result = {"result": entry.id}
         if entry.preview:
             shown, cut, left = self.shape(entry.type_name, entry.preview, alone=True)
@@ -240,6 +278,8 @@ class FieldCalls:
 
     def _from_snapshot(self, parent: ObjectEntry, field_name: str, values: dict[str, Any], field_type: Any) -> Result:
         data = thaw(parent.handle.snapshot) or {}
+        if not values and field_name not in data and get_named_type(field_type) is self.catalogue.schema.query_type:
+            raise ToolCallError(f"{parent.id}.{field_name} is the API's query root: call the Query tools themselves, they need no object.")
         if values or field_name not in data:
             readable = ", ".join(k for k in data if k != "__typename") or "none"
             raise ToolCallError(
@@ -251,10 +291,19 @@ class FieldCalls:
             return self.long_values.present(value, expression)
         if value is None:
             return {"result": None}
-        if isinstance(value, list):  # objects a mutation linked to, reached again through their identity
-            ids = [self.mint(v, (), "mutation", f"{expression}[{i}]", "").id if v is not None else None for i, v in enumerate(value)]
-            return self.long_values.present(ids, expression)
-        return {"result": self.mint(value, (), "mutation", expression, "").id}
+        if isinstance(value, list):  # objects a mutation linked to: re-rooted on identity, or snapshots
+            return self._mint_items(value, lambda _: (), "mutation", expression)
+        entry = self.mint(value, (), "mutation", expression, "")
+        if entry.handle.is_snapshot:
+            return present_payload(self, entry, value)
+        out: Result = {"result": entry.id}
+        if entry.preview:
+            shown, cut, left = self.shape(entry.type_name, entry.preview, alone=True)
+            out["preview"] = shown
+            note = preview_note([(entry.type_name, cut, left)], self._is_tool)
+            if note:
+                out["note"] = note
+        return out
 
     def mint(self, value: dict[str, Any], steps: tuple[Step, ...], operation: str, expression: str, description: str) -> ObjectEntry:
         """The registry entry for an object read from an answer."""
