@@ -208,3 +208,18 @@ async def test_media_payload_shows_the_movie_and_no_dead_query_tool(media_url: s
     refused = await attempt(session, "Mutation_updateMovieById", input={"id": 3, "moviePatch": {"rating": 9}})
     assert refused.is_error and "rating must be between 1 and 5" in refused.value["error"], SERVER_VERSIONS["media"]
     assert session.registry.count("UpdateMoviePayload") == 1
+
+
+async def test_a_write_whose_answer_was_lost_says_it_may_have_happened(park_url: str, opened: Open) -> None:
+    session, _ = await opened(park_url, mutations=True, relay_ids=True)
+    park = await call(session, "Query_park", name="Stone Valley")
+    before = (await call(session, "Park_stats"))["preview"]["visitors"]
+    lost = await attempt(session, "Mutation_recordVisit", parkId=park["result"])
+    assert lost.is_error  # a non-null `receipt.total` failed, and took the whole payload down
+    message = lost.value["error"]
+    assert "ran, but the API could not send its result back" in message and "check with a query" in message
+    assert "FORBIDDEN: Not allowed to see receipt totals (at recordVisit.receipt.total)" in message
+    assert "Nothing was created" not in message
+    after = await call(session, "Park_stats", Park=park["result"])
+    assert after["preview"]["visitors"] == before + 1  # it did run
+    assert session.registry.count("VisitPayload") == 0

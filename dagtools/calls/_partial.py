@@ -98,12 +98,14 @@ def partial_note(landed: Sequence[tuple[list[str | int], Any]], skip: Sequence[s
     if not landed:
         return None
     parts: list[str] = []
+    items = False
     for walked, error in landed:
-        place = _place([s for s in walked if s not in skip])
+        seen = [s for s in walked if s not in skip]
+        items = items or bool(seen and isinstance(seen[-1], int))
+        place = _place(seen)
         parts.append(f"{place} ({shown_error(error, with_path=False)})" if place else shown_error(error, with_path=False))
     unique = list(dict.fromkeys(parts))
     quoted = "; ".join(unique[:QUOTED]) + (f"; and {len(unique) - QUOTED} more" if len(unique) > QUOTED else "")
-    items = any(walked and isinstance(walked[-1], int) for walked, _ in landed)
     kept = "Items it could not read are null in the list; the rest" if items else "The rest"
     return f"The API could not read all of this answer, so part of it is left out: {quoted}. {kept} is as the API sent it."
 

@@ -43,7 +43,7 @@ TEXT_CUT = 160
 #: User errors a note quotes.
 QUOTED = 5
 
-_ERRORS_NAME = re.compile(r"(^|[a-z_])(errors|Errors|problems|Problems)$")
+_ERRORS_NAME = re.compile(r"((^|_)(errors?|problems?)|[a-z0-9](Errors?|Problems?))$")
 _ERROR_TYPE = re.compile(r"(Error|Problem)$")
 _FAILURE_FLAGS = ("success", "ok", "succeeded")
 
@@ -88,9 +88,9 @@ def refusal_note(calls: FieldCalls, type_name: str, value: dict[str, Any], where
     for name, item in value.items():
         named = get_named_type(fields[name].type).name if name in fields else ""
         items = item if isinstance(item, list) else [item]
-        objects = [i for i in items if isinstance(i, dict)]
-        if objects and (_ERRORS_NAME.search(name) or _ERROR_TYPE.search(named)):
-            found += [_quote_error(i) for i in objects]
+        said = [i for i in items if isinstance(i, dict) or (isinstance(i, str) and i)]  # objects, or plain messages
+        if said and (_ERRORS_NAME.search(name) or _ERROR_TYPE.search(named)):
+            found += [_quote_error(i) if isinstance(i, dict) else _cut(i, TEXT_CUT) for i in said]
             lists.append(f"{where}.{name}")
     flags = [f for f in _FAILURE_FLAGS if value.get(f) is False]
     if not found and not flags:

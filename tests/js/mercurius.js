@@ -6,7 +6,8 @@
 // - mutation payloads: `createSighting` refuses bad input with user errors (`errors: [UserError!]!`)
 //   and a null `sighting`, as Shopify- and Saleor-style APIs do; `closeIssue` returns a payload whose
 //   `issue` has a `state` enum, as GitHub's does; `reportIssue` answers a union of the new issue and
-//   an error type;
+//   an error type; `recordVisit` counts a visit and then fails to show its receipt (a non-null
+//   `total` refused), which takes its whole non-null payload down after the write was made;
 // - partial answers: `Park.budget` and `Stats.revenue` (nullable) fail with a FORBIDDEN error while the
 //   other fields resolve; `Issue.estimate` does too, inside a payload; `sightings` is a list some of
 //   whose items fail (one item's resolver throws, another's non-null `species` does);
@@ -99,6 +100,17 @@ type InputProblem {
 
 union ReportIssueResult = Issue | InputProblem
 
+type Receipt {
+  number: Int!
+  """What the visit cost; finance staff only."""
+  total: Float!
+}
+
+type VisitPayload {
+  visitors: Int!
+  receipt: Receipt!
+}
+
 input CreateSightingInput {
   parkId: ID!
   species: String!
@@ -128,6 +140,8 @@ type Mutation {
   closeIssue(input: CloseIssueInput!): CloseIssuePayload
   """Reports an issue; refuses an empty title with an InputProblem."""
   reportIssue(title: String!): ReportIssueResult!
+  """Counts one visit to a park."""
+  recordVisit(parkId: ID!): VisitPayload!
 }
 `;
 
@@ -190,6 +204,11 @@ const resolvers = {
     sightings: (park) =>
       sightings.filter((s) => s.park === park.key).map((s) => (s.review ? new Error(s.review) : typed('Sighting', s))),
   },
+  Receipt: {
+    total: () => {
+      throw forbidden('receipt totals');
+    },
+  },
   Stats: {
     revenue: () => {
       throw forbidden('revenue');
@@ -230,6 +249,13 @@ const resolvers = {
       if (!issue) throw new ErrorWithProps(`${input.issueId} is not the id of an issue`, { code: 'NOT_FOUND' });
       issue.state = 'CLOSED';
       return { issue: typed('Issue', issue), clientMutationId: input.clientMutationId };
+    },
+    recordVisit: (_, { parkId }) => {
+      const [type, key] = fromGlobalId(parkId);
+      const park = type === 'Park' ? find('Park', key) : null;
+      if (!park) throw new ErrorWithProps(`${parkId} is not the id of a park`, { code: 'NOT_FOUND' });
+      park.stats.visitors += 1;
+      return { visitors: park.stats.visitors, receipt: { number: park.stats.visitors } };
     },
     reportIssue: (_, { title }) => {
       if (!title.trim()) return { __type: 'InputProblem', message: 'A title is required', field: 'title' };

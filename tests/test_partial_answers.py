@@ -1,0 +1,152 @@
+"""Answers that came back in part, in process and over HTTP (graphql-core): what the model reads.
+
+A small shop API whose failures sit where real ones do: a nullable `revenue` refused on a shop, a
+product whose non-null `title` fails inside a connection (its node comes back null), a `rating`
+that fails on one member of a union where the document aliases it (`rating_Product`), and a payload
+with `userErrors`. Errors below the asked field are notes naming the field as the model knows it;
+errors on the asked field fail the call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphql import GraphQLError, build_schema
+
+from dagtools import Session, ToolCall, compile_catalogue
+from tests.transports import Transport, call
+
+SDL = """
+type Query {
+  shop(id: Int!): Shop
+  product(id: Int!): Product
+  search(text: String!): [Hit]
+}
+union Hit = Shop | Product
+type Shop {
+  id: Int!
+  name: String!
+  rating: Int
+  revenue: Float
+  products(first: Int, after: String): ProductConnection
+}
+type Product {
+  id: Int!
+  title: String!
+  rating: Float
+  price: Float
+}
+type ProductConnection { edges: [ProductEdge] pageInfo: PageInfo! totalCount: Int }
+type ProductEdge { cursor: String node: Product }
+type PageInfo { hasNextPage: Boolean! endCursor: String }
+type UserError { message: String! field: [String!] }
+type CreateProductPayload { product: Product userErrors: [UserError!]! }
+type Mutation { createProduct(title: String!, price: Float!): CreateProductPayload! }
+"""
+
+PRODUCTS = [
+    {"id": 1, "title": "Kettle", "rating": 4.5, "price": 30.0},
+    {"id": 2, "title": None, "rating": 3.0, "price": 12.0},  # a broken row: its non-null title fails
+    {"id": 3, "title": "Teapot", "rating": None, "price": 25.0},  # its rating is refused
+]
+SHOP = {"id": 1, "name": "Corner Shop", "rating": 4}
+
+
+def _fail(message: str, code: str | None = None) -> GraphQLError:
+    return GraphQLError(message, extensions={"code": code} if code else None)
+
+
+def make_schema() -> Any:
+    schema = build_schema(SDL)
+    products = [dict(p) for p in PRODUCTS]
+
+    def title(product: dict[str, Any], _info: Any) -> str:
+        if product["title"] is None:
+            raise _fail(f"Product {product['id']} has no title on record")
+        return product["title"]
+
+    def rating(product: dict[str, Any], _info: Any) -> float:
+        if product["rating"] is None:
+            raise _fail("Ratings are hidden for this product", "FORBIDDEN")
+        return product["rating"]
+
+    def revenue(_shop: Any, _info: Any) -> float:
+        raise _fail("Not allowed to see revenue", "FORBIDDEN")
+
+    def page(_shop: Any, _info: Any, first: int = 10, after: str | None = None) -> dict[str, Any]:
+        rows = products[:first]
+        edges = [{"cursor": str(p["id"]), "node": p} for p in rows]
+        return {"edges": edges, "pageInfo": {"hasNextPage": False, "endCursor": None}, "totalCount": len(products)}
+
+    def create(_root: Any, _info: Any, title: str, price: float) -> dict[str, Any]:
+        errors = []
+        if not title.strip():
+            errors.append({"message": "Title can't be blank", "field": ["title"]})
+        if price <= 0:
+            errors.append({"message": "Price must be positive", "field": ["price"]})
+        if errors:
+            return {"product": None, "userErrors": errors}
+        row = {"id": len(products) + 1, "title": title, "rating": 5.0, "price": price}
+        products.append(row)
+        return {"product": row, "userErrors": []}
+
+    query = schema.query_type
+    query.fields["shop"].resolve = lambda _r, _i, id: SHOP if id == 1 else None
+    query.fields["product"].resolve = lambda _r, _i, id: next((p for p in products if p["id"] == id), None)
+    query.fields["search"].resolve = lambda _r, _i, text: [SHOP, products[2], products[0]]
+    schema.get_type("Hit").resolve_type = lambda value, *_: "Shop" if "name" in value else "Product"
+    schema.get_type("Shop").fields["revenue"].resolve = revenue
+    schema.get_type("Shop").fields["products"].resolve = page
+    schema.get_type("Product").fields["title"].resolve = title
+    schema.get_type("Product").fields["rating"].resolve = rating
+    schema.mutation_type.fields["createProduct"].resolve = create
+    return schema
+
+
+def shop_session(transport: Transport, **options: Any) -> Session:
+    schema = make_schema()
+    session = Session(compile_catalogue(schema, **options), transport.executor(schema))
+    session.select(session.catalogue.names())
+    return session
+
+
+async def test_a_refused_preview_field_is_left_out_with_a_note(transport: Transport) -> None:
+    session = shop_session(transport)
+    shop = await call(session, "Query_shop", id=1)
+    assert shop["result"] == "Shop#1" and "revenue" not in shop["preview"] and shop["preview"]["name"] == "Corner Shop"
+    assert "revenue (FORBIDDEN: Not allowed to see revenue)" in shop["note"]
+    refused = await session.call_tool(ToolCall(name="Shop_revenue", arguments={}))
+    assert refused.is_error and "FORBIDDEN: Not allowed to see revenue (at shop.revenue)" in refused.value["error"]
+
+
+async def test_a_page_keeps_the_nodes_it_could_read(transport: Transport) -> None:
+    session = shop_session(transport)
+    await call(session, "Query_shop", id=1)
+    page = await call(session, "Shop_products", first=3)
+    assert page["result"][0].startswith("Product#") and page["result"][1] is None and page["totalCount"] == 3
+    note = page["note"]
+    assert "item 1 (Product 2 has no title on record)" in note  # edges[1].node, as the model counts items
+    assert "null in the list" in note
+    assert "item 2.rating (FORBIDDEN: Ratings are hidden for this product)" in note
+    assert "rating" not in page["preview"][page["result"][2]]
+
+
+async def test_an_aliased_field_is_named_as_the_model_knows_it(transport: Transport) -> None:
+    session = shop_session(transport)
+    hits = await call(session, "Query_search", text="t")
+    assert [h.split("#")[0] for h in hits["result"]] == ["Shop", "Product", "Product"]
+    assert "item 1.rating (FORBIDDEN: Ratings are hidden for this product)" in hits["note"]
+    assert "rating_" not in hits["note"]
+    assert hits["preview"][hits["result"][2]]["rating"] == 4.5
+
+
+async def test_a_payload_shows_user_errors_and_the_product_made(transport: Transport) -> None:
+    session = shop_session(transport, mutations=True)
+    refused = await call(session, "Mutation_createProduct", title=" ", price=0)
+    assert refused["preview"]["product"] is None
+    assert refused["preview"]["userErrors"][0] == {"message": "Title can't be blank", "field": ["title"]}
+    assert "refused with 2 errors" in refused["note"] and "price: Price must be positive" in refused["note"]
+    made = await call(session, "Mutation_createProduct", title="Mug", price=8.5)
+    product = made["preview"]["product"]
+    assert made["preview"]["userErrors"] == [] and made["objects"][product]["title"] == "Mug"
+    assert "note" not in made
