@@ -24,8 +24,8 @@ from ._arguments import Ref, bind_arguments
 from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder
 from ._handles import Handle, Step, freeze, thaw
-from ._partial import leave_out, partial_note, shown_error, sort_errors
-from ._payloads import present_payload
+from ._partial import failed_call, leave_out, partial_note, sort_errors
+from ._payloads import present_linked, present_payload
 from ._previews import fit_previews, object_room, preview_note, shape_preview
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
@@ -139,34 +139,16 @@ class FieldCalls:
         failing, below, elsewhere = sort_errors(errors, path)
         raw, _, _ = locate(data, tuple(path))  # as sent, aliases and all, like the errors' paths
         if failing or raw is None:
-            raise ToolCallError(self._failed(prepared, path, failing, [e for _, e in below], elsewhere))
-        landed = leave_out(raw, below, {})
+            root = (str(path[0]), prepared.steps[0].field) if path and prepared.steps else None
+            lost = [e for _, e in below]
+            raise ToolCallError(failed_call(prepared.expression, prepared.operation, root, failing, lost, elsewhere))
+        landed = leave_out(raw, below)
         result = self._read(prepared, path, data, description)
-        connection = connection_of(self.catalogue, get_named_type(prepared.field_type).name)
-        skip = ("edges", "nodes", "node") if connection is not None else ()
-        renames = getattr(path, "renames", {})
-        note = partial_note([([renames.get(s, s) if isinstance(s, str) else s for s in w], e) for w, e in landed], skip)
+        walked = connection_of(self.catalogue, get_named_type(prepared.field_type).name) is not None
+        note = partial_note(landed, getattr(path, "renames", {}), connection=walked)
         if note:
             result["note"] = f"{result['note']} {note}" if result.get("note") else note
         return result
-
-    def _failed(
-        self, prepared: PreparedCall, path: tuple[str | int, ...], failing: list[Any], lost: list[Any], elsewhere: list[Any]
-    ) -> str:
-        """Why a call failed, in the API's words. A mutation whose own field answered, but whose
-        payload came back null through an error below it, did run: the model must not repeat it blind."""
-        root = (str(path[0]), prepared.steps[0].field) if path and prepared.steps else None
-        shown = [shown_error(e, root=root).rstrip(". ") for e in (failing + lost + elsewhere)[:5]]  # one full stop, ours
-        messages = "; ".join(shown)
-        if not failing and lost and prepared.operation == "mutation":
-            return (
-                f"{prepared.expression} ran, but the API could not send its result back: {messages}. It may have made its "
-                "change; check with a query before calling it again."
-            )
-        return (
-            f"The API returned an error for {prepared.expression}: {messages}. Nothing was created; "
-            "change the arguments or try another object or tool."
-        )
 
     def _read(self, prepared: PreparedCall, path: tuple[str | int, ...], data: Any, description: str) -> Result:
         """The model's result from an answer whose errors, if any, were judged already."""
@@ -294,16 +276,7 @@ class FieldCalls:
         if isinstance(value, list):  # objects a mutation linked to: re-rooted on identity, or snapshots
             return self._mint_items(value, lambda _: (), "mutation", expression)
         entry = self.mint(value, (), "mutation", expression, "")
-        if entry.handle.is_snapshot:
-            return present_payload(self, entry, value)
-        out: Result = {"result": entry.id}
-        if entry.preview:
-            shown, cut, left = self.shape(entry.type_name, entry.preview, alone=True)
-            out["preview"] = shown
-            note = preview_note([(entry.type_name, cut, left)], self._is_tool)
-            if note:
-                out["note"] = note
-        return out
+        return present_payload(self, entry, value) if entry.handle.is_snapshot else present_linked(self, entry)
 
     def mint(self, value: dict[str, Any], steps: tuple[Step, ...], operation: str, expression: str, description: str) -> ObjectEntry:
         """The registry entry for an object read from an answer."""

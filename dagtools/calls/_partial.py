@@ -25,7 +25,7 @@ from typing import Any
 
 from ..executors._base import format_error
 
-__all__ = ["leave_out", "partial_note", "shown_error", "sort_errors"]
+__all__ = ["failed_call", "leave_out", "partial_note", "shown_error", "sort_errors"]
 
 #: Errors a note quotes, and the characters of each.
 QUOTED = 5
@@ -55,16 +55,32 @@ def sort_errors(errors: Sequence[Any], path: Path) -> tuple[list[Any], list[tupl
     return failing, below, elsewhere
 
 
-def leave_out(value: Any, below: Sequence[tuple[list[str | int], Any]], renames: Mapping[str, str]) -> list[tuple[list[str | int], Any]]:
-    """Drop from `value` what each error below the asked field nulled: a field is removed from its
-    object, an item of a list stays null in its place. Returns where each landed, with its error."""
-    out: list[tuple[list[str | int], Any]] = []
-    for rest, error in below:
-        out.append((_drop(value, rest, renames), error))
-    return out
+def failed_call(
+    expression: str, operation: str, root: tuple[str, str] | None, failing: list[Any], lost: list[Any], elsewhere: list[Any]
+) -> str:
+    """Why a call failed, in the API's words (`root`: the batch alias and the field it stands for).
+    A mutation whose own field answered, but whose payload came back null through an error below
+    it (`lost`), did run: the model must not repeat it blind."""
+    shown = [shown_error(e, root=root).rstrip(". ") for e in (failing + lost + elsewhere)[:QUOTED]]  # one full stop, ours
+    messages = "; ".join(shown)
+    if not failing and lost and operation == "mutation":
+        return (
+            f"{expression} ran, but the API could not send its result back: {messages}. It may have made its change; "
+            "check with a query before calling it again."
+        )
+    return (
+        f"The API returned an error for {expression}: {messages}. Nothing was created; change the arguments or try another object or tool."
+    )
 
 
-def _drop(value: Any, rest: list[str | int], renames: Mapping[str, str]) -> list[str | int]:
+def leave_out(value: Any, below: Sequence[tuple[list[str | int], Any]]) -> list[tuple[list[str | int], Any]]:
+    """Drop from `value` (the answer as sent, under its aliases, as error paths name it) what each
+    error below the asked field nulled: a field is removed from its object, an item of a list stays
+    null in its place. Returns where each landed, with its error."""
+    return [(_drop(value, rest), error) for rest, error in below]
+
+
+def _drop(value: Any, rest: list[str | int]) -> list[str | int]:
     """Walk `rest` into `value` to the null the error left (GraphQL nulls the nearest nullable
     parent of a failed field), removing it where it is an object's field."""
     current = value
@@ -79,7 +95,7 @@ def _drop(value: Any, rest: list[str | int], renames: Mapping[str, str]) -> list
                 break
             current = current[index]
         elif isinstance(current, dict):
-            key = renames.get(step, step) if isinstance(step, str) else str(step)
+            key = str(step)
             walked.append(key)
             if key not in current:
                 break
@@ -92,15 +108,17 @@ def _drop(value: Any, rest: list[str | int], renames: Mapping[str, str]) -> list
     return walked
 
 
-def partial_note(landed: Sequence[tuple[list[str | int], Any]], skip: Sequence[str] = ()) -> str | None:
-    """The note on a result that came back in part: what was left out, and why, in the API's words.
-    `skip` are the steps of a connection (`edges`, `node`) the model never sees, left out of places."""
+def partial_note(landed: Sequence[tuple[list[str | int], Any]], renames: Mapping[str, str], *, connection: bool = False) -> str | None:
+    """The note on a result that came back in part: what was left out, and why, in the API's words,
+    each place named as the model knows it: aliases read back (`renames`), and in a `connection` the
+    steps it never sees (`edges`, `node`) left out."""
     if not landed:
         return None
+    skip = ("edges", "nodes", "node") if connection else ()
     parts: list[str] = []
     items = False
     for walked, error in landed:
-        seen = [s for s in walked if s not in skip]
+        seen = [renames.get(s, s) if isinstance(s, str) else s for s in walked if s not in skip]
         items = items or bool(seen and isinstance(seen[-1], int))
         place = _place(seen)
         parts.append(f"{place} ({shown_error(error, with_path=False)})" if place else shown_error(error, with_path=False))

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ..session._registry import ObjectEntry
     from ._field import FieldCalls
 
-__all__ = ["present_payload", "refusal_note"]
+__all__ = ["present_linked", "present_payload", "refusal_note"]
 
 #: Items of one list a payload result shows; the field's own tool gives them all.
 SHOWN_ITEMS = 10
@@ -73,6 +73,19 @@ def present_payload(calls: FieldCalls, entry: ObjectEntry, value: dict[str, Any]
     note = " ".join(n for n in notes if n)
     if note:
         out["note"] = note
+    return out
+
+
+def present_linked(calls: FieldCalls, entry: ObjectEntry) -> dict[str, Any]:
+    """The result for an object with identity a payload links to (`CloseIssuePayload_issue`): its
+    ID and the preview read with the mutation, as for any object a call returns alone."""
+    out: dict[str, Any] = {"result": entry.id}
+    if entry.preview:
+        shown, cut, left = calls.shape(entry.type_name, entry.preview, alone=True)
+        out["preview"] = shown
+        note = preview_note([(entry.type_name, cut, left)], lambda name: name in calls.catalogue)
+        if note:
+            out["note"] = note
     return out
 
 
