@@ -9,6 +9,7 @@ errors on the asked field fail the call.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from graphql import GraphQLError, build_schema
@@ -41,7 +42,11 @@ type ProductEdge { cursor: String node: Product }
 type PageInfo { hasNextPage: Boolean! endCursor: String }
 type UserError { message: String! field: [String!] }
 type CreateProductPayload { product: Product userErrors: [UserError!]! }
-type Mutation { createProduct(title: String!, price: Float!): CreateProductPayload! }
+type ImportPayload { log: String products: [Product!]! }
+type Mutation {
+  createProduct(title: String!, price: Float!): CreateProductPayload!
+  importProducts(count: Int!): ImportPayload!
+}
 """
 
 PRODUCTS = [
@@ -90,6 +95,11 @@ def make_schema() -> Any:
         products.append(row)
         return {"product": row, "userErrors": []}
 
+    def import_products(_root: Any, _info: Any, count: int) -> dict[str, Any]:
+        rows = [{"id": len(products) + 1 + i, "title": f"Imported {i}", "rating": 3.0, "price": 1.0 + i} for i in range(count)]
+        products.extend(rows)
+        return {"log": "imported " * 100, "products": rows}
+
     query = schema.query_type
     query.fields["shop"].resolve = lambda _r, _i, id: SHOP if id == 1 else None
     query.fields["product"].resolve = lambda _r, _i, id: next((p for p in products if p["id"] == id), None)
@@ -100,6 +110,7 @@ def make_schema() -> Any:
     schema.get_type("Product").fields["title"].resolve = title
     schema.get_type("Product").fields["rating"].resolve = rating
     schema.mutation_type.fields["createProduct"].resolve = create
+    schema.mutation_type.fields["importProducts"].resolve = import_products
     return schema
 
 
@@ -150,3 +161,15 @@ async def test_a_payload_shows_user_errors_and_the_product_made(transport: Trans
     product = made["preview"]["product"]
     assert made["preview"]["userErrors"] == [] and made["objects"][product]["title"] == "Mug"
     assert "note" not in made
+
+
+async def test_a_big_payload_stays_within_the_budget_and_says_what_reads_the_rest(transport: Transport) -> None:
+    session = shop_session(transport, mutations=True)
+    imported = await call(session, "Mutation_importProducts", count=30)
+    assert len(imported["preview"]["products"]) == 10 and len(imported["objects"]) == 10
+    assert imported["preview"]["log"].endswith("…") and len(imported["preview"]["log"]) == 160
+    note = imported["note"]
+    assert "ImportPayload#1.products (first 10 of 30)" in note and "ImportPayload_products" in note
+    assert len(json.dumps(imported)) <= session.long_values.budget * 1.25
+    everything = await call(session, "ImportPayload_products")  # from the snapshot: every product
+    assert len(everything["result"]) == 30 and everything["result"][:10] == imported["preview"]["products"]

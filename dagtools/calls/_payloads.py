@@ -52,8 +52,15 @@ def present_payload(calls: FieldCalls, entry: ObjectEntry, value: dict[str, Any]
     """The result for a mutation's payload `entry`, from the `value` its document read."""
     walk = _Walk(calls, entry)
     read = walk.fields(entry.type_name, value, entry.id)
-    shown = {k: v for k, v in read.items() if isinstance(v, (dict, list)) or k in walk.linked_fields}  # what it links to first
-    shown.update(read)
+    ordered = {k: v for k, v in read.items() if isinstance(v, (dict, list)) or k in walk.linked_fields}  # what it links to first
+    ordered.update(read)
+    shown: dict[str, Any] = {}
+    room = calls.long_values.budget // 2  # the rest of the budget is the linked objects' previews and the notes
+    for key, item in ordered.items():
+        if shown and len(json.dumps({**shown, key: item}, ensure_ascii=False)) > room:
+            walk.was_cut(f"{entry.id}.{key} (left out for room)", f"{entry.type_name}_{key}")
+            continue
+        shown[key] = item
     out: dict[str, Any] = {"result": entry.id}
     if shown:
         out["preview"] = shown
@@ -68,7 +75,7 @@ def present_payload(calls: FieldCalls, entry: ObjectEntry, value: dict[str, Any]
         notes.append(fitted or preview_note(walk.trims, is_tool))
     if walk.cut:
         more = " and more" if len(walk.cut) > QUOTED else ""
-        how = f"; each field's own tool reads it in full, such as {walk.cut_tools[0]}." if walk.cut_tools else "."
+        how = f"; their own tools read them in full: {', '.join(walk.cut_tools[:QUOTED])}." if walk.cut_tools else "."
         notes.append(f"Shortened: {', '.join(walk.cut[:QUOTED])}{more}{how}")
     note = " ".join(n for n in notes if n)
     if note:
@@ -165,12 +172,12 @@ class _Walk:
         if isinstance(item, list):
             shown = [self.value(v, declared, f"{where}[{i}]", tool) for i, v in enumerate(item[:SHOWN_ITEMS])]
             if len(item) > SHOWN_ITEMS:
-                self._was_cut(f"{where} (first {SHOWN_ITEMS} of {len(item)})", tool)
+                self.was_cut(f"{where} (first {SHOWN_ITEMS} of {len(item)})", tool)
             return shown
         if isinstance(item, dict):
             return self.linked(item, declared, where, tool)
         if isinstance(item, str) and len(item) > TEXT_CUT:
-            self._was_cut(where, tool)
+            self.was_cut(where, tool)
             return _cut(item, TEXT_CUT)
         return item
 
@@ -193,11 +200,11 @@ class _Walk:
                 if len(json.dumps({**kept, key: inner}, ensure_ascii=False)) > self.calls.long_values.budget // 4:
                     break
                 kept[key] = inner
-            self._was_cut(where, tool)
+            self.was_cut(where, tool)
             return kept
         return inline
 
-    def _was_cut(self, where: str, tool: str) -> None:
+    def was_cut(self, where: str, tool: str) -> None:
         self.cut.append(where)
         if tool in self.calls.catalogue and tool not in self.cut_tools:
             self.cut_tools.append(tool)
