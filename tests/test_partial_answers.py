@@ -173,3 +173,30 @@ async def test_a_big_payload_stays_within_the_budget_and_says_what_reads_the_res
     assert len(json.dumps(imported)) <= session.long_values.budget * 1.25
     everything = await call(session, "ImportPayload_products")  # from the snapshot: every product
     assert len(everything["result"]) == 30 and everything["result"][:10] == imported["preview"]["products"]
+
+
+async def test_a_failing_dagger_pipeline_fails_its_call_even_where_sync_is_nullable() -> None:
+    """`sync` is read beside the asked field only to make a lazy pipeline fail now: never a note."""
+    from dagtools import LocalExecutor
+
+    schema = build_schema("""
+    scalar ContainerID
+    type Query { container: Container! loadContainerFromID(id: ContainerID!): Container }
+    type Container { id: ContainerID! withExec(args: [String!]!): Container sync: ContainerID }
+    """)
+
+    def container(commands: tuple[str, ...]) -> dict[str, Any]:
+        def sync(_info: Any) -> str:
+            if "false" in commands:
+                raise GraphQLError("process 'false' exited with 1")
+            return "|".join(commands)
+
+        return {"id": "|".join(commands), "sync": sync, "withExec": lambda _info, args: container(commands + tuple(args))}
+
+    root = {"container": lambda _info: container(()), "loadContainerFromID": lambda _info, id: container(tuple(id.split("|")))}
+    session = Session(compile_catalogue(schema, dialect="dagger"), LocalExecutor(schema, root_value=root))
+    session.select(["Query_container", "Container_withExec"])
+    assert (await session.call_tool(ToolCall(name="Query_container"))).value == {"result": "Container#1"}
+    bad = await session.call_tool(ToolCall(name="Container_withExec", arguments={"args": ["false"]}))
+    assert bad.is_error and "exited with 1" in bad.value["error"]
+    assert len(session.registry) == 1

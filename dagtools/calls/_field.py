@@ -137,6 +137,9 @@ class FieldCalls:
         if not errors:
             return self._read(prepared, path, data, description)
         failing, below, elsewhere = sort_errors(errors, path)
+        if self.catalogue.dialect.name == "dagger":  # `sync` is read to make a failing pipeline fail now
+            failing += [e for rest, e in below if rest[-1:] == ["sync"]]
+            below = [(rest, e) for rest, e in below if rest[-1:] != ["sync"]]
         raw, _, _ = locate(data, tuple(path))  # as sent, aliases and all, like the errors' paths
         if failing or raw is None:
             root = (str(path[0]), prepared.steps[0].field) if path and prepared.steps else None
