@@ -1,10 +1,11 @@
-"""Answers that came back in part, in process and over HTTP (graphql-core): what the model reads.
+"""Answers that came back in part and mutation payloads, in process and over HTTP (graphql-core).
 
 A small shop API whose failures sit where real ones do: a nullable `revenue` refused on a shop, a
 product whose non-null `title` fails inside a connection (its node comes back null), a `rating`
-that fails on one member of a union where the document aliases it (`rating_Product`), and a payload
-with `userErrors`. Errors below the asked field are notes naming the field as the model knows it;
-errors on the asked field fail the call.
+that fails on one member of a union where the document aliases it (`rating_Product`), and payloads
+with `userErrors`, with `success: false`, and with more objects than a result shows. Errors below
+the asked field are notes naming the field as the model knows it; errors on the asked field fail the
+call; a payload says why a write did nothing, within the result budget.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ type PageInfo { hasNextPage: Boolean! endCursor: String }
 type UserError { message: String! field: [String!] }
 type CreateProductPayload { product: Product userErrors: [UserError!]! }
 type ImportPayload { log: String products: [Product!]! }
+type DeletePayload { success: Boolean! lastSyncId: Float! }
 type Mutation {
+  deleteProduct(id: Int!): DeletePayload!
   createProduct(title: String!, price: Float!): CreateProductPayload!
   importProducts(count: Int!): ImportPayload!
 }
@@ -111,6 +114,7 @@ def make_schema() -> Any:
     schema.get_type("Product").fields["rating"].resolve = rating
     schema.mutation_type.fields["createProduct"].resolve = create
     schema.mutation_type.fields["importProducts"].resolve = import_products
+    schema.mutation_type.fields["deleteProduct"].resolve = lambda _r, _i, id: {"success": id <= len(products), "lastSyncId": 7.0}
     return schema
 
 
@@ -161,6 +165,15 @@ async def test_a_payload_shows_user_errors_and_the_product_made(transport: Trans
     product = made["preview"]["product"]
     assert made["preview"]["userErrors"] == [] and made["objects"][product]["title"] == "Mug"
     assert "note" not in made
+
+
+async def test_a_payload_that_says_it_failed_is_not_read_as_success(transport: Transport) -> None:
+    session = shop_session(transport, mutations=True)
+    failed = await call(session, "Mutation_deleteProduct", id=99)
+    assert failed["preview"] == {"success": False, "lastSyncId": 7.0}
+    assert "DeletePayload#1.success is false: the API says the write did not succeed" in failed["note"]
+    done = await call(session, "Mutation_deleteProduct", id=1)
+    assert done["preview"]["success"] is True and "note" not in done
 
 
 async def test_a_big_payload_stays_within_the_budget_and_says_what_reads_the_rest(transport: Transport) -> None:
