@@ -16,8 +16,9 @@ to learn what happened:
 - User errors (a list named `errors`, `userErrors` and the like, or objects of a type named
   `...Error`) and a `success: false` are what a write that did nothing says: a note quotes them, so
   a null `sighting` never reads as success.
-- Everything is bounded: lists show their first items, texts their start, inline objects the room
-  of one preview; the note says what was cut and which tool reads the rest.
+- Everything is bounded: lists show their first items, texts their start, an inline object a
+  quarter of the result budget and the whole preview half of it; the note says what was cut and
+  which tool reads the rest.
 """
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ class _Walk:
             field = own.get(name)
             named = get_named_type(field.type) if field is not None else None
             declared = named.name if named is not None else ""
-            if is_composite_type(named):
+            if is_composite_type(named) and where == self.payload.id:
                 self.linked_fields.add(name)
             out[name] = self.value(item, declared, f"{where}.{name}", f"{type_name}_{name}")
         return out
