@@ -75,7 +75,8 @@ async def test_result_without_identity_is_a_snapshot_that_never_re_runs(transpor
     assert comment["result"] == "Comment#1"
     assert [s.field for s in session.object("Comment#1").handle.steps] == ["node"]
     assert await call(session, "Comment_body") == {"result": "On it."}
-    assert await call(session, "AddCommentPayload_issue") == {"result": "Issue#1"}
+    issue = await call(session, "AddCommentPayload_issue")  # read with the mutation: its preview too
+    assert issue["result"] == "Issue#1" and issue["preview"]["state"] == "OPEN"
     assert store.calls["addComment"] == 1
     assert sum(text.startswith("mutation") for text in executor.documents) == 1
     assert len(store.comments) == 4

@@ -1,7 +1,9 @@
 """Reads that share one request: each call built as its own document under an alias (`c0`, `c1`, ...)
 with its own variables, sent as ONE document, and the answer split back per call.
 
-Errors stay with their call: GraphQL errors are told apart by the alias at the head of their path.
+Errors stay with their call: GraphQL errors are told apart by the alias at the head of their path,
+and each call judges its own (an error on what it asked fails it, one on what was read beside it is
+a note on its result; see calls/_partial.py).
 Where one error nulls the whole answer (a non-null root field), each call is run again on its own,
 so one bad call never fails the others.
 """
@@ -50,9 +52,8 @@ async def run_reads(calls: FieldCalls, reads: Sequence[PreparedCall]) -> list[Re
     unplaced = [e for e in response.errors if not e.get("path")]
     out: list[Result | ToolCallError] = []
     for j, prepared in enumerate(reads):
-        alias = f"c{j}"
-        root = prepared.steps[0].field  # errors name the field, as they would for the call alone
-        errors = [{**e, "path": [root, *e["path"][1:]]} for e in response.errors if e.get("path") and e["path"][0] == alias] + unplaced
+        alias = f"c{j}"  # its errors keep the alias: interpret judges them by path, and names the field
+        errors = [e for e in response.errors if e.get("path") and e["path"][0] == alias] + unplaced
         try:
             out.append(calls.interpret(prepared, documents[j].path, response.data, errors))
         except ToolCallError as error:

@@ -10,6 +10,14 @@ selecting both under one name, so the later ones get an alias (`rating_Album: ra
 path carries the aliases, and `read_back` (through `calls/_answers.py`'s `locate`) reads the answer
 back under the field names, so nothing downstream sees them. With `DAGTOOLS_DEBUG=1` (always in the tests) each new shape is validated
 against the schema once, and an invalid one raises naming the document.
+
+Mutation payloads: a mutation runs once, so its document reads, in that one request, what its result
+will be asked for. An object with identity is read as minting reads it and re-rooted afterwards; one
+without (a payload such as `CreateIssuePayload`) is kept as a snapshot, so its document reads every
+argument-free field: its scalars, the objects it links to with their previews (a closed `issue`
+shows `state: CLOSED`), and objects without identity one level down with their scalars (the user
+errors, `errors: [UserError!]!` or `userErrors`, that say why nothing was written). Recursion stops
+there, and a linked interface of many types reads its identity alone, so the document stays short.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from graphql import GraphQLObjectType, get_named_type, is_abstract_type, is_leaf_type
+from graphql import GraphQLInterfaceType, GraphQLObjectType, get_named_type, is_abstract_type, is_leaf_type
 
 from ..catalogue._catalogue import Catalogue
 from ._connections import connection_of
@@ -155,13 +163,16 @@ class QueryBuilder:
         return out
 
     def snapshot_selection(self, type_name: str) -> str:
-        """What a mutation's result reads, since it never runs again: the minting selection, every
-        argument-free scalar, and the identity of every argument-free object field (so a payload's
-        `comment` or `issue` can still be reached)."""
+        """What a mutation's result reads, since it never runs again (see "Mutation payloads" above)."""
         key = "mutation:" + type_name
         cached = self._selections.get(key)
-        if cached is not None:
-            return cached
+        if cached is None:
+            cached = self._selections[key] = self._snapshot(type_name, 0)
+        return cached
+
+    def _snapshot(self, type_name: str, depth: int) -> str:
+        """The minting selection of each concrete type; for one without identity (a payload, a user
+        error) also every argument-free field: scalars, and the objects it links to (`_linked`)."""
         schema = self.catalogue.schema
         type_ = schema.get_type(type_name)
         concretes = list(schema.get_possible_types(type_)) if is_abstract_type(type_) else [type_]
@@ -178,16 +189,39 @@ class QueryBuilder:
                     named = get_named_type(field.type)
                     if is_leaf_type(named):
                         fields.append((name, ""))
-                    else:
-                        linked = self._identity_selection(named.name)
-                        if linked:
-                            fields.append((name, f" {{ {linked} }}"))
+                        continue
+                    linked = self._linked(named.name, depth)
+                    if linked:
+                        fields.append((name, f" {{ {linked} }}"))
             members.append((concrete.name, fields))
-        parts = ["__typename", *self._fragments(members)]
-        out = self._selections[key] = " ".join(parts)
-        return out
+        return " ".join(["__typename", *self._fragments(members)])
+
+    def _linked(self, type_name: str, depth: int) -> str:
+        """What a snapshot reads of an object it links to: one with identity as minting reads it (its
+        preview included) or, where that is long (an interface of many types), its identity alone;
+        one without identity (a user error, an edge) as a snapshot of its own, one level deep only,
+        or its preview where that is long. What fits in no way within _LINKED_ROOM characters is
+        not read, nor are connections (walked only on a query's chain) and the root types."""
+        schema = self.catalogue.schema
+        type_ = schema.get_type(type_name)
+        if type_ is None or type_ in (schema.query_type, schema.mutation_type) or connection_of(self.catalogue, type_name) is not None:
+            return ""
+        concretes = list(schema.get_possible_types(type_)) if is_abstract_type(type_) else [type_]
+        if any(isinstance(c, GraphQLObjectType) and self.catalogue.identity(c.name) is not None for c in concretes):
+            choices = (lambda: self.selection(type_name), lambda: self._identity_selection(type_name))
+        elif depth < _NESTED_DEPTH:
+            choices = (lambda: self._snapshot(type_name, depth + 1), lambda: self.selection(type_name))
+        else:
+            return ""
+        for choice in choices:
+            text = choice()
+            if len(text) <= _LINKED_ROOM >> depth:  # half the room a level down, so the outer read fits
+                return text
+        return ""  # too long even lean: its tool says what the snapshot holds instead
 
     def _identity_selection(self, type_name: str) -> str:
+        """`__typename` and the identity field: asked once on an interface that declares the field all
+        its members are re-rooted on, else per member."""
         schema = self.catalogue.schema
         type_ = schema.get_type(type_name)
         if type_ is None:
@@ -198,6 +232,15 @@ class QueryBuilder:
             identity = self.catalogue.identity(concrete.name) if isinstance(concrete, GraphQLObjectType) else None
             if identity is not None:
                 members.append((concrete.name, [(identity.field, "")]))
+        shared = {field for _, [(field, _)] in members}
+        if len(shared) == 1:
+            field = next(iter(shared))
+            if isinstance(type_, GraphQLInterfaceType) and field in type_.fields:
+                return f"__typename {field}"
+            held = [set(schema.get_type(name).interfaces) for name, _ in members]  # type: ignore[union-attr]
+            common = sorted((i for i in set.intersection(*held) if field in i.fields), key=lambda i: i.name) if held else []
+            if common:  # a union whose members share an interface: `... on Node { id }`
+                return f"__typename ... on {common[0].name} {{ {field} }}"
         return " ".join(["__typename", *self._fragments(members)]) if members else ""
 
     def _field_names(self) -> frozenset[str]:
@@ -255,6 +298,12 @@ def read_back(value: Any, renames: Mapping[str, str], depth: int = 0) -> Any:
         return {renames.get(key, key): read_back(item, renames, depth + 1) for key, item in value.items()}
     return value
 
+
+#: Characters a mutation payload's read of one linked object may take with its preview (see `_linked`).
+_LINKED_ROOM = 1_200
+#: How many levels of objects without identity a payload reads below itself (`errors { message }`,
+#: `commentEdge { cursor node { ... } }`): one, so a document stays short however the types nest.
+_NESTED_DEPTH = 1
 
 #: Deeper than any selection dagtools writes (object, connection, edge, node, list items).
 _READ_BACK_DEPTH = 64

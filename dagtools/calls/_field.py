@@ -18,12 +18,14 @@ from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._previews import preview_rank
-from ..executors._base import Executor, Response, format_error
+from ..executors._base import Executor, Response
 from ._answers import answer_problem, locate
 from ._arguments import Ref, bind_arguments
 from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder
 from ._handles import Handle, Step, freeze, thaw
+from ._partial import failed_call, leave_out, partial_note, sort_errors
+from ._payloads import present_linked, present_payload
 from ._previews import fit_previews, object_room, preview_note, shape_preview
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
@@ -127,14 +129,33 @@ class FieldCalls:
     def interpret(
         self, prepared: PreparedCall, path: tuple[str | int, ...], data: Any, errors: list[dict[str, Any]], *, description: str = ""
     ) -> Result:
-        """Turn the answer to one call's document (or its part of a batch) into the model's result."""
+        """Turn the answer to one call's document (or its part of a batch) into the model's result.
+
+        GraphQL errors are judged by their path (see calls/_partial.py): one on the asked field or its
+        chain fails the call; one below it, on what dagtools read beside it, leaves that part out of
+        the result with a note, unless it took the asked value down with it."""
+        if not errors:
+            return self._read(prepared, path, data, description)
+        failing, below, elsewhere = sort_errors(errors, path)
+        if self.catalogue.dialect.name == "dagger":  # `sync` is read to make a failing pipeline fail now
+            failing += [e for rest, e in below if rest[-1:] == ["sync"]]
+            below = [(rest, e) for rest, e in below if rest[-1:] != ["sync"]]
+        raw, _, _ = locate(data, tuple(path))  # as sent, aliases and all, like the errors' paths
+        if failing or raw is None:
+            root = (str(path[0]), prepared.steps[0].field) if path and prepared.steps else None
+            lost = [e for _, e in below]
+            raise ToolCallError(failed_call(prepared.expression, prepared.operation, root, failing, lost, elsewhere))
+        landed = leave_out(raw, below)
+        result = self._read(prepared, path, data, description)
+        walked = connection_of(self.catalogue, get_named_type(prepared.field_type).name) is not None
+        note = partial_note(landed, getattr(path, "renames", {}), connection=walked)
+        if note:
+            result["note"] = f"{result['note']} {note}" if result.get("note") else note
+        return result
+
+    def _read(self, prepared: PreparedCall, path: tuple[str | int, ...], data: Any, description: str) -> Result:
+        """The model's result from an answer whose errors, if any, were judged already."""
         expression = prepared.expression
-        if errors:
-            messages = "; ".join(format_error(e).rstrip(". ") for e in errors[:5])  # one full stop, ours
-            raise ToolCallError(
-                f"The API returned an error for {expression}: {messages}. Nothing was created; "
-                "change the arguments or try another object or tool."
-            )
         value, depth, problem = locate(data, path)
         if problem is None and value is not None:
             problem = answer_problem(self.catalogue.schema, prepared.field_type, value, expression)
@@ -161,6 +182,8 @@ class FieldCalls:
             last = steps[-1]
             return self._mint_items(value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression)
         entry = self.mint(value, steps, operation, expression, description)
+        if entry.handle.is_snapshot and isinstance(value, dict):  # a mutation's payload: what the write did
+            return present_payload(self, entry, value)
         out: Result = {"result": entry.id}
         if entry.preview:
             shown, cut, left = self.shape(entry.type_name, entry.preview, alone=True)
@@ -240,6 +263,8 @@ class FieldCalls:
 
     def _from_snapshot(self, parent: ObjectEntry, field_name: str, values: dict[str, Any], field_type: Any) -> Result:
         data = thaw(parent.handle.snapshot) or {}
+        if not values and field_name not in data and get_named_type(field_type) is self.catalogue.schema.query_type:
+            raise ToolCallError(f"{parent.id}.{field_name} is the API's query root: call the Query tools themselves, they need no object.")
         if values or field_name not in data:
             readable = ", ".join(k for k in data if k != "__typename") or "none"
             raise ToolCallError(
@@ -251,10 +276,10 @@ class FieldCalls:
             return self.long_values.present(value, expression)
         if value is None:
             return {"result": None}
-        if isinstance(value, list):  # objects a mutation linked to, reached again through their identity
-            ids = [self.mint(v, (), "mutation", f"{expression}[{i}]", "").id if v is not None else None for i, v in enumerate(value)]
-            return self.long_values.present(ids, expression)
-        return {"result": self.mint(value, (), "mutation", expression, "").id}
+        if isinstance(value, list):  # objects a mutation linked to: re-rooted on identity, or snapshots
+            return self._mint_items(value, lambda _: (), "mutation", expression)
+        entry = self.mint(value, (), "mutation", expression, "")
+        return present_payload(self, entry, value) if entry.handle.is_snapshot else present_linked(self, entry)
 
     def mint(self, value: dict[str, Any], steps: tuple[Step, ...], operation: str, expression: str, description: str) -> ObjectEntry:
         """The registry entry for an object read from an answer."""

@@ -1,0 +1,220 @@
+"""What the model reads of a mutation's payload: what the write did, and why it did nothing.
+
+A mutation often answers with a payload object (`CreateIssuePayload { issue, clientMutationId }`,
+`CreateSightingPayload { sighting, errors: [UserError!]! }`) rather than the object it changed.
+The payload has no identity, so it is kept as a snapshot of what its document read (see
+calls/_documents.py), and its result shows all of that at once, so the model needs no further call
+to learn what happened:
+
+    {"result": "CloseIssuePayload#1",
+     "preview": {"issue": "Issue#3", "clientMutationId": null},
+     "objects": {"Issue#3": {"title": "Bins overflow", "number": 3, "state": "CLOSED"}}}
+
+- `preview` holds the payload's fields as read: scalars as they are, each linked object with
+  identity as its `Type#N` (minted now; its own preview under `objects`), and objects without
+  identity (user errors, edges) inline with their scalars.
+- User errors (a list named `errors`, `userErrors` and the like, or objects of a type named
+  `...Error`) and a `success: false` are what a write that did nothing says: a note quotes them, so
+  a null `sighting` never reads as success.
+- Everything is bounded: lists show their first items, texts their start, an inline object a
+  quarter of the result budget and the whole preview half of it; the note says what was cut and
+  which tool reads the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from graphql import GraphQLObjectType, get_named_type, is_composite_type
+
+from ._previews import fit_previews, preview_note
+
+if TYPE_CHECKING:
+    from ..session._registry import ObjectEntry
+    from ._field import FieldCalls
+
+__all__ = ["present_linked", "present_payload", "refusal_note"]
+
+#: Items of one list a payload result shows; the field's own tool gives them all.
+SHOWN_ITEMS = 10
+#: Characters of a text a payload result shows; the field's own tool gives it all.
+TEXT_CUT = 160
+#: User errors a note quotes.
+QUOTED = 5
+
+_ERRORS_NAME = re.compile(r"((^|_)(errors?|problems?)|[a-z0-9](Errors?|Problems?))$")
+_ERROR_TYPE = re.compile(r"(Error|Problem)$")
+_FAILURE_FLAGS = ("success", "ok", "succeeded")
+
+
+def present_payload(calls: FieldCalls, entry: ObjectEntry, value: dict[str, Any]) -> dict[str, Any]:
+    """The result for a mutation's payload `entry`, from the `value` its document read."""
+    walk = _Walk(calls, entry)
+    read = walk.fields(entry.type_name, value, entry.id)
+    ordered = {k: v for k, v in read.items() if isinstance(v, (dict, list)) or k in walk.linked_fields}  # what it links to first
+    ordered.update(read)
+    shown: dict[str, Any] = {}
+    room = calls.long_values.budget // 2  # the rest of the budget is the linked objects' previews and the notes
+    for key, item in ordered.items():
+        if shown and len(json.dumps({**shown, key: item}, ensure_ascii=False)) > room:
+            walk.was_cut(f"{entry.id}.{key} (left out for room)", f"{entry.type_name}_{key}")
+            continue
+        shown[key] = item
+    out: dict[str, Any] = {"result": entry.id}
+    if shown:
+        out["preview"] = shown
+    notes = [refusal_note(calls, entry.type_name, value, entry.id)]
+
+    def is_tool(name: str) -> bool:
+        return name in calls.catalogue
+
+    if walk.previews:
+        objects, fitted = fit_previews(walk.previews, calls.long_values.budget, is_tool)
+        out["objects"] = objects
+        notes.append(fitted or preview_note(walk.trims, is_tool))
+    if walk.cut:
+        more = " and more" if len(walk.cut) > QUOTED else ""
+        how = f"; their own tools read them in full: {', '.join(walk.cut_tools[:QUOTED])}." if walk.cut_tools else "."
+        notes.append(f"Shortened: {', '.join(walk.cut[:QUOTED])}{more}{how}")
+    note = " ".join(n for n in notes if n)
+    if note:
+        out["note"] = note
+    return out
+
+
+def present_linked(calls: FieldCalls, entry: ObjectEntry) -> dict[str, Any]:
+    """The result for an object with identity a payload links to (`CloseIssuePayload_issue`): its
+    ID and the preview read with the mutation, as for any object a call returns alone."""
+    out: dict[str, Any] = {"result": entry.id}
+    if entry.preview:
+        shown, cut, left = calls.shape(entry.type_name, entry.preview, alone=True)
+        out["preview"] = shown
+        note = preview_note([(entry.type_name, cut, left)], lambda name: name in calls.catalogue)
+        if note:
+            out["note"] = note
+    return out
+
+
+def refusal_note(calls: FieldCalls, type_name: str, value: dict[str, Any], where: str) -> str | None:
+    """What a payload says about a write that did not happen: its user errors, quoted, or a false
+    `success`; None when it says nothing of the kind."""
+    found: list[str] = []
+    lists: list[str] = []
+    if _ERROR_TYPE.search(type_name):  # the answer is itself an error (a union of result | error)
+        found.append(_quote_error(value))
+        lists.append(type_name)
+    fields = _fields_of(calls, type_name)
+    for name, item in value.items():
+        named = get_named_type(fields[name].type).name if name in fields else ""
+        items = item if isinstance(item, list) else [item]
+        said = [i for i in items if isinstance(i, dict) or (isinstance(i, str) and i)]  # objects, or plain messages
+        if said and (_ERRORS_NAME.search(name) or _ERROR_TYPE.search(named)):
+            found += [_quote_error(i) if isinstance(i, dict) else _cut(i, TEXT_CUT) for i in said]
+            lists.append(f"{where}.{name}")
+    flags = [f for f in _FAILURE_FLAGS if value.get(f) is False]
+    if not found and not flags:
+        return None
+    if not found:
+        return f"{where}.{flags[0]} is false: the API says the write did not succeed."
+    quoted = "; ".join(found[:QUOTED]) + (f"; and {len(found) - QUOTED} more" if len(found) > QUOTED else "")
+    count = f"{len(found)} error" + ("s" if len(found) > 1 else "")
+    return (
+        f"The API refused with {count} ({', '.join(lists)}): {quoted}. What they name was not done; "
+        "fix it and call again, or tell the user."
+    )
+
+
+def _quote_error(error: dict[str, Any]) -> str:
+    """`input.count: Count must be at least 1 (INVALID)` from a user error's usual fields."""
+    message = error.get("message")
+    text = message if isinstance(message, str) else json.dumps({k: v for k, v in error.items() if k != "__typename"})
+    text = _cut(text, TEXT_CUT)
+    field = error.get("field") if error.get("field") is not None else error.get("path")
+    if isinstance(field, list):
+        field = ".".join(str(f) for f in field)
+    if isinstance(field, (str, int)) and str(field):
+        text = f"{_cut(str(field), 60)}: {text}"
+    code = error.get("code")
+    if isinstance(code, str) and code and code not in text:
+        text += f" ({_cut(code, 40)})"
+    return text
+
+
+class _Walk:
+    """One walk over a payload's value: mints what it links to, collects previews and cuts."""
+
+    def __init__(self, calls: FieldCalls, payload: ObjectEntry) -> None:
+        self.calls = calls
+        self.payload = payload
+        self.previews: dict[str, dict[str, Any]] = {}
+        self.trims: list[tuple[str, list[str], list[str]]] = []
+        self.cut: list[str] = []
+        self.cut_tools: list[str] = []
+        self.linked_fields: set[str] = set()  # the payload's fields that link to objects
+
+    def fields(self, type_name: str, value: dict[str, Any], where: str) -> dict[str, Any]:
+        """An object without identity, inline: its fields with linked objects as IDs."""
+        own = _fields_of(self.calls, type_name)
+        out: dict[str, Any] = {}
+        for name, item in value.items():
+            if name == "__typename":
+                continue
+            field = own.get(name)
+            named = get_named_type(field.type) if field is not None else None
+            declared = named.name if named is not None else ""
+            if is_composite_type(named) and where == self.payload.id:
+                self.linked_fields.add(name)
+            out[name] = self.value(item, declared, f"{where}.{name}", f"{type_name}_{name}")
+        return out
+
+    def value(self, item: Any, declared: str, where: str, tool: str) -> Any:
+        if isinstance(item, list):
+            shown = [self.value(v, declared, f"{where}[{i}]", tool) for i, v in enumerate(item[:SHOWN_ITEMS])]
+            if len(item) > SHOWN_ITEMS:
+                self.was_cut(f"{where} (first {SHOWN_ITEMS} of {len(item)})", tool)
+            return shown
+        if isinstance(item, dict):
+            return self.linked(item, declared, where, tool)
+        if isinstance(item, str) and len(item) > TEXT_CUT:
+            self.was_cut(where, tool)
+            return _cut(item, TEXT_CUT)
+        return item
+
+    def linked(self, item: dict[str, Any], declared: str, where: str, tool: str) -> Any:
+        type_name = item.get("__typename") or declared
+        identity = self.calls.catalogue.identity(type_name)
+        if identity is not None and item.get(identity.field) is not None:
+            entry = self.calls.mint(item, (), "mutation", where, "")
+            if entry.preview:
+                shown, cut, left = self.calls.shape(entry.type_name, entry.preview)
+                self.previews[entry.id] = shown
+                self.trims.append((entry.type_name, cut, left))
+            return entry.id
+        inline = self.fields(type_name, item, where)
+        if type_name != declared:
+            inline = {"__typename": type_name, **inline}
+        if len(json.dumps(inline, ensure_ascii=False)) > self.calls.long_values.budget // 4:
+            kept: dict[str, Any] = {}
+            for key, inner in inline.items():
+                if len(json.dumps({**kept, key: inner}, ensure_ascii=False)) > self.calls.long_values.budget // 4:
+                    break
+                kept[key] = inner
+            self.was_cut(where, tool)
+            return kept
+        return inline
+
+    def was_cut(self, where: str, tool: str) -> None:
+        self.cut.append(where)
+        if tool in self.calls.catalogue and tool not in self.cut_tools:
+            self.cut_tools.append(tool)
+
+
+def _fields_of(calls: FieldCalls, type_name: str) -> dict[str, Any]:
+    type_ = calls.catalogue.schema.get_type(type_name)
+    return dict(type_.fields) if isinstance(type_, GraphQLObjectType) else {}
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
