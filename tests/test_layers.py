@@ -21,6 +21,7 @@ LAYERS = [
         "dagtools._limits",
         "dagtools._values",
         "dagtools._lazy",
+        "dagtools._words",
         "dagtools.examples",
     },
     {"dagtools.executors"},

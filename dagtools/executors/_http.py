@@ -17,6 +17,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import time
 from collections.abc import Mapping
 from functools import lru_cache
@@ -53,7 +54,11 @@ _HINTS = {
     407: "a proxy wants credentials",
     413: "the request was too large",
     429: "the API is rate limiting requests; try again later",
+    501: "the server does not take POST requests, so it is not a GraphQL endpoint (a static file server, perhaps); "
+    "check that the URL is the API's GraphQL endpoint, often ending in /graphql",
 }
+#: What a web page says of itself, quoted instead of its markup.
+_TITLE = re.compile(rb"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
 
 # httpx logs every URL it requests at INFO, user, password and token included.
 if not any(isinstance(f, RedactingFilter) for f in logging.getLogger("httpx").filters):
@@ -232,8 +237,13 @@ class HttpExecutor:
             message = f"The API at {self.shown_url} answered HTTP {status} {reason}".rstrip()
             if status in _RETRY_STATUSES:
                 message += _TRIES
+            page = _web_page(answer, content) if parsed is _NOT_JSON else None
             excerpt = _excerpt(content)
-            if excerpt:
+            if page is not None:  # its markup says nothing; that it is a page says the URL is no GraphQL endpoint
+                message += f" with a web page{f' ({page})' if page else ''}, not a GraphQL response"
+                if status not in (404, 405, 501):
+                    hint += "; and check that the URL is the API's GraphQL endpoint, not a web site"
+            elif excerpt:
                 message += f": {excerpt}"
             error = HttpStatusError(f"{message}. Hint: {hint}.", status_code=status, body=content[:4096].decode("utf-8", "replace"))
             if status in _RETRY_STATUSES:
@@ -295,6 +305,15 @@ def _response(parsed: dict[str, Any]) -> Response:
         errors = [errors]
     errors = [e if isinstance(e, dict) else {"message": str(e)} for e in errors]
     return Response(data=data if isinstance(data, dict) else None, errors=errors)
+
+
+def _web_page(answer: httpx.Response, content: bytes | bytearray) -> str | None:
+    """The title of an HTML answer ("" when it has none), or None when the answer is no web page."""
+    head = bytes(content[:4096])
+    if "html" not in answer.headers.get("Content-Type", "").lower() and not head.lstrip()[:1] == b"<":
+        return None
+    title = _TITLE.search(head)
+    return _excerpt(title.group(1)) if title else ""
 
 
 def _excerpt(content: bytes | bytearray) -> str:
