@@ -108,9 +108,8 @@ def add_mcp_command(commands: Any) -> None:
 
 
 def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
-    from ..mcpserver._config import McpConfig, load_mcp_config, parse_headers  # the server's package, only to serve
-
     from .._errors import ConfigError
+    from ..mcpserver._config import McpConfig, load_mcp_config, parse_headers  # the server's package, only to serve
 
     try:
         config = load_mcp_config(args.config) if args.config else McpConfig()

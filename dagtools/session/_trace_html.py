@@ -36,8 +36,7 @@ def to_html(trace: Trace) -> str:
     saved = [n for n in trace.nodes if n.kind == "output"]
     failed = [n for n in trace.nodes if n.kind == "error"]
     summary = (
-        f"{counted(len(objects), 'object')}, {counted(trace.calls, 'call')}, {len(failed)} failed, "
-        f"{counted(len(saved), 'output')} saved"
+        f"{counted(len(objects), 'object')}, {counted(trace.calls, 'call')}, {len(failed)} failed, {counted(len(saved), 'output')} saved"
     )
     return "\n".join(
         [
@@ -108,9 +107,7 @@ def _edge(route: Route, stacked: int = 0) -> tuple[str, str]:
     paths = []
     for number, piece in enumerate(route.pieces, start=1):
         arrow = f' marker-end="url(#arrow-{edge.kind})"' if number == len(route.pieces) else ""
-        paths.append(
-            f'<path d="{_path(piece)}" fill="none" stroke="{color}" stroke-width="{stroke}"{dash}{arrow}>{title}</path>'
-        )
+        paths.append(f'<path d="{_path(piece)}" fill="none" stroke="{color}" stroke-width="{stroke}"{dash}{arrow}>{title}</path>')
     path = "".join(paths)
     if edge.kind == "uses":
         return path, ""
