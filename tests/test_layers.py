@@ -22,6 +22,7 @@ LAYERS = [
         "dagtools._values",
         "dagtools._lazy",
         "dagtools._words",
+        "dagtools._telemetry",
         "dagtools.examples",
     },
     {"dagtools.executors"},

@@ -31,6 +31,7 @@ from .._errors import ExecutorError, HttpStatusError, TransportError
 from .._limits import MAX_RESPONSE_BYTES
 from .._redact import RedactingFilter, redact, redact_json, secrets_of
 from .._retries import Retryable, retry_after_seconds, retrying
+from .._telemetry import active_telemetry, note_answer, note_attempt
 from ._base import Response
 from ._bodies import Progress, encode_json, read_capped
 
@@ -129,6 +130,18 @@ class HttpExecutor:
     async def execute(
         self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None, progress: Progress | None = None
     ) -> Response:
+        telemetry = active_telemetry()
+        if telemetry is None:
+            return await self._execute(document, variables, operation_name, progress)
+        operation = "mutation" if is_mutation(document, operation_name) else "query"
+        with telemetry.request(document, operation, self.url, operation_name) as request:
+            response = await self._execute(document, variables, operation_name, progress)
+            request.answered(response.errors)
+            return response
+
+    async def _execute(
+        self, document: str, variables: dict[str, Any] | None, operation_name: str | None, progress: Progress | None
+    ) -> Response:
         payload: dict[str, Any] = {"query": document, "variables": variables or {}}
         if operation_name is not None:
             payload["operationName"] = operation_name
@@ -177,6 +190,7 @@ class HttpExecutor:
 
     async def _post(self, body: bytes, progress: Progress | None) -> Response:
         logger.debug("POST %s (%d bytes)", self.shown_url, len(body))
+        note_attempt(len(body))
         headers = {"Content-Type": "application/json", **self.headers}
         url = httpx.URL(self.url)
         try:
@@ -186,6 +200,7 @@ class HttpExecutor:
                         url = self._redirect(url, answer)
                         continue
                     content = await read_capped(answer, self.max_response_bytes, progress, who=f"The API at {self.shown_url}")
+                note_answer(answer.status_code, len(content))
                 return self._answer(answer, content)
         except httpx.TimeoutException as error:
             raise _Attempt(
