@@ -26,7 +26,7 @@ Where they go is the standard OpenTelemetry configuration, nothing of dagtools' 
 Off costs nothing: without a configured provider nothing of OpenTelemetry is imported (a host's own
 import is noticed, never made), and each call pays one check of two module globals and of
 `sys.modules`. The SDK and the exporter come with the `otel` extra (`pip install
-'dagtools-graphql[otel]'`); variables that ask for export without it are warned about once.
+'dagtools-graphql[otel]'`); variables that ask for export without it get one warning (a RuntimeWarning).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ import os
 import re
 import sys
 import time
+import warnings
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -112,9 +113,7 @@ def _wanted(environ: Mapping[str, str], signal: str) -> list[str]:
     if named:
         exporters = [n.strip() for n in named.split(",") if n.strip() and n.strip() != "none"]
         for unknown in sorted(set(exporters) - _EXPORTERS):
-            logger.warning(
-                "OTEL_%s_EXPORTER=%s: dagtools exports with otlp (over HTTP) or console only; %s is ignored.", signal, named, unknown
-            )
+            _warn(f"OTEL_{signal}_EXPORTER={named}: dagtools exports with otlp (over HTTP) or console only; {unknown} is ignored.")
         return [n for n in exporters if n in _EXPORTERS]
     endpoint = environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or environ.get(f"OTEL_EXPORTER_OTLP_{signal}_ENDPOINT")
     return ["otlp"] if endpoint else []
@@ -134,7 +133,7 @@ def _configure_from_env() -> Telemetry | None:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
     except ImportError:
-        logger.warning(
+        _warn(
             "The OTEL_* variables ask for telemetry, but the OpenTelemetry SDK is not installed, so nothing is exported. "
             "Install it with: pip install 'dagtools-graphql[otel]'"
         )
@@ -142,11 +141,9 @@ def _configure_from_env() -> Telemetry | None:
     for signal in ("", "_TRACES", "_METRICS"):
         protocol = environ.get(f"OTEL_EXPORTER_OTLP{signal}_PROTOCOL", "").strip().lower()
         if protocol and protocol != "http/protobuf":
-            logger.warning(
-                "OTEL_EXPORTER_OTLP%s_PROTOCOL=%s: dagtools exports OTLP over HTTP (http/protobuf) only; point the endpoint "
-                "at the collector's HTTP port (4318).",
-                signal,
-                protocol,
+            _warn(
+                f"OTEL_EXPORTER_OTLP{signal}_PROTOCOL={protocol}: dagtools exports OTLP over HTTP (http/protobuf) only; "
+                "point the endpoint at the collector's HTTP port (4318)."
             )
     resource = Resource.create({})
     if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
@@ -171,6 +168,12 @@ def _configure_from_env() -> Telemetry | None:
     atexit.register(_flush, tracer_provider, meter_provider)
     logger.info("telemetry: traces to %s, metrics to %s", ", ".join(traces) or "nowhere", ", ".join(metrics) or "nowhere")
     return Telemetry(tracer_provider, meter_provider)
+
+
+def _warn(text: str) -> None:
+    """A set-up that cannot work as asked is said where it is seen without -v (dagtools logs nothing unless
+    asked), and once: the variables are read once."""
+    warnings.warn(text, RuntimeWarning, stacklevel=2)
 
 
 def _flush(tracer_provider: Any, meter_provider: Any) -> None:
