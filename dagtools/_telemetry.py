@@ -6,7 +6,8 @@ Operators watch MCP servers and agents with OpenTelemetry. dagtools reports
   it belongs to, the kind of result (object, objects, value, text, error, pending) and, for a failed
   call, the class of the error. A turn of several calls (whose reads share one request) is one
   `execute_tools` span with a child per call;
-- a child span per GraphQL request, `query` or `mutation` (the GraphQL conventions' name): the
+- a child span per GraphQL request sent over HTTP, `query` or `mutation` (the GraphQL conventions'
+  name; an in-process schema sends nothing, so its calls have none): the
   operation type, a SHA-256 of the document, the bytes sent and received, the HTTP status, the
   attempts made and how many GraphQL errors came back. Never variables, headers, values, error texts
   or the URL's path, query or user: those can hold what the model or the user sent, or credentials;
@@ -247,7 +248,7 @@ class Telemetry:
             attributes["server.port"] = parts.port or (443 if parts.scheme == "https" else 80)
         if operation_name:
             attributes["graphql.operation.name"] = operation_name
-        request = _Request(self._trace)
+        request = _Request()
         started = time.perf_counter()
         with self.tracer.start_as_current_span(
             operation, kind=self._trace.SpanKind.CLIENT, attributes=attributes, record_exception=False, set_status_on_exception=False
@@ -304,8 +305,7 @@ class _Turn:
 
 
 class _Request:
-    def __init__(self, trace: Any) -> None:
-        self.trace = trace
+    def __init__(self) -> None:
         self.status: int | None = None
         self.sent = 0
         self.received = 0
