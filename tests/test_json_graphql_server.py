@@ -105,7 +105,7 @@ def test_tools(json_graphql_server: str) -> None:
     assert {"Query_allPosts", "Query_Post", "Post_User", "Post_Comments", "User_Posts", "Comment_Post"} <= names
     initial = dagtools("tools", json_graphql_server)
     assert initial.returncode == 0, initial.stderr
-    assert "1 tools of" in initial.stdout.splitlines()[-1]
+    assert "1 tool of" in initial.stdout.splitlines()[-1]
 
 
 def test_a_script_of_calls(json_graphql_server: str, tmp_path: Path) -> None:

@@ -21,6 +21,8 @@ LAYERS = [
         "dagtools._limits",
         "dagtools._values",
         "dagtools._lazy",
+        "dagtools._words",
+        "dagtools._telemetry",
         "dagtools.examples",
     },
     {"dagtools.executors"},

@@ -11,9 +11,13 @@ import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
+import pytest
+
 from dagtools import SessionState, Trace, write_trace
+from dagtools.cli._main import main
 
 from .conftest import ROOT
+from .fake_models import openai_server  # noqa: F401
 from .kitchen import SEED_INPUTS, call, kitchen_session
 
 KITCHEN = "examples/kitchen/api.py:schema"
@@ -208,3 +212,101 @@ def test_the_readme_section_runs_and_shows_what_the_demo_writes(tmp_path: Path):
     assert ran.returncode == 0, ran.stderr
     nodes, edges = parse_mermaid(ran.stdout.strip() + "\n")
     assert object_ids(nodes) == {"Potato#1", "Potato#2"} and ("o_Potato_1", "-->", "1. Potato_peel()", "o_Potato_2") in edges
+
+
+def _svg(page: str) -> str:
+    return re.search(r"<svg.*</svg>", page, re.DOTALL).group(0)
+
+
+def test_a_model_run_over_the_openai_wire_is_traced_as_its_replayed_script(
+    openai_server,  # noqa: F811
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """A model sends its arguments as JSON text (the context keeps them so); a script's are objects. The
+    trace of the same calls is the same picture either way, in Mermaid and on the page."""
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    model = ["--model", "openai:fake", "--base-url", openai_server.url]
+    ran, replayed = tmp_path / "ran", tmp_path / "replayed"
+    code = main(["run", KITCHEN, "Bake fries", *SEED_ARGS, *model, "--json", "--trace", f"{ran}.mmd"])
+    script = capsys.readouterr().out
+    assert code == 0 and openai_server.problems == []
+    assert main(["call", KITCHEN, str(_write(tmp_path / "run.json", script)), "--trace", f"{replayed}.mmd"]) == 0
+    assert isinstance(json.loads(script)["calls"][1]["arguments"], dict)
+    drawn = Path(f"{ran}.mmd").read_text()
+    assert drawn == Path(f"{replayed}.mmd").read_text()
+    nodes, edges = parse_mermaid(drawn)
+    assert object_ids(nodes) == FRIES_OBJECTS
+    labels = {(s, t): label for s, _, label, t in edges}
+    assert labels[("o_Potato_1", "o_Potato_2")] == "2. Potato_rinse(sink: Sink#1)"
+    assert labels[("o_Sink_1", "o_Potato_2")] == "2. sink"  # the dotted argument edge
+    assert labels[("o_Plate_2", "out_fries")] == "9. save(fries)"  # the save edge has its step
+    drawn_in_order = [nodes[k].split("<br/>")[0].split(" ")[0] for k in nodes if k.startswith("o_")]
+    assert drawn_in_order == ["Oven#1", "Potato#1", "Sink#1", "Plate#1", "Potato#2", "Potato#3", "Potato#4", "Fries#1", "Plate#2"]
+    for suffix in (".html",):
+        assert main(["run", KITCHEN, "Bake fries", *SEED_ARGS, *model, "--trace", f"{ran}{suffix}"]) == 0
+        assert main(["call", KITCHEN, str(tmp_path / "run.json"), "--trace", f"{replayed}{suffix}"]) == 0
+        assert _svg(Path(f"{ran}{suffix}").read_text()) == _svg(Path(f"{replayed}{suffix}").read_text())
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def _long_run(calls: int) -> SessionState:
+    """A run of `calls` rinses, each of the potato the one before made, all in the same sink: as a model
+    sends it (arguments as JSON text), then saved."""
+    objects = [
+        {"id": "Sink#1", "expression": "sink", "description": "A sink for cleaning food."},
+        {"id": "Potato#1", "expression": "potato", "description": "The raw potato."},
+    ]
+    context: list[dict] = []
+    for n in range(2, calls + 2):
+        objects.append({"id": f"Potato#{n}", "expression": f"Potato#{n - 1}.rinse(sink: Sink#1)", "preview": {"rinsed": True}})
+        arguments = json.dumps({"Potato": f"Potato#{n - 1}", "sink": "Sink#1"})
+        rinse = {"id": f"c{n}", "name": "Potato_rinse", "arguments": arguments}
+        context.append({"role": "assistant", "content": "", "tool_calls": [rinse]})
+        context.append({"role": "tool", "tool_call_id": f"c{n}", "content": json.dumps({"result": f"Potato#{n}"})})
+    last = f"Potato#{calls + 1}"
+    save = {"id": "s", "name": "save", "arguments": json.dumps({"potato": last})}
+    context += [{"role": "assistant", "content": "", "tool_calls": [save]}, {"role": "tool", "tool_call_id": "s", "content": "Saved."}]
+    return SessionState(
+        objects=tuple(objects),
+        active_tools=(),
+        values=(),
+        outputs=({"name": "potato", "type": "Potato", "description": ""},),
+        saved={"potato": last},
+        done=True,
+        long_values={},
+        context=tuple(context),
+    )
+
+
+@pytest.mark.parametrize("calls", [8, 60])
+def test_a_long_run_fits_a_laptop_screen(calls: int):
+    """However long the run, the page is at most 1,400 px wide: the columns wrap into bands below one
+    another. Every object is drawn, every edge still points right and none runs through a box."""
+    page = Trace.of(_long_run(calls)).html()
+    svg = ElementTree.fromstring(_svg(page))
+    assert float(svg.get("width")) <= 1400
+    nodes = [g for g in svg.iter("g") if "node" in (g.get("class") or "")]
+    boxes = {g.get("id"): tuple(float(g.find("rect").get(k)) for k in ("x", "y", "width", "height")) for g in nodes}
+    assert {f"o_Potato_{n}" for n in range(1, calls + 2)} <= set(boxes)
+    assert all(x + width <= 1400 for x, _, width, _ in boxes.values())
+    for edge in svg.findall("path"):
+        points = [[float(n) for n in re.findall(r"-?[0-9.]+", rest)] for _, rest in re.findall(r"([MLC])([^MLC]*)", edge.get("d"))]
+        assert points[-1][-2] > points[0][0], edge.get("d")
+    labels = {"".join(t.itertext()) for t in svg.iter("text")}
+    assert f"{calls}. Potato_rinse(sink: Sink#1)" in labels and f"{calls + 1}. save(potato)" in labels
+    _, edges = parse_mermaid(Trace.of(_long_run(calls)).mermaid())
+    assert sum(1 for s, arrow, _, _ in edges if s == "o_Sink_1" and arrow == "-.->") == calls  # Mermaid keeps every argument edge
+
+
+def test_the_demo_page_is_titled_by_what_ran(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    page = tmp_path / "fries.html"
+    assert main(["demo", "--trace", str(page)]) == 0
+    title = re.search(r"<title>(.*)</title>", page.read_text()).group(1)
+    assert title == "dagtools demo: the french-fries script replayed on the kitchen API"
+    assert "1 output saved" in page.read_text() and "9 objects, 8 calls" in page.read_text()

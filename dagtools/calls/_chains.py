@@ -72,12 +72,14 @@ def parse_chain(catalogue: Catalogue, text: str) -> tuple[tuple[Step, ...], Any]
             raise ConfigError(f"Chain {text!r}: {current} has no fields to follow.")
         field = current.fields.get(node.name.value)
         if field is None:
-            raise ConfigError(f"Chain {text!r}: {current.name} has no field {node.name.value!r}.")
+            hint = _did_you_mean(node.name.value, current.fields, "fields")
+            raise ConfigError(f"Chain {text!r}: {current.name} has no field {node.name.value!r}.{hint}")
         arguments: dict[str, Any] = {}
         for arg in node.arguments or ():
             definition = field.args.get(arg.name.value)
             if definition is None:
-                raise ConfigError(f"Chain {text!r}: {current.name}.{node.name.value} has no argument {arg.name.value!r}.")
+                hint = _did_you_mean(arg.name.value, field.args, "arguments")
+                raise ConfigError(f"Chain {text!r}: {current.name}.{node.name.value} has no argument {arg.name.value!r}.{hint}")
             value = value_from_ast_untyped(arg.value)
             problems = [message for _, message in value_problems(value, definition.type)]
             if problems:
@@ -87,3 +89,17 @@ def parse_chain(catalogue: Catalogue, text: str) -> tuple[tuple[Step, ...], Any]
         field_type = field.type
         current = get_named_type(field.type)
     return tuple(steps), field_type
+
+
+def _did_you_mean(name: str, names: Any, what: str) -> str:
+    """A near miss gets "Did you mean 'oven'?", anything else the names there are (a few): the next try can be right."""
+    from difflib import get_close_matches
+
+    close = get_close_matches(name, list(names), n=1)
+    if close:
+        return f" Did you mean {close[0]!r}?"
+    listed = sorted(names)
+    if not listed:
+        return f" It takes no {what}."
+    more = f" and {len(listed) - 8} more" if len(listed) > 8 else ""
+    return f" Its {what}: {', '.join(listed[:8])}{more}."

@@ -175,7 +175,14 @@ def _call(args: argparse.Namespace) -> int:
 
 
 async def _replay(
-    source: Any, script_path: str, as_json: bool, options: dict[str, Any], *, transcript: bool = False, trace: Any = None
+    source: Any,
+    script_path: str,
+    as_json: bool,
+    options: dict[str, Any],
+    *,
+    transcript: bool = False,
+    trace: Any = None,
+    title: str = "",
 ) -> int:
     from ..scripts._script import load_script
     from ..session._open import open_session
@@ -186,7 +193,7 @@ async def _replay(
         try:
             return await _replay_session(session, script, as_json, transcript=transcript)
         finally:
-            save_trace(trace, session, title=f"dagtools call {Path(script_path).name}")
+            save_trace(trace, session, title=title or f"dagtools call {Path(script_path).name}")
 
 
 async def _replay_session(session: Session, script: Script, as_json: bool, *, transcript: bool) -> int:
@@ -253,7 +260,8 @@ def _demo(args: argparse.Namespace) -> int:
 
         return anyio.run(lambda: record_script(f"{api}:schema", script, {}))
     print("The kitchen API: bake french fries with Type_field tools over Type#N objects.")
-    return anyio.run(lambda: _replay(f"{api}:schema", script, False, {}, transcript=True, trace=args.trace))
+    title = "dagtools demo: the french-fries script replayed on the kitchen API"
+    return anyio.run(lambda: _replay(f"{api}:schema", script, False, {}, transcript=True, trace=args.trace, title=title))
 
 
 # -- tools -----------------------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ import json
 import sys
 from typing import Any
 
+from .._words import counted
+
 __all__ = ["record_script"]
 
 
@@ -34,5 +36,5 @@ async def record_script(source: Any, script_path: str, options: dict[str, Any]) 
                 print(f"dagtools: {record.problem}", file=sys.stderr)
         recorded = {"inputs": script.inputs, "outputs": script.outputs, "calls": calls}
         print(json.dumps(recorded, ensure_ascii=False, indent=1))
-        print(f"dagtools: {len(calls)} calls; saved {json.dumps(session.saved, ensure_ascii=False)}", file=sys.stderr)
+        print(f"dagtools: {counted(len(calls), 'call')}; saved {json.dumps(session.saved, ensure_ascii=False)}", file=sys.stderr)
     return 1 if failures else 0

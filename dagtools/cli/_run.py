@@ -125,7 +125,10 @@ def run_demo(args: argparse.Namespace) -> int:
         "The kitchen API: a model bakes french fries with Type_field tools over Type#N objects.",
         file=sys.stderr if args.json else sys.stdout,
     )
-    return anyio.run(lambda: run_agent(f"{KITCHEN / 'api.py'}:schema", DEMO_PROMPT, script.inputs, script.outputs, args, {}, model))
+    title = f"dagtools demo: {args.model} bakes french fries on the kitchen API"
+    return anyio.run(
+        lambda: run_agent(f"{KITCHEN / 'api.py'}:schema", DEMO_PROMPT, script.inputs, script.outputs, args, {}, model, title=title)
+    )
 
 
 async def run_agent(
@@ -136,6 +139,8 @@ async def run_agent(
     args: argparse.Namespace,
     options: dict[str, Any],
     model: Any,
+    *,
+    title: str = "",
 ) -> int:
     from ..agent._agent import Agent
     from ..session._open import open_session
@@ -162,7 +167,7 @@ async def run_agent(
         result = await agent.run(prompt)
     finally:
         getattr(show, "close", lambda: None)()
-        save_trace(getattr(args, "trace", None), session, title=prompt)
+        save_trace(getattr(args, "trace", None), session, title=title or f"{prompt} ({args.model})")
         await session.aclose()
         await _close(model)
     if args.json:

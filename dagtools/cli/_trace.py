@@ -43,6 +43,7 @@ def save_trace(path: Path | None, session: Session, *, title: str) -> None:
     if path is None:
         return
     from .._errors import ConfigError
+    from .._words import counted
     from ..session._trace import write_trace
 
     try:
@@ -50,4 +51,5 @@ def save_trace(path: Path | None, session: Session, *, title: str) -> None:
     except ConfigError as error:
         print(f"dagtools: {error}", file=sys.stderr)
         return
-    print(f"dagtools: trace of {len(trace.objects())} objects and {trace.calls} calls written to {path}", file=sys.stderr)
+    objects, calls = counted(len(trace.objects()), "object"), counted(trace.calls, "call")
+    print(f"dagtools: trace of {objects} and {calls} written to {path}", file=sys.stderr)

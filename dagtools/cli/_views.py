@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, TextIO
 
+from .._words import counted
+
 if TYPE_CHECKING:
     from .._tools import Tool
     from ..agent._agent import AgentEvent
@@ -70,7 +72,7 @@ def print_tools(tools: Sequence[Tool], rendered: Sequence[Any], *, catalogue_siz
         rows.append((tool, len(text.encode()), count(text)))
     whole = json.dumps(list(rendered), ensure_ascii=False)
     summary = (
-        f"{len(tools)} tools of {catalogue_size} in the catalogue, {format} format: "
+        f"{counted(len(tools), 'tool')} of {catalogue_size} in the catalogue, {format} format: "
         f"{len(whole.encode())} bytes, about {count(whole)} tokens ({unit})"
     )
     if not fancy(out):

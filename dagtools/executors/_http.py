@@ -17,6 +17,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import time
 from collections.abc import Mapping
 from functools import lru_cache
@@ -30,6 +31,7 @@ from .._errors import ExecutorError, HttpStatusError, TransportError
 from .._limits import MAX_RESPONSE_BYTES
 from .._redact import RedactingFilter, redact, redact_json, secrets_of
 from .._retries import Retryable, retry_after_seconds, retrying
+from .._telemetry import active_telemetry, note_answer, note_attempt
 from ._base import Response
 from ._bodies import Progress, encode_json, read_capped
 
@@ -53,7 +55,11 @@ _HINTS = {
     407: "a proxy wants credentials",
     413: "the request was too large",
     429: "the API is rate limiting requests; try again later",
+    501: "the server does not take POST requests, so it is not a GraphQL endpoint (a static file server, perhaps); "
+    "check that the URL is the API's GraphQL endpoint, often ending in /graphql",
 }
+#: What a web page says of itself, quoted instead of its markup.
+_TITLE = re.compile(rb"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
 
 # httpx logs every URL it requests at INFO, user, password and token included.
 if not any(isinstance(f, RedactingFilter) for f in logging.getLogger("httpx").filters):
@@ -124,6 +130,18 @@ class HttpExecutor:
     async def execute(
         self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None, progress: Progress | None = None
     ) -> Response:
+        telemetry = active_telemetry()
+        if telemetry is None:
+            return await self._execute(document, variables, operation_name, progress)
+        operation = "mutation" if is_mutation(document, operation_name) else "query"
+        with telemetry.request(document, operation, self.url, operation_name) as request:
+            response = await self._execute(document, variables, operation_name, progress)
+            request.answered(response.errors)
+            return response
+
+    async def _execute(
+        self, document: str, variables: dict[str, Any] | None, operation_name: str | None, progress: Progress | None
+    ) -> Response:
         payload: dict[str, Any] = {"query": document, "variables": variables or {}}
         if operation_name is not None:
             payload["operationName"] = operation_name
@@ -172,6 +190,7 @@ class HttpExecutor:
 
     async def _post(self, body: bytes, progress: Progress | None) -> Response:
         logger.debug("POST %s (%d bytes)", self.shown_url, len(body))
+        note_attempt(len(body))
         headers = {"Content-Type": "application/json", **self.headers}
         url = httpx.URL(self.url)
         try:
@@ -181,6 +200,7 @@ class HttpExecutor:
                         url = self._redirect(url, answer)
                         continue
                     content = await read_capped(answer, self.max_response_bytes, progress, who=f"The API at {self.shown_url}")
+                note_answer(answer.status_code, len(content))
                 return self._answer(answer, content)
         except httpx.TimeoutException as error:
             raise _Attempt(
@@ -232,8 +252,13 @@ class HttpExecutor:
             message = f"The API at {self.shown_url} answered HTTP {status} {reason}".rstrip()
             if status in _RETRY_STATUSES:
                 message += _TRIES
+            page = _web_page(answer, content) if parsed is _NOT_JSON else None
             excerpt = _excerpt(content)
-            if excerpt:
+            if page is not None:  # its markup says nothing; that it is a page says the URL is no GraphQL endpoint
+                message += f" with a web page{f' ({page})' if page else ''}, not a GraphQL response"
+                if status not in (404, 405, 501):
+                    hint += "; and check that the URL is the API's GraphQL endpoint, not a web site"
+            elif excerpt:
                 message += f": {excerpt}"
             error = HttpStatusError(f"{message}. Hint: {hint}.", status_code=status, body=content[:4096].decode("utf-8", "replace"))
             if status in _RETRY_STATUSES:
@@ -295,6 +320,15 @@ def _response(parsed: dict[str, Any]) -> Response:
         errors = [errors]
     errors = [e if isinstance(e, dict) else {"message": str(e)} for e in errors]
     return Response(data=data if isinstance(data, dict) else None, errors=errors)
+
+
+def _web_page(answer: httpx.Response, content: bytes | bytearray) -> str | None:
+    """The title of an HTML answer ("" when it has none), or None when the answer is no web page."""
+    head = bytes(content[:4096])
+    if "html" not in answer.headers.get("Content-Type", "").lower() and not head.lstrip()[:1] == b"<":
+        return None
+    title = _TITLE.search(head)
+    return _excerpt(title.group(1)) if title else ""
 
 
 def _excerpt(content: bytes | bytearray) -> str:

@@ -64,9 +64,10 @@ def import_file(path: Path, *, origin: str) -> Any:
     """Import a Python file by path, afresh, under a stable name derived from its location.
 
     A file inside a package (a folder with `__init__.py`) is imported as a module of that package,
-    so its relative imports work; the package's root folder is on sys.path while it runs.
+    so its relative imports work; the package's root folder is on sys.path while it runs. Messages name
+    the file as it was given: a symlink's target is where it runs, not what the user typed.
     """
-    path = path.resolve()
+    typed, path = path, path.resolve()
     digest = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:12]
     stem = re.sub(r"\W", "_", path.stem)
     name = f"_dagtools_source_{stem}_{digest}"
@@ -80,7 +81,7 @@ def import_file(path: Path, *, origin: str) -> Any:
             name = f"{package}.{name}"
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None:
-            raise SchemaLoadError(f"Cannot load {origin}: {path} cannot be imported as a Python module.")
+            raise SchemaLoadError(f"Cannot load {origin}: {typed} cannot be imported as a Python module.")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:
@@ -91,7 +92,7 @@ def import_file(path: Path, *, origin: str) -> Any:
             sys.modules.pop(name, None)
             if isinstance(exc, SchemaLoadError) or not isinstance(exc, Exception):
                 raise
-            raise SchemaLoadError(f"Cannot load {origin}: importing {path.name} raised {type(exc).__name__}: {exc}") from exc
+            raise SchemaLoadError(f"Cannot load {origin}: importing {typed.name} raised {type(exc).__name__}: {exc}") from exc
         return module
     finally:
         if added:

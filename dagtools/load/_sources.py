@@ -104,7 +104,7 @@ def _from_string(source: str, *, lenient: bool) -> LoadedSchema:
         if path.exists():
             return _from_file(path, origin=source, lenient=lenient)
         raise SchemaLoadError(
-            f"Schema file {source!r} does not exist (looked in {path.resolve().parent}). "
+            f"Schema file {source!r} does not exist (looked in {path.absolute().parent}). "
             "Check the path, or pass SDL text or an introspection result instead."
         )
     return _from_text(source, origin=_text_origin(source), lenient=lenient)
@@ -294,7 +294,7 @@ def _from_python_attribute(file: str, attribute: str, *, origin: str, lenient: b
     path = Path(file).expanduser()
     if not path.is_file():
         raise SchemaLoadError(
-            f"Cannot load {origin}: Python file {file!r} does not exist (looked in {path.resolve().parent}). Check the path."
+            f"Cannot load {origin}: Python file {file!r} does not exist (looked in {path.absolute().parent}). Check the path."
         )
     module = import_file(path, origin=origin)
     value: Any = module

@@ -12,6 +12,7 @@ import anyio
 from graphql import GraphQLObjectType, GraphQLSchema
 
 from .._errors import ConfigError
+from .._telemetry import session_opened
 from ..catalogue._catalogue import Catalogue, compile_catalogue
 from ..catalogue._compiled import catalogue_of
 from ..catalogue._options import CatalogueOptions
@@ -166,6 +167,9 @@ async def open_session(
         await session.aclose()  # the session never reached the caller, who could not close it
         raise
     logger.info("session opened on %s: %d tools, %d inputs", loaded.origin, len(catalogue), len(inputs or {}))
+    counted = session_opened()  # for telemetry's count of open sessions, when it is on
+    if counted is not None:
+        session.close_with(counted)
     return session
 
 

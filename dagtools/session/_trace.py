@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._errors import ConfigError
+from .._errors import ConfigError, ToolCallError
+from ..calls._arguments import parse_arguments
 from ..calls._handles import parse_object_id
 from ._state import SessionState
 
@@ -177,15 +178,29 @@ def trace_of(state: SessionState, *, title: str = "dagtools run") -> Trace:
 
 
 def _calls(context: tuple[dict[str, Any], ...]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """Each tool call of the context with its result, in the order they were made (pending ones left out)."""
+    """Each tool call of the context with its result, in the order they were made (pending ones left out),
+    its arguments read as the session read them when it ran the call."""
     results = {m.get("tool_call_id"): m for m in context if m.get("role") == "tool"}
     out = []
     for message in context:
         for call in message.get("tool_calls") or ():
             result = results.get(call.get("id"))
             if result is not None:
-                out.append((call, result))
+                out.append(({**call, "arguments": _parsed(call)}, result))
     return out
+
+
+def _parsed(call: dict[str, Any]) -> Any:
+    """A model's arguments arrive as the JSON text it wrote (the context keeps them so, as sent); a replayed
+    call's as an object. Both are parsed as the session parses them, so a trace is the same whoever made the
+    calls. Text the session refused to read stays text: the call failed, and its label shows what was sent."""
+    arguments = call.get("arguments")
+    if not isinstance(arguments, str):
+        return arguments
+    try:
+        return parse_arguments(str(call.get("name", "")), arguments)
+    except ToolCallError:
+        return arguments
 
 
 #: What a plain-text result (a meta-tool's answer) reads as: nothing to draw.

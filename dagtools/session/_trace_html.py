@@ -7,7 +7,8 @@ The layout is layered, left to right: the root, then each object one column afte
 objects it came from (the one the call ran on and those passed as arguments), so every edge of a run
 points right. In a column, a node sits level with what it came from where there is room, so a chain
 of calls reads as a straight line. An edge's label sits in the gap before its target's column, which
-is sized to hold the labels that end there.
+is sized to hold the labels that end there. A run longer than a laptop screen is wide goes on in
+bands below one another, as text wraps into lines, so the page never scrolls sideways.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
+from .._words import counted
 from ._trace_layout import LABEL_CHAR, LABEL_MAX, LINE, Box, Route, lay_out
 
 if TYPE_CHECKING:
@@ -33,7 +35,9 @@ def to_html(trace: Trace) -> str:
     objects = trace.objects()
     saved = [n for n in trace.nodes if n.kind == "output"]
     failed = [n for n in trace.nodes if n.kind == "error"]
-    summary = f"{len(objects)} objects, {trace.calls} calls, {len(failed)} failed, {len(saved)} outputs saved"
+    summary = (
+        f"{counted(len(objects), 'object')}, {counted(trace.calls, 'call')}, {len(failed)} failed, {counted(len(saved), 'output')} saved"
+    )
     return "\n".join(
         [
             "<!DOCTYPE html>",
@@ -93,25 +97,18 @@ def _svg(trace: Trace) -> str:
 def _edge(route: Route, stacked: int = 0) -> tuple[str, str]:
     """A smooth path through the route's points (straight across a column, curved between columns), and
     its label in the gap before the target. An object passed as an argument shows its name on hover only:
-    the call's own label already says it."""
+    the call's own label already says it. An edge that runs on into the next band is one path a band, the
+    arrowhead on the last."""
     edge, points = route.edge, route.points
-    commands = [f"M {points[0][0]:.1f} {points[0][1]:.1f}"]
-    last = points[0]
-    for index, (x, y) in enumerate(points[1:], start=1):
-        if index % 2 == 0:  # across a column
-            commands.append(f"L {x:.1f} {y:.1f}")
-        else:
-            bend = max((x - last[0]) / 2, 40.0)
-            commands.append(f"C {last[0] + bend:.1f} {last[1]:.1f}, {x - bend:.1f} {y:.1f}, {x:.1f} {y:.1f}")
-        last = (x, y)
     color = _EDGE[edge.kind]
     dash = ' stroke-dasharray="5 4"' if edge.kind == "uses" else ""
     stroke = 2.5 if edge.kind == "saved" else 1.3
     title = f"<title>{html.escape(edge.label)}</title>"
-    path = (
-        f'<path d="{" ".join(commands)}" fill="none" stroke="{color}" stroke-width="{stroke}"{dash} '
-        f'marker-end="url(#arrow-{edge.kind})">{title}</path>'
-    )
+    paths = []
+    for number, piece in enumerate(route.pieces, start=1):
+        arrow = f' marker-end="url(#arrow-{edge.kind})"' if number == len(route.pieces) else ""
+        paths.append(f'<path d="{_path(piece)}" fill="none" stroke="{color}" stroke-width="{stroke}"{dash}{arrow}>{title}</path>')
+    path = "".join(paths)
     if edge.kind == "uses":
         return path, ""
     shown = edge.label if len(edge.label) <= LABEL_MAX else edge.label[: LABEL_MAX - 1] + "…"
@@ -129,6 +126,19 @@ def _edge(route: Route, stacked: int = 0) -> tuple[str, str]:
         f'<text x="{lx:.1f}" y="{ly + 3.5:.1f}" style="fill: {color}">{html.escape(shown)}</text></g>'
     )
     return path, label
+
+
+def _path(points: list[tuple[float, float]]) -> str:
+    commands = [f"M {points[0][0]:.1f} {points[0][1]:.1f}"]
+    last = points[0]
+    for index, (x, y) in enumerate(points[1:], start=1):
+        if index % 2 == 0:  # across a column
+            commands.append(f"L {x:.1f} {y:.1f}")
+        else:
+            bend = max((x - last[0]) / 2, 40.0)
+            commands.append(f"C {last[0] + bend:.1f} {last[1]:.1f}, {x - bend:.1f} {y:.1f}, {x:.1f} {y:.1f}")
+        last = (x, y)
+    return " ".join(commands)
 
 
 def _curve_y(curve: tuple[float, ...], x: float) -> float:

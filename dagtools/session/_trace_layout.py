@@ -6,6 +6,14 @@ in each column it crosses, stacked like a node, so it runs between the boxes rat
 them (the classic Sugiyama trick). In a column, each box or waypoint sits level with what it came
 from where there is room, so a chain of calls reads as a straight line. The gap before a column is
 sized for the labels of the edges that end in it: that is where those labels are drawn.
+
+A long run does not grow the page sideways: when the next column would pass `PAGE_WIDTH` (a laptop
+screen), the columns go on in a new band below, as lines of text wrap. An edge that crosses into a
+later band leaves its band at the right margin and comes back in at the left margin of the next,
+still pointing right; each of its pieces is drawn, the label by the piece that reaches the target.
+An object passed as an argument is drawn as a dotted edge from the column just before; one from
+further back (a sink used by every call) would cross the whole run, so only the call's label names
+it (the Mermaid text keeps every edge).
 """
 
 from __future__ import annotations
@@ -26,6 +34,8 @@ _DETAIL_WIDTH = 34  # characters a node's detail line wraps at
 _GAP_Y = 22
 _WAYPOINT = 8.0
 MARGIN = 20.0
+PAGE_WIDTH = 1340.0  # the widest drawing: a 1,400 px screen less the page's margins
+_BAND_GAP = 40.0
 
 
 @dataclass(eq=False)
@@ -37,6 +47,7 @@ class Box:
     width: float
     height: float
     column: int = 0
+    band: int = 0
     x: float = 0.0
     y: float = 0.0
     before: list[Box] = field(default_factory=list)  # what it came from, one column back (or further)
@@ -48,11 +59,16 @@ class Box:
 
 @dataclass
 class Route:
-    """The points an edge passes, as (x, y) pairs: leave the source, cross columns, reach the target."""
+    """The points an edge passes, as (x, y) pairs: leave the source, cross columns, reach the target. An
+    edge that runs on into a later band has one piece per band it passes (`pieces[-1]` reaches the target)."""
 
     edge: TraceEdge
-    points: list[tuple[float, float]]
+    pieces: list[list[tuple[float, float]]]
     forward: bool
+
+    @property
+    def points(self) -> list[tuple[float, float]]:
+        return self.pieces[-1]
 
 
 @dataclass
@@ -75,8 +91,8 @@ def lay_out(trace: Trace) -> Layout:
     chains: list[tuple[TraceEdge, list[Box]]] = []
     for edge in trace.edges:
         source, target = boxes.get(edge.source), boxes.get(edge.target)
-        if source is None or target is None:
-            continue
+        if source is None or target is None or (edge.kind == "uses" and target.column - source.column > 1):
+            continue  # an argument from further back is named in its call's label, not drawn across every column
         chain = [source]
         for crossed in range(source.column + 1, target.column):
             waypoint = Box(None, [], 0.0, _WAYPOINT, column=crossed, before=[chain[-1]])
@@ -86,19 +102,32 @@ def lay_out(trace: Trace) -> Layout:
             target.before.append(chain[-1])
         chains.append((edge, [*chain, target]))
     gaps = [_gap(column, trace.edges, boxes) for column in columns]
-    x = MARGIN
+    for column in columns:
+        _stack(column)  # heights within a band; the bands are stacked below
+    x, band, rights = MARGIN, 0, [0.0]
     for position, column in enumerate(columns):
-        x += gaps[position] if position else 0.0
         width = max((b.width for b in column), default=0.0)
+        gap = gaps[position] if position else 0.0
+        if position and x + gap + width + MARGIN > PAGE_WIDTH:
+            x, band = MARGIN, band + 1
+            rights.append(0.0)
+        x += gap
         for box in column:
-            box.x = x
+            box.x, box.band = x, band
             if box.node is None:
                 box.width = width
         x += width
-        _stack(column)
-    routes = [_route(edge, chain) for edge, chain in chains]
-    height = max((b.y + b.height for b in boxes.values()), default=0.0) + MARGIN
-    return Layout(boxes=list(boxes.values()), routes=routes, width=x + MARGIN, height=height)
+        rights[band] = x
+    top = 0.0
+    for number in range(band + 1):
+        in_band = [b for column in columns for b in column if b.band == number]
+        for box in in_band:
+            box.y += top
+        top = max((b.y + b.height for b in in_band), default=top) + _BAND_GAP - MARGIN
+    routes = [_route(edge, chain, rights) for edge, chain in chains]
+    height = max((b.y + b.height for column in columns for b in column), default=0.0) + MARGIN
+    width = max(rights) + MARGIN
+    return Layout(boxes=list(boxes.values()), routes=routes, width=width, height=height)
 
 
 def _box(node: TraceNode) -> Box:
@@ -137,10 +166,18 @@ def _stack(column: list[Box]) -> None:
         free = box.y + box.height + (_GAP_Y if box.node is not None else _GAP_Y / 2)
 
 
-def _route(edge: TraceEdge, chain: list[Box]) -> Route:
+def _route(edge: TraceEdge, chain: list[Box], rights: list[float]) -> Route:
     source, target = chain[0], chain[-1]
-    points = [(source.x + source.width, source.middle)]
-    for waypoint in chain[1:-1]:
-        points += [(waypoint.x, waypoint.middle), (waypoint.x + waypoint.width, waypoint.middle)]
-    points.append((target.x, target.middle))
-    return Route(edge=edge, points=points, forward=target.column > source.column)
+    piece = [(source.x + source.width, source.middle)]
+    pieces = [piece]
+    previous, forward = source, target.column > source.column
+    for box in chain[1:]:
+        if forward and box.band != previous.band:  # out at this band's right margin, back in at the next band's left
+            piece.append((rights[previous.band] + MARGIN / 2, previous.middle))
+            piece = [(MARGIN / 2, box.middle)]
+            pieces.append(piece)
+        piece.append((box.x, box.middle))
+        if box is not target:
+            piece.append((box.x + box.width, box.middle))
+        previous = box
+    return Route(edge=edge, pieces=pieces, forward=forward)

@@ -21,6 +21,7 @@ from typing import Any
 from graphql import get_named_type
 
 from .._errors import ToolCallError
+from .._telemetry import active_telemetry, note_error
 from .._tools import Tool, ToolCall, ToolResult
 from ..calls._arguments import parse_arguments
 from ..calls._batch import run_reads
@@ -41,6 +42,21 @@ class _Read:
 
 async def run_turn(toolset: CombinedToolset, fields: FieldToolset, calls: Sequence[ToolCall]) -> list[ToolResult]:
     """Run one turn's calls (with ids already given) and return their results in the same order."""
+    telemetry = active_telemetry()
+    if telemetry is None:
+        return await _run_turn(toolset, fields, calls)
+    with telemetry.turn([(str(c.id), str(c.name), _type_of(toolset, c.name)) for c in calls]) as turn:
+        results = await _run_turn(toolset, fields, calls)
+        turn.finish(results)
+    return results
+
+
+def _type_of(toolset: CombinedToolset, name: str) -> str:
+    found = toolset.owner(name) if isinstance(name, str) else None
+    return (found[1].type_name or "") if found is not None else ""
+
+
+async def _run_turn(toolset: CombinedToolset, fields: FieldToolset, calls: Sequence[ToolCall]) -> list[ToolResult]:
     if len(calls) == 1:
         return [await _run_single(toolset, fields, calls[0])]
     results: list[ToolResult | None] = [None] * len(calls)
@@ -132,6 +148,7 @@ async def _run_alone(toolset: Toolset, tool: Tool, arguments: dict[str, Any], ca
 def _result(call: ToolCall, value: Any) -> ToolResult:
     """The one place a call's value or the model's mistake becomes the result the model reads."""
     if isinstance(value, ToolCallError):
+        note_error(call.id, value)
         return ToolResult.error(call, str(value))
     return ToolResult(call_id=call.id, name=call.name, value=value)
 
