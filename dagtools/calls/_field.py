@@ -3,6 +3,10 @@
 Preparing does every check before anything is sent, so a call that fails there changes nothing.
 Reading an answer mints objects: a handle re-rooted on the object's identity where it has one, the
 chain that reached it where it has not, and a snapshot for a mutation's result without identity.
+An object reached by a chain keeps the values read then (its snapshot): reading one of them again
+costs no request, and any other read through the chain first checks that the chain still ends at
+the same object (its key, see calls/_keys.py), refusing when it has moved or gone rather than
+answering with whatever sits there now.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from ._arguments import Ref, bind_arguments
 from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder
 from ._handles import Handle, Step, freeze, thaw
+from ._keys import Key, describe_key, key_field, key_of
 from ._previews import fit_previews, object_room, preview_note, shape_preview
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
@@ -46,6 +51,9 @@ class PreparedCall:
     next_page: Callable[[str], str] | None = None
     answer: Result | None = None
     document: Document | None = None  # built once for a call prepared before (see FieldCalls.prepare)
+    holder: str | None = None  # the ID of the object the field is read on
+    via: Handle | None = None  # the holder's handle when the call was bound
+    keys: Key = ()  # the holder's key, checked at the end of the chain before the answer is used
 
 
 class FieldCalls:
@@ -58,7 +66,6 @@ class FieldCalls:
         self.long_values = long_values
         self.queries = QueryBuilder.of(catalogue)
         self._prepared: dict[tuple[Any, ...], PreparedCall] = {}
-        self._by_identity: dict[tuple[str, Any], str] = {}  # (type, identity) -> the ID its handle was minted as
         self._ranks: dict[str, dict[str, tuple[int, int]]] = {}  # per type: where each preview field is shown
 
     def prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
@@ -70,14 +77,18 @@ class FieldCalls:
         key = _memo_key(tool, arguments)
         if key is not None:
             known = self._prepared.get(key)
-            if known is not None:
-                return known
+            if known is not None and (known.holder is None or getattr(self.registry.get(known.holder), "handle", None) is known.via):
+                return known  # bound through the holder's handle as it still is (it changes when the object is seen elsewhere)
         prepared = self._prepare(tool, arguments)
         if key is not None and prepared.answer is None:
             if len(self._prepared) >= _PREPARED_LIMIT:
                 del self._prepared[next(iter(self._prepared))]
-            prepared = self._prepared[key] = replace(prepared, document=self.queries.build(prepared.steps, operation=prepared.operation))
+            prepared = self._prepared[key] = replace(prepared, document=self._build(prepared))
         return prepared
+
+    def _build(self, prepared: PreparedCall, alias: str | None = None) -> Document:
+        keys = tuple(name for name, _ in prepared.keys)
+        return self.queries.build(prepared.steps, operation=prepared.operation, alias=alias, keys=keys)
 
     def _prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
         bound = bind_arguments(self.catalogue, self.registry, tool, arguments)
@@ -89,6 +100,10 @@ class FieldCalls:
         if parent is not None and parent.handle.is_snapshot:
             answer = self._from_snapshot(parent, ref.field_name, bound.values, field.type)
             return PreparedCall((), operation, expression, field.type, answer=answer)
+        if parent is not None and not bound.values and is_leaf_type(get_named_type(field.type)):
+            held = parent.handle.held()
+            if ref.field_name in held:  # read when the object was minted: no request
+                return PreparedCall((), operation, expression, field.type, answer=self._held(parent, ref.field_name, held))
         step = Step.of(ref.field_name, bound.values, on=parent.type_name if parent else None)
         steps = (parent.handle.steps if parent else ()) + (step,)
         next_page = None
@@ -98,12 +113,29 @@ class FieldCalls:
                 **{k: (str(v) if isinstance(v, Ref) else v) for k, v in bound.shown.items()},
             }
             next_page = _next_page(tool.name, shown)
-        return PreparedCall(steps, operation, expression, field.type, next_page=next_page)
+        keys: Key = ()
+        if parent is not None and parent.handle.snapshot is not None:  # reached by a chain: check it still ends there
+            keys = tuple((name, value) for name, value in parent.key if name != ref.field_name)
+        return PreparedCall(
+            steps,
+            operation,
+            expression,
+            field.type,
+            next_page=next_page,
+            holder=parent.id if parent else None,
+            via=parent.handle if parent else None,
+            keys=keys,
+        )
+
+    def _held(self, parent: ObjectEntry, field_name: str, held: dict[str, Any]) -> Result:
+        """A field of an object without identity, answered from the values read when it was last found
+        (as a mutation's result is): the object it names cannot be read again by itself."""
+        return self.long_values.present(held[field_name], f"{parent.id}.{field_name}")
 
     def document(self, prepared: PreparedCall, *, alias: str | None = None) -> Document:
         if alias is None and prepared.document is not None:
             return prepared.document
-        return self.queries.build(prepared.steps, operation=prepared.operation, alias=alias)
+        return self._build(prepared, alias)
 
     async def run(self, prepared: PreparedCall, *, description: str = "") -> Result:
         """Send the call's document and read the answer."""
@@ -136,6 +168,10 @@ class FieldCalls:
                 "change the arguments or try another object or tool."
             )
         value, depth, problem = locate(data, path)
+        if problem is None and prepared.keys:
+            moved = self._moved(prepared, data, path)
+            if moved is not None:
+                raise ToolCallError(moved)
         if problem is None and value is not None:
             problem = answer_problem(self.catalogue.schema, prepared.field_type, value, expression)
         if problem is not None:
@@ -145,7 +181,7 @@ class FieldCalls:
         named = get_named_type(prepared.field_type)
         if value is None:
             if depth < len(path):
-                raise ToolCallError(f"{expression} could not be reached: part of the chain leading to it is null.")
+                raise ToolCallError(self._unreachable(prepared, path, depth))
             if is_composite_type(named):  # null is an answer: the API has no such object there
                 return {"result": None, "note": f"{expression} is null: the API has no {named.name} there."}
             return {"result": None}
@@ -257,24 +293,64 @@ class FieldCalls:
         return {"result": self.mint(value, (), "mutation", expression, "").id}
 
     def mint(self, value: dict[str, Any], steps: tuple[Step, ...], operation: str, expression: str, description: str) -> ObjectEntry:
-        """The registry entry for an object read from an answer."""
+        """The registry entry for an object read from an answer: the one its type and key already
+        have, however it was reached then, or a new one.
+
+        An object with identity is re-rooted on it. Any other keeps the values just read (its
+        snapshot) with the chain that reached it; a mutation's result keeps only the snapshot. A
+        mutation's result told apart by no key field is an event of its own: it takes no key, so two
+        results that read alike stay two objects."""
         type_name = value.get("__typename") or self._end_type(steps, operation).name
         identity = self.catalogue.identity(type_name)
         id_value = value.get(identity.field) if identity else None
         preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
+        key = key_of(self.catalogue, type_name, value)
         if identity is not None and id_value is not None:
-            known = self._by_identity.get((type_name, id_value)) if type(id_value) in _SCALARS else None
-            if known is not None and self.registry.get(known) is not None:  # minted before: the same ID, fresh values
-                return self.registry.refresh(known, description=description, preview=preview)
             handle = Handle((Step.of(identity.root_field, {identity.argument: id_value}),))
         elif operation == "mutation":
             handle = Handle(steps, "mutation", freeze(value))
+            if value.get(key_field(self.catalogue, type_name) or "__typename") is None:
+                key = ()
         else:
-            handle = Handle(steps)
-        entry = self.registry.mint(type_name, handle, expression=expression, description=description, identity=id_value, preview=preview)
-        if identity is not None and id_value is not None and type(id_value) in _SCALARS:
-            self._by_identity[(type_name, id_value)] = entry.id
-        return entry
+            handle = Handle(steps, "query", freeze(value))
+        return self.registry.mint(
+            type_name, handle, expression=expression, description=description, identity=id_value, preview=preview, key=key
+        )
+
+    def _moved(self, prepared: PreparedCall, data: Any, path: tuple[str | int, ...]) -> str | None:
+        """Why the answer is not about the holder: what sits at the end of its chain now has another
+        key. None when it has the holder's key, or when nothing sits there (see `_unreachable`)."""
+        found, _, problem = locate(data, path[:-1])
+        if problem is not None or not isinstance(found, dict):
+            return None
+        if all(freeze(found.get(name)) == value for name, value in prepared.keys):
+            return None
+        holder = self.registry.get(prepared.holder or "")
+        if holder is None:
+            return None
+        return (
+            f"{prepared.expression} was not read: {holder.id} is no longer where it was found ({holder.expression} now holds "
+            f"another {holder.type_name}; {holder.id} is the one with {describe_key(holder.key)}). Nothing was read of the "
+            f"other one. Repeat the call that found {holder.id} to get the current IDs, or go on with the values it showed."
+        )
+
+    def _unreachable(self, prepared: PreparedCall, path: tuple[str | int, ...], depth: int) -> str:
+        """A null on the way to the field: the object the field is read on is no longer where it was
+        found (it moved, left the list, or was deleted), and what the model can do about it."""
+        holder = self.registry.get(prepared.holder or "")
+        where = _dotted((prepared.steps[0].field, *path[1:depth]) if depth else ())
+        if holder is None:
+            return f"{prepared.expression} could not be read: the API answered null at {where}, on the way to it. Nothing was read."
+        if holder.identity is not None and self.catalogue.identity(holder.type_name) is not None:
+            return (
+                f"{prepared.expression} could not be read: {holder.id} no longer exists at the API (looking it up by its id "
+                f"answers null). Nothing was read; go on with other objects, or find it again the way it was found ({holder.expression})."
+            )
+        return (
+            f"{prepared.expression} could not be read: {holder.id} is no longer where it was found ({holder.expression}: "
+            f"the API now answers null at {where}), so it has moved or is gone. Nothing was read. Repeat the call that "
+            f"found {holder.id} to see where things are now, or go on with the values it showed."
+        )
 
     def _end_type(self, steps: tuple[Step, ...], operation: str) -> Any:
         schema = self.catalogue.schema
@@ -305,6 +381,10 @@ def _memo_key(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, ...] | None:
         return tool.name, json.dumps(arguments, sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError):
         return None
+
+
+def _dotted(path: tuple[str | int, ...]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".") or "the root"
 
 
 def _glimpse(value: Any, limit: int = 160) -> Any:
