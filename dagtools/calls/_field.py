@@ -28,7 +28,8 @@ from ._arguments import Ref, bind_arguments
 from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder
 from ._handles import Handle, Step, freeze, thaw
-from ._keys import Key, describe_key, key_field, key_of
+from ._keys import Key, held_values, key_field, key_of
+from ._moved import dotted, moved, unreachable
 from ._previews import fit_previews, object_room, preview_note, shape_preview
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
@@ -101,9 +102,10 @@ class FieldCalls:
             answer = self._from_snapshot(parent, ref.field_name, bound.values, field.type)
             return PreparedCall((), operation, expression, field.type, answer=answer)
         if parent is not None and not bound.values and is_leaf_type(get_named_type(field.type)):
-            held = parent.handle.held()
-            if ref.field_name in held:  # read when the object was minted: no request
-                return PreparedCall((), operation, expression, field.type, answer=self._held(parent, ref.field_name, held))
+            held = parent.handle.held()  # values read when an object without identity was last found
+            if ref.field_name in held:  # cost no request, as a mutation's result's do
+                answer = self.long_values.present(held[ref.field_name], f"{parent.id}.{ref.field_name}")
+                return PreparedCall((), operation, expression, field.type, answer=answer)
         step = Step.of(ref.field_name, bound.values, on=parent.type_name if parent else None)
         steps = (parent.handle.steps if parent else ()) + (step,)
         next_page = None
@@ -126,11 +128,6 @@ class FieldCalls:
             via=parent.handle if parent else None,
             keys=keys,
         )
-
-    def _held(self, parent: ObjectEntry, field_name: str, held: dict[str, Any]) -> Result:
-        """A field of an object without identity, answered from the values read when it was last found
-        (as a mutation's result is): the object it names cannot be read again by itself."""
-        return self.long_values.present(held[field_name], f"{parent.id}.{field_name}")
 
     def document(self, prepared: PreparedCall, *, alias: str | None = None) -> Document:
         if alias is None and prepared.document is not None:
@@ -168,10 +165,10 @@ class FieldCalls:
                 "change the arguments or try another object or tool."
             )
         value, depth, problem = locate(data, path)
-        if problem is None and prepared.keys:
-            moved = self._moved(prepared, data, path)
-            if moved is not None:
-                raise ToolCallError(moved)
+        if problem is None and prepared.keys:  # the chain must still end at the object it was read on
+            refusal = moved(expression, self.registry.get(prepared.holder or ""), locate(data, path[:-1])[0], prepared.keys)
+            if refusal is not None:
+                raise ToolCallError(refusal)
         if problem is None and value is not None:
             problem = answer_problem(self.catalogue.schema, prepared.field_type, value, expression)
         if problem is not None:
@@ -312,45 +309,16 @@ class FieldCalls:
             if value.get(key_field(self.catalogue, type_name) or "__typename") is None:
                 key = ()
         else:
-            handle = Handle(steps, "query", freeze(value))
+            handle = Handle(steps, "query", held_values(value))
         return self.registry.mint(
             type_name, handle, expression=expression, description=description, identity=id_value, preview=preview, key=key
         )
 
-    def _moved(self, prepared: PreparedCall, data: Any, path: tuple[str | int, ...]) -> str | None:
-        """Why the answer is not about the holder: what sits at the end of its chain now has another
-        key. None when it has the holder's key, or when nothing sits there (see `_unreachable`)."""
-        found, _, problem = locate(data, path[:-1])
-        if problem is not None or not isinstance(found, dict):
-            return None
-        if all(freeze(found.get(name)) == value for name, value in prepared.keys):
-            return None
-        holder = self.registry.get(prepared.holder or "")
-        if holder is None:
-            return None
-        return (
-            f"{prepared.expression} was not read: {holder.id} is no longer where it was found ({holder.expression} now holds "
-            f"another {holder.type_name}; {holder.id} is the one with {describe_key(holder.key)}). Nothing was read of the "
-            f"other one. Repeat the call that found {holder.id} to get the current IDs, or go on with the values it showed."
-        )
-
     def _unreachable(self, prepared: PreparedCall, path: tuple[str | int, ...], depth: int) -> str:
-        """A null on the way to the field: the object the field is read on is no longer where it was
-        found (it moved, left the list, or was deleted), and what the model can do about it."""
         holder = self.registry.get(prepared.holder or "")
-        where = _dotted((prepared.steps[0].field, *path[1:depth]) if depth else ())
-        if holder is None:
-            return f"{prepared.expression} could not be read: the API answered null at {where}, on the way to it. Nothing was read."
-        if holder.identity is not None and self.catalogue.identity(holder.type_name) is not None:
-            return (
-                f"{prepared.expression} could not be read: {holder.id} no longer exists at the API (looking it up by its id "
-                f"answers null). Nothing was read; go on with other objects, or find it again the way it was found ({holder.expression})."
-            )
-        return (
-            f"{prepared.expression} could not be read: {holder.id} is no longer where it was found ({holder.expression}: "
-            f"the API now answers null at {where}), so it has moved or is gone. Nothing was read. Repeat the call that "
-            f"found {holder.id} to see where things are now, or go on with the values it showed."
-        )
+        where = dotted((prepared.steps[0].field, *path[1:depth]) if depth else ())
+        re_rooted = holder is not None and holder.identity is not None and self.catalogue.identity(holder.type_name) is not None
+        return unreachable(prepared.expression, holder, where, re_rooted=re_rooted)
 
     def _end_type(self, steps: tuple[Step, ...], operation: str) -> Any:
         schema = self.catalogue.schema
@@ -365,8 +333,7 @@ class FieldCalls:
 _PREPARED_LIMIT = 256
 
 
-_SCALARS = (str, int, float, bool, type(None))
-_SCALAR_TYPES = frozenset(_SCALARS)
+_SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))
 
 
 def _memo_key(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, ...] | None:
@@ -381,10 +348,6 @@ def _memo_key(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, ...] | None:
         return tool.name, json.dumps(arguments, sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError):
         return None
-
-
-def _dotted(path: tuple[str | int, ...]) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".") or "the root"
 
 
 def _glimpse(value: Any, limit: int = 160) -> Any:

@@ -11,6 +11,7 @@ the key of what sits at the end of the chain before it answers.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -19,7 +20,7 @@ from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, get_named_ty
 from ..catalogue._catalogue import Catalogue
 from ._handles import freeze, thaw
 
-__all__ = ["Key", "describe_key", "key_field", "key_of"]
+__all__ = ["Key", "describe_key", "held_values", "key_field", "key_of", "key_value"]
 
 #: A key as (field, frozen value) pairs, sorted by field: hashable, and () for "nothing to tell it by".
 Key = tuple[tuple[str, Any], ...]
@@ -59,18 +60,40 @@ def key_of(catalogue: Catalogue, type_name: str, value: dict[str, Any]) -> Key:
     Object-valued fields (a mutation snapshot's linked objects) are not part of it."""
     field = key_field(catalogue, type_name)
     if field is not None and value.get(field) is not None:
-        return ((field, freeze(value[field])),)
+        return ((field, key_value(value[field])),)
     type_ = catalogue.schema.get_type(type_name)
     fields = getattr(type_, "fields", {})
     return tuple(
-        sorted((name, freeze(v)) for name, v in value.items() if name in fields and is_leaf_type(get_named_type(fields[name].type)))
+        sorted((name, key_value(v)) for name, v in value.items() if name in fields and is_leaf_type(get_named_type(fields[name].type)))
     )
+
+
+def key_value(value: Any) -> Any:
+    """A value as a key holds it: frozen, and a long text by its digest, so a key stays small in the
+    registry and in a store however long the texts it was read with."""
+    if isinstance(value, str) and len(value) > _LONG_KEY:
+        return _DIGEST + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return freeze(value)
+
+
+def held_values(value: dict[str, Any]) -> Any:
+    """What a chain's snapshot keeps of an object just read: its values, but a text too long to keep
+    in every stored session is left to be read again (through the chain, key checked)."""
+    return freeze({name: v for name, v in value.items() if not (isinstance(v, str) and len(v) > _LONG_HELD)})
+
+
+_LONG_KEY = 128
+_LONG_HELD = 2_000
+_DIGEST = "sha256:"
 
 
 def describe_key(key: Key, limit: int = 80) -> str:
     """A key as the model reads it: `startsAt: "10:00", free: true`, each value shown by its start."""
     parts = []
     for name, value in key:
+        if isinstance(value, str) and value.startswith(_DIGEST) and len(value) == len(_DIGEST) + 32:
+            parts.append(f"{name}: (a long text)")
+            continue
         text = json.dumps(thaw(value), ensure_ascii=False)
         parts.append(f"{name}: {text if len(text) <= limit else text[: limit - 1] + '…'}")
     return ", ".join(parts)

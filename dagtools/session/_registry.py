@@ -73,6 +73,8 @@ class Registry:
         existing = self._by_key.get((type_name, key)) if key else None
         if existing is None:
             existing = self._by_handle.get((type_name, handle))
+            if existing is not None and key and self._by_id[existing].key not in ((), key):
+                existing = None  # the same way there, another object: a key says which
         if existing is not None:
             return self.refresh(existing, description=description, preview=preview, handle=handle)
         number = self._counts.get(type_name, 0) + 1
