@@ -294,22 +294,21 @@ class FieldCalls:
         have, however it was reached then, or a new one.
 
         An object with identity is re-rooted on it. Any other keeps the values just read (its
-        snapshot) with the chain that reached it; a mutation's result keeps only the snapshot. A
-        mutation's result told apart by no key field is an event of its own: it takes no key, so two
-        results that read alike stay two objects."""
+        snapshot) with the chain that reached it; a mutation's result keeps only the snapshot, and
+        without a key field it is one with another only when all it read (linked objects too) is."""
         type_name = value.get("__typename") or self._end_type(steps, operation).name
         identity = self.catalogue.identity(type_name)
         id_value = value.get(identity.field) if identity else None
         preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
-        key = key_of(self.catalogue, type_name, value)
-        if identity is not None and id_value is not None:
+        if identity is not None and id_value is not None:  # its identity is its key
+            key: Key = ((identity.field, freeze(id_value)),)
             handle = Handle((Step.of(identity.root_field, {identity.argument: id_value}),))
         elif operation == "mutation":
             handle = Handle(steps, "mutation", freeze(value))
-            if value.get(key_field(self.catalogue, type_name) or "__typename") is None:
-                key = ()
+            named = key_field(self.catalogue, type_name)
+            key = key_of(self.catalogue, type_name, value) if named is not None and value.get(named) is not None else ()
         else:
-            handle = Handle(steps, "query", held_values(value))
+            key, handle = key_of(self.catalogue, type_name, value), Handle(steps, "query", held_values(value))
         return self.registry.mint(
             type_name, handle, expression=expression, description=description, identity=id_value, preview=preview, key=key
         )

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import ConfigError
 from .._tools import ToolCall
 from ..calls._handles import Handle, freeze, parse_object_id, thaw
-from ..calls._keys import Key, key_field, key_value
+from ..calls._keys import Key, key_field
 from ._context import Message
 from ._metatools import ValueInput
 from ._outputs import Output
@@ -164,7 +164,7 @@ def object_json(entry: ObjectEntry) -> dict[str, Any]:
 def _identity_key(session: Session, type_name: str, identity: Any) -> Key:
     """The key of an object re-rooted on its identity, which a store need not keep: its identity."""
     field = key_field(session.catalogue, type_name) if identity is not None else None
-    return ((field, key_value(identity)),) if field is not None else ()
+    return ((field, freeze(identity)),) if field is not None else ()
 
 
 def _key(stored: Any) -> Key:
