@@ -115,19 +115,11 @@ class FieldCalls:
                 **{k: (str(v) if isinstance(v, Ref) else v) for k, v in bound.shown.items()},
             }
             next_page = _next_page(tool.name, shown)
-        keys: Key = ()
-        if parent is not None and parent.handle.snapshot is not None:  # reached by a chain: check it still ends there
-            keys = tuple((name, value) for name, value in parent.key if name != ref.field_name)
-        return PreparedCall(
-            steps,
-            operation,
-            expression,
-            field.type,
-            next_page=next_page,
-            holder=parent.id if parent else None,
-            via=parent.handle if parent else None,
-            keys=keys,
-        )
+        if parent is None:
+            return PreparedCall(steps, operation, expression, field.type, next_page=next_page)
+        chained = parent.handle.snapshot is not None  # reached by a chain: check it still ends at this object
+        keys = tuple((name, value) for name, value in parent.key if name != ref.field_name) if chained else ()
+        return PreparedCall(steps, operation, expression, field.type, next_page=next_page, holder=parent.id, via=parent.handle, keys=keys)
 
     def document(self, prepared: PreparedCall, *, alias: str | None = None) -> Document:
         if alias is None and prepared.document is not None:
@@ -302,6 +294,9 @@ class FieldCalls:
         preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
         if identity is not None and id_value is not None:  # its identity is its key
             key: Key = ((identity.field, freeze(id_value)),)
+            known = self.registry.keyed(type_name, key)
+            if known is not None:  # its handle is its identity too: nothing to build
+                return self.registry.refresh(known, description=description, preview=preview)
             handle = Handle((Step.of(identity.root_field, {identity.argument: id_value}),))
         elif operation == "mutation":
             handle = Handle(steps, "mutation", freeze(value))

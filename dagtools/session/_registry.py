@@ -97,6 +97,10 @@ class Registry:
         self.touch(entry.id)
         return entry
 
+    def keyed(self, type_name: str, key: Key) -> str | None:
+        """The ID of the object of this type and key, if the registry holds it."""
+        return self._by_key.get((type_name, key))
+
     def refresh(
         self, object_id: str, *, description: str = "", preview: dict[str, Any] | None = None, handle: Handle | None = None
     ) -> ObjectEntry:
