@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterator
+from importlib import metadata
 from typing import Any
 
 import httpx
@@ -24,8 +25,10 @@ from tests.thirdparty import SERVER_VERSIONS, _version, start_node_server
 
 VERSIONS = {
     **SERVER_VERSIONS,
-    "gateway": f"@omnigraph/openapi {_version('@omnigraph/openapi')} on graphql-yoga {_version('graphql-yoga')}",
-    "booking": "ariadne (graphql-core) under uvicorn",
+    "gateway": f"@omnigraph/openapi {_version('@omnigraph/openapi')} on graphql-yoga {_version('graphql-yoga')}"
+    f" (graphql {_version('graphql')})",
+    "booking": f"ariadne {metadata.version('ariadne')} (graphql-core {metadata.version('graphql-core')})"
+    f" under uvicorn {metadata.version('uvicorn')}",
 }
 
 
@@ -195,6 +198,8 @@ async def test_booking_a_review_from_a_mutation_and_from_the_list_is_one_id(book
     session = await opened(booking.url)
     added = await call(session, "Mutation_addReview", stars=5, text="Lovely.")
     review = added["result"]
+    message = await refused(session, "Review_author", Review=review)  # a mutation's result: only what it read
+    assert "came from a mutation" in message and "A list that shows it again (as the same ID)" in message
     listed = await call(session, "Query_reviews")
     assert listed["result"] == [review, "Review#2", "Review#3"]
     assert (await call(session, "Review_author", Review=review))["result"] == "Author#1"  # read through the list now

@@ -269,6 +269,7 @@ class FieldCalls:
             readable = ", ".join(k for k in data if k != "__typename") or "none"
             raise ToolCallError(
                 f"{parent.id} came from a mutation and has no id to reach it again, so only the fields read then are available: {readable}."
+                + (" A list that shows it again (as the same ID) lets its other fields be read through that list." if parent.key else "")
             )
         value = data[field_name]
         expression = f"{parent.id}.{field_name}"
