@@ -189,7 +189,9 @@ async def test_booking_a_slot_never_makes_another_slots_id_answer(booking: Recor
 
     again = await call(session, "Query_slots", day="2030-01-01")
     assert again["result"][0] == "Slot#2"  # the same value in its new place: the same ID
+    sent = len(booking.requests)
     assert (await call(session, "Slot_price", Slot="Slot#2", currency="USD")) == {"result": 27.5}
+    assert len(booking.requests) == sent + 1  # the one request that field needs, key checked in it
     assert again["preview"][again["result"][-1]] == {"startsAt": "09:00", "free": False}
     assert again["result"][-1] != "Slot#1"  # 09:00 taken is another value than 09:00 free
 
