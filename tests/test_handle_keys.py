@@ -109,3 +109,16 @@ def test_a_graphql_error_keeps_what_extensions_say_within_a_budget_without_crede
     many = {"message": "bad", "extensions": {f"k{i}": "v" * 50 for i in range(100)}}
     assert len(format_error(many)) <= 600
     assert format_error({"message": "plain"}) == "plain"
+
+
+def test_a_key_answered_as_deeply_nested_json_is_another_value_not_a_crash() -> None:
+    from dagtools.calls._moved import moved
+    from dagtools.session._registry import ObjectEntry
+
+    holder = ObjectEntry(id="Slot#1", type_name="Slot", number=1, handle=Handle(()), expression="slots[0]", key=(("startsAt", "10:00"),))
+    deep: object = "10:00"
+    for _ in range(5000):
+        deep = [deep]
+    refusal = moved("Slot#1.room", holder, {"startsAt": deep}, holder.key)
+    assert refusal is not None and "Slot#1 is no longer where it was found" in refusal
+    assert moved("Slot#1.room", holder, {"startsAt": "10:00"}, holder.key) is None

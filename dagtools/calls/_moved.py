@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .._values import value_problem
 from ._keys import Key, describe_key, key_value
 
 if TYPE_CHECKING:  # the session holds the registry; this layer is given its entries
@@ -23,13 +24,21 @@ def moved(expression: str, holder: ObjectEntry | None, found: Any, keys: Key) ->
     key. None when it has the holder's key, or when nothing sits there (see `unreachable`)."""
     if holder is None or not isinstance(found, dict):
         return None
-    if all(key_value(found.get(name)) == value for name, value in keys):
+    if all(_same(found.get(name), value) for name, value in keys):
         return None
     return (
         f"{expression} was not read: {holder.id} is no longer where it was found ({holder.expression} now holds "
         f"another {holder.type_name}; {holder.id} is the one with {describe_key(holder.key)}). Nothing was read of the "
         f"other one. Repeat the call that found {holder.id} to get the current IDs, or go on with the values it showed."
     )
+
+
+def _same(answered: Any, held: Any) -> bool:
+    """Whether a key value just answered is the one held. The answer is the API's: a value that is not
+    plain JSON (nested past any bound) is another value, never a crash."""
+    if isinstance(answered, (dict, list)) and value_problem(answered) is not None:
+        return False
+    return bool(key_value(answered) == held)
 
 
 def unreachable(expression: str, holder: ObjectEntry | None, where: str, *, re_rooted: bool) -> str:
