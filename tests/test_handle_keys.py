@@ -122,3 +122,46 @@ def test_a_key_answered_as_deeply_nested_json_is_another_value_not_a_crash() -> 
     refusal = moved("Slot#1.room", holder, {"startsAt": deep}, holder.key)
     assert refusal is not None and "Slot#1 is no longer where it was found" in refusal
     assert moved("Slot#1.room", holder, {"startsAt": "10:00"}, holder.key) is None
+
+
+@strawberry.type
+class Shelf:
+    title: str
+
+    @strawberry.field
+    def shout(self, times: int) -> str:
+        return self.title.upper() * times
+
+
+SHELVES = ["a", "b", "c"]
+
+
+@strawberry.type
+class ShelfQuery:
+    @strawberry.field
+    def shelves(self) -> list[Shelf | None]:
+        return [Shelf(title=t) if t else None for t in SHELVES]
+
+
+async def test_reads_sharing_one_request_each_check_their_own_object() -> None:
+    from dagtools import LocalExecutor, Session, ToolCall
+    from tests.recording import RecordingExecutor
+
+    schema = strawberry.Schema(query=ShelfQuery)
+    catalogue = compile_catalogue(schema._schema)
+    executor = RecordingExecutor(LocalExecutor(schema))
+    session = Session(catalogue, executor)
+    session.select(catalogue.names())
+    SHELVES[:] = ["a", "b", "c"]
+    await session.call_tool(ToolCall(name="Query_shelves", arguments={}))
+    SHELVES[:] = ["b", "a", ""]  # a and b swap places; c's place now answers null
+    sent = len(executor.sent)
+    results = await session.execute_tools([ToolCall(name="Shelf_shout", arguments={"Shelf": f"Shelf#{n}", "times": n}) for n in (1, 2, 3)])
+    assert len(executor.sent) == sent + 1  # one request for the turn's three reads
+    assert [r.is_error for r in results] == [True, True, True]
+    assert "Shelf#1 is no longer where it was found (shelves[0] now holds another Shelf" in results[0].value["error"]
+    assert 'title: "b"' in results[1].value["error"]
+    assert "Shelf#3 is no longer where it was found (shelves[2]: the API now answers null at shelves[2])" in results[2].value["error"]
+    SHELVES[:] = ["a", "b", "x"]
+    results = await session.execute_tools([ToolCall(name="Shelf_shout", arguments={"Shelf": f"Shelf#{n}", "times": n}) for n in (1, 2)])
+    assert [r.value for r in results] == [{"result": "A"}, {"result": "BB"}]
