@@ -33,6 +33,7 @@ from graphql import GraphQLInterfaceType, GraphQLObjectType, get_named_type, is_
 from ..catalogue._catalogue import Catalogue
 from ._connections import connection_of
 from ._handles import Step, thaw
+from ._keys import key_field
 from ._validation import check_document, debugging
 
 __all__ = ["AnswerPath", "Document", "QueryBuilder", "read_back"]
@@ -83,12 +84,14 @@ class QueryBuilder:
         builder: QueryBuilder = catalogue.derived("documents", lambda: cls(catalogue))
         return builder
 
-    def build(self, steps: tuple[Step, ...], *, operation: str = "query", alias: str | None = None) -> Document:
-        """The document that reads the end of `steps`: a leaf value, or an object's type, id and preview."""
-        key = (operation, alias, *[(s.field, *[k for k, _ in s.arguments], s.on, s.index is not None) for s in steps])
+    def build(self, steps: tuple[Step, ...], *, operation: str = "query", alias: str | None = None, keys: tuple[str, ...] = ()) -> Document:
+        """The document that reads the end of `steps`: a leaf value, or an object's type, id and preview.
+        `keys` are read beside the last step, on the object it is read on: what tells that object
+        apart, so the caller can check the chain still ends at the same one (calls/_keys.py)."""
+        key = (operation, alias, keys, *[(s.field, *[k for k, _ in s.arguments], s.on, s.index is not None) for s in steps])
         shape = self._shapes.get(key)
         if shape is None:
-            shape = self._shape(steps, operation, alias)
+            shape = self._shape(steps, operation, alias, keys)
             if debugging():
                 check_document(self.catalogue.schema, shape.text)
             self._shapes[key] = shape
@@ -100,7 +103,7 @@ class QueryBuilder:
             path = AnswerPath(path, shape.renames)
         return Document(shape.text, variables, path, operation)
 
-    def _shape(self, steps: tuple[Step, ...], operation: str, alias: str | None) -> _Shape:
+    def _shape(self, steps: tuple[Step, ...], operation: str, alias: str | None, keys: tuple[str, ...] = ()) -> _Shape:
         schema = self.catalogue.schema
         current: Any = schema.mutation_type if operation == "mutation" else schema.query_type
         declarations: list[str] = []
@@ -132,8 +135,10 @@ class QueryBuilder:
             body = f" {{ {self.snapshot_selection(current.name)} }}"
         else:
             body = f" {{ {self.selection(current.name)} }}"
-        for condition, field_text in reversed(pieces):
+        for position, (condition, field_text) in enumerate(reversed(pieces)):
             body = field_text + body
+            if position == 0 and keys and len(pieces) > 1:
+                body = " ".join(keys) + " " + body
             if condition is not None:
                 body = f"... on {condition} {{ {body} }}"
             body = f" {{ {body} }}"
@@ -278,9 +283,9 @@ class QueryBuilder:
 
     def _fields_read(self, type_name: str) -> list[str]:
         fields: list[str] = []
-        identity = self.catalogue.identity(type_name)
-        if identity is not None:
-            fields.append(identity.field)
+        key = key_field(self.catalogue, type_name)  # the identity field, or an id with no root field to fetch by
+        if key is not None:
+            fields.append(key)
         fields += [f for f in self.catalogue.preview_fields(type_name) if f not in fields]
         if self.catalogue.dialect.forces(type_name):
             fields.append("sync")  # Dagger evaluates lazily: reading sync makes a failing pipeline fail now

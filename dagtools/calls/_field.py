@@ -3,6 +3,10 @@
 Preparing does every check before anything is sent, so a call that fails there changes nothing.
 Reading an answer mints objects: a handle re-rooted on the object's identity where it has one, the
 chain that reached it where it has not, and a snapshot for a mutation's result without identity.
+An object reached by a chain keeps the values read then (its snapshot): reading one of them again
+costs no request, and any other read through the chain first checks that the chain still ends at
+the same object (its key, see calls/_keys.py), refusing when it has moved or gone rather than
+answering with whatever sits there now.
 """
 
 from __future__ import annotations
@@ -23,7 +27,11 @@ from ._answers import answer_problem, locate
 from ._arguments import Ref, bind_arguments
 from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder
+from ._expressions import expression_of, nonsense
+from ._expressions import next_page as hint_next_page
 from ._handles import Handle, Step, freeze, thaw
+from ._keys import Key, held_values, key_field, key_of
+from ._moved import dotted, moved, unreachable
 from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_linked, present_payload
 from ._previews import fit_previews, object_room, preview_note, shape_preview
@@ -32,7 +40,7 @@ if TYPE_CHECKING:  # the session holds these; this layer is given them and never
     from ..session._long_values import LongValues
     from ..session._registry import ObjectEntry, Registry
 
-__all__ = ["FieldCalls", "PreparedCall", "expression_of"]
+__all__ = ["FieldCalls", "PreparedCall", "expression_of"]  # expression_of: where callers have long found it
 
 Result = dict[str, Any]
 
@@ -48,6 +56,9 @@ class PreparedCall:
     next_page: Callable[[str], str] | None = None
     answer: Result | None = None
     document: Document | None = None  # built once for a call prepared before (see FieldCalls.prepare)
+    holder: str | None = None  # the ID of the object the field is read on
+    via: Handle | None = None  # the holder's handle when the call was bound
+    keys: Key = ()  # the holder's key, checked at the end of the chain before the answer is used
 
 
 class FieldCalls:
@@ -60,7 +71,6 @@ class FieldCalls:
         self.long_values = long_values
         self.queries = QueryBuilder.of(catalogue)
         self._prepared: dict[tuple[Any, ...], PreparedCall] = {}
-        self._by_identity: dict[tuple[str, Any], str] = {}  # (type, identity) -> the ID its handle was minted as
         self._ranks: dict[str, dict[str, tuple[int, int]]] = {}  # per type: where each preview field is shown
 
     def prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
@@ -72,14 +82,18 @@ class FieldCalls:
         key = _memo_key(tool, arguments)
         if key is not None:
             known = self._prepared.get(key)
-            if known is not None:
-                return known
+            if known is not None and (known.holder is None or getattr(self.registry.get(known.holder), "handle", None) is known.via):
+                return known  # bound through the holder's handle as it still is (it changes when the object is seen elsewhere)
         prepared = self._prepare(tool, arguments)
         if key is not None and prepared.answer is None:
             if len(self._prepared) >= _PREPARED_LIMIT:
                 del self._prepared[next(iter(self._prepared))]
-            prepared = self._prepared[key] = replace(prepared, document=self.queries.build(prepared.steps, operation=prepared.operation))
+            prepared = self._prepared[key] = replace(prepared, document=self._build(prepared))
         return prepared
+
+    def _build(self, prepared: PreparedCall, alias: str | None = None) -> Document:
+        keys = tuple(name for name, _ in prepared.keys)
+        return self.queries.build(prepared.steps, operation=prepared.operation, alias=alias, keys=keys)
 
     def _prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
         bound = bind_arguments(self.catalogue, self.registry, tool, arguments)
@@ -91,6 +105,11 @@ class FieldCalls:
         if parent is not None and parent.handle.is_snapshot:
             answer = self._from_snapshot(parent, ref.field_name, bound.values, field.type)
             return PreparedCall((), operation, expression, field.type, answer=answer)
+        if parent is not None and not bound.values and is_leaf_type(get_named_type(field.type)):
+            held = parent.handle.held()  # values read when an object without identity was last found
+            if ref.field_name in held:  # cost no request, as a mutation's result's do
+                answer = self.long_values.present(held[ref.field_name], f"{parent.id}.{ref.field_name}")
+                return PreparedCall((), operation, expression, field.type, answer=answer)
         step = Step.of(ref.field_name, bound.values, on=parent.type_name if parent else None)
         steps = (parent.handle.steps if parent else ()) + (step,)
         next_page = None
@@ -99,13 +118,17 @@ class FieldCalls:
                 **({tool.object_parameter: parent.id} if parent and tool.object_parameter else {}),
                 **{k: (str(v) if isinstance(v, Ref) else v) for k, v in bound.shown.items()},
             }
-            next_page = _next_page(tool.name, shown)
-        return PreparedCall(steps, operation, expression, field.type, next_page=next_page)
+            next_page = hint_next_page(tool.name, shown)
+        if parent is None:
+            return PreparedCall(steps, operation, expression, field.type, next_page=next_page)
+        chained = parent.handle.snapshot is not None  # reached by a chain: check it still ends at this object
+        keys = tuple((name, value) for name, value in parent.key if name != ref.field_name) if chained else ()
+        return PreparedCall(steps, operation, expression, field.type, next_page=next_page, holder=parent.id, via=parent.handle, keys=keys)
 
     def document(self, prepared: PreparedCall, *, alias: str | None = None) -> Document:
         if alias is None and prepared.document is not None:
             return prepared.document
-        return self.queries.build(prepared.steps, operation=prepared.operation, alias=alias)
+        return self._build(prepared, alias)
 
     async def run(self, prepared: PreparedCall, *, description: str = "") -> Result:
         """Send the call's document and read the answer."""
@@ -157,6 +180,10 @@ class FieldCalls:
         """The model's result from an answer whose errors, if any, were judged already."""
         expression = prepared.expression
         value, depth, problem = locate(data, path)
+        if problem is None and prepared.keys:  # the chain must still end at the object it was read on
+            refusal = moved(expression, self.registry.get(prepared.holder or ""), locate(data, path[:-1])[0], prepared.keys)
+            if refusal is not None:
+                raise ToolCallError(refusal)
         if problem is None and value is not None:
             problem = answer_problem(self.catalogue.schema, prepared.field_type, value, expression)
         if problem is not None:
@@ -166,7 +193,7 @@ class FieldCalls:
         named = get_named_type(prepared.field_type)
         if value is None:
             if depth < len(path):
-                raise ToolCallError(f"{expression} could not be reached: part of the chain leading to it is null.")
+                raise ToolCallError(self._unreachable(prepared, path, depth))
             if is_composite_type(named):  # null is an answer: the API has no such object there
                 return {"result": None, "note": f"{expression} is null: the API has no {named.name} there."}
             return {"result": None}
@@ -269,6 +296,7 @@ class FieldCalls:
             readable = ", ".join(k for k in data if k != "__typename") or "none"
             raise ToolCallError(
                 f"{parent.id} came from a mutation and has no id to reach it again, so only the fields read then are available: {readable}."
+                + (" A list that shows it again (as the same ID) lets its other fields be read through that list." if parent.key else "")
             )
         value = data[field_name]
         expression = f"{parent.id}.{field_name}"
@@ -282,24 +310,37 @@ class FieldCalls:
         return present_payload(self, entry, value) if entry.handle.is_snapshot else present_linked(self, entry)
 
     def mint(self, value: dict[str, Any], steps: tuple[Step, ...], operation: str, expression: str, description: str) -> ObjectEntry:
-        """The registry entry for an object read from an answer."""
+        """The registry entry for an object read from an answer: the one its type and key already
+        have, however it was reached then, or a new one.
+
+        An object with identity is re-rooted on it. Any other keeps the values just read (its
+        snapshot) with the chain that reached it; a mutation's result keeps only the snapshot, and
+        without a key field it is one with another only when all it read (linked objects too) is."""
         type_name = value.get("__typename") or self._end_type(steps, operation).name
         identity = self.catalogue.identity(type_name)
         id_value = value.get(identity.field) if identity else None
         preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
-        if identity is not None and id_value is not None:
-            known = self._by_identity.get((type_name, id_value)) if type(id_value) in _SCALARS else None
-            if known is not None and self.registry.get(known) is not None:  # minted before: the same ID, fresh values
+        if identity is not None and id_value is not None:  # its identity is its key
+            key: Key = ((identity.field, freeze(id_value)),)
+            known = self.registry.keyed(type_name, key)
+            if known is not None:  # its handle is its identity too: nothing to build
                 return self.registry.refresh(known, description=description, preview=preview)
             handle = Handle((Step.of(identity.root_field, {identity.argument: id_value}),))
         elif operation == "mutation":
             handle = Handle(steps, "mutation", freeze(value))
+            named = key_field(self.catalogue, type_name)
+            key = key_of(self.catalogue, type_name, value) if named is not None and value.get(named) is not None else ()
         else:
-            handle = Handle(steps)
-        entry = self.registry.mint(type_name, handle, expression=expression, description=description, identity=id_value, preview=preview)
-        if identity is not None and id_value is not None and type(id_value) in _SCALARS:
-            self._by_identity[(type_name, id_value)] = entry.id
-        return entry
+            key, handle = key_of(self.catalogue, type_name, value), Handle(steps, "query", held_values(value))
+        return self.registry.mint(
+            type_name, handle, expression=expression, description=description, identity=id_value, preview=preview, key=key
+        )
+
+    def _unreachable(self, prepared: PreparedCall, path: tuple[str | int, ...], depth: int) -> str:
+        holder = self.registry.get(prepared.holder or "")
+        where = dotted((prepared.steps[0].field, *path[1:depth]) if depth else ())
+        re_rooted = holder is not None and holder.identity is not None and self.catalogue.identity(holder.type_name) is not None
+        return unreachable(prepared.expression, holder, where, re_rooted=re_rooted)
 
     def _end_type(self, steps: tuple[Step, ...], operation: str) -> Any:
         schema = self.catalogue.schema
@@ -314,8 +355,7 @@ class FieldCalls:
 _PREPARED_LIMIT = 256
 
 
-_SCALARS = (str, int, float, bool, type(None))
-_SCALAR_TYPES = frozenset(_SCALARS)
+_SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))
 
 
 def _memo_key(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, ...] | None:
@@ -337,43 +377,3 @@ def _glimpse(value: Any, limit: int = 160) -> Any:
     if isinstance(value, str) and len(value) > limit:
         return value[: limit - 1] + "…"
     return value
-
-
-def nonsense(expression: str, problem: str) -> str:
-    """An answer the schema does not allow: the API is at fault, and nothing was made of it."""
-    return (
-        f"The API answered {expression} with something its schema does not allow: {problem}. Nothing was created; "
-        "try again later, or go on with the objects you have."
-    )
-
-
-def _next_page(tool_name: str, shown: dict[str, Any]) -> Callable[[str], str]:
-    def hint(cursor: str) -> str:
-        arguments = {k: v for k, v in shown.items() if k != "after"} | {"after": cursor}
-        return f"For the next page call {tool_name} with {json.dumps(arguments, ensure_ascii=False)}"
-
-    return hint
-
-
-def expression_of(parent: str | None, field: str, shown: dict[str, Any]) -> str:
-    """How an object came to be, as the model would write it: `Potato#1.rinse(sink: Sink#1)`.
-
-    A long argument is shown by its start: the expression is repeated in results, errors and the
-    list of objects, and a model's megabyte argument must not be echoed back to it each time."""
-    args = ", ".join(f"{k}: {_shorten(_literal(v))}" for k, v in shown.items())
-    call = f"{field}({args})" if args else field
-    return f"{parent}.{call}" if parent else call
-
-
-def _shorten(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit:,} more characters)"
-
-
-def _literal(value: Any) -> str:
-    if isinstance(value, Ref):
-        return str(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_literal(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_literal(v)}" for k, v in value.items()) + "}"
-    return json.dumps(value, ensure_ascii=False)

@@ -81,8 +81,10 @@ class Step:
 class Handle:
     """The steps from the root operation to an object. `operation` is "query" for re-executable handles.
 
-    A mutation result without identity is a snapshot: `snapshot` holds the values read when the
-    mutation ran, and such a handle is never executed again.
+    `snapshot` holds the values read when an object without identity was minted. A mutation's result
+    (`operation` "mutation") is only a snapshot: it is never executed again. An object reached by a
+    query chain keeps its snapshot too, so the fields read then cost no request, and a later read
+    through the chain can check that the chain still ends at the same object.
     """
 
     steps: tuple[Step, ...]
@@ -91,12 +93,19 @@ class Handle:
 
     @property
     def is_snapshot(self) -> bool:
+        """Only a snapshot: never executed again (a mutation's result without identity)."""
         return self.operation != "query"
+
+    def held(self) -> dict[str, object]:
+        """The values read when the object was minted (empty for a handle re-rooted on identity)."""
+        data = thaw(self.snapshot)
+        return data if isinstance(data, dict) else {}
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"steps": [s.to_json() for s in self.steps]}
         if self.operation != "query":
             out["operation"] = self.operation
+        if self.snapshot is not None or self.operation != "query":
             out["snapshot"] = thaw(self.snapshot)
         return out
 

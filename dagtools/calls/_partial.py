@@ -30,6 +30,8 @@ __all__ = ["failed_call", "leave_out", "partial_note", "shown_error", "sort_erro
 #: Errors a note quotes, and the characters of each.
 QUOTED = 5
 MESSAGE_CUT = 200
+#: The characters of the error that failed a call: what the API said and what its `extensions` add.
+FIRST_CUT = 600
 
 Path = Sequence[str | int]
 
@@ -61,7 +63,8 @@ def failed_call(
     """Why a call failed, in the API's words (`root`: the batch alias and the field it stands for).
     A mutation whose own field answered, but whose payload came back null through an error below
     it (`lost`), did run: the model must not repeat it blind."""
-    shown = [shown_error(e, root=root).rstrip(". ") for e in (failing + lost + elsewhere)[:QUOTED]]  # one full stop, ours
+    quoted = (failing + lost + elsewhere)[:QUOTED]  # the first in full (what the API said and added), the rest short
+    shown = [shown_error(e, root=root, budget=FIRST_CUT if i == 0 else MESSAGE_CUT).rstrip(". ") for i, e in enumerate(quoted)]
     messages = "; ".join(shown)
     if not failing and lost and operation == "mutation":
         return (
@@ -128,8 +131,8 @@ def partial_note(landed: Sequence[tuple[list[str | int], Any]], renames: Mapping
     return f"The API could not read all of this answer, so part of it is left out: {quoted}. {kept} is as the API sent it."
 
 
-def shown_error(error: Any, *, with_path: bool = True, root: tuple[str, str] | None = None) -> str:
-    """One GraphQL error as the model reads it: its message cut short, with its code (`FORBIDDEN`)
+def shown_error(error: Any, *, with_path: bool = True, root: tuple[str, str] | None = None, budget: int = MESSAGE_CUT) -> str:
+    """One GraphQL error as the model reads it: its message and what `extensions` add, within `budget`, with its code (`FORBIDDEN`)
     when the message does not say it, and (`with_path`) where it happened. `root` renames the
     path's first step, an alias of a batched call, to the field it reads."""
     if isinstance(error, dict):
@@ -138,14 +141,12 @@ def shown_error(error: Any, *, with_path: bool = True, root: tuple[str, str] | N
             error = {k: v for k, v in error.items() if k != "path"}
         elif root is not None and type(where) is list and where and where[0] == root[0]:
             error = {**error, "path": [root[1], *where[1:]]}
-    text = format_error(error)
-    if len(text) > MESSAGE_CUT:
-        text = text[: MESSAGE_CUT - 1] + "…"
     extensions = error.get("extensions") if isinstance(error, dict) else None
     code = extensions.get("code") if isinstance(extensions, dict) else None
-    if isinstance(code, str) and 0 < len(code) <= 40 and code not in text:
-        text = f"{code}: {text}"
-    return text
+    if not (isinstance(code, str) and 0 < len(code) <= 40) or code in str(error.get("message")):
+        return format_error(error, budget=budget)
+    rest = {k: v for k, v in extensions.items() if k != "code"}  # type: ignore[union-attr]
+    return f"{code}: {format_error({**error, 'extensions': rest}, budget=budget - len(code) - 2)}"
 
 
 def _same(a: str | int, b: str | int) -> bool:

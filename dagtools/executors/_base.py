@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from .._errors import ExecutorError
+from .._redact import redact
 from .._values import value_problem
 
 __all__ = ["Executor", "NoServerError", "Response", "SchemaOnlyExecutor", "format_error"]
@@ -62,8 +63,16 @@ class Executor(Protocol):
     async def aclose(self) -> None: ...
 
 
-def format_error(error: Any) -> str:
-    """One GraphQL error as a line a model can act on: its message and where it happened.
+def format_error(error: Any, *, budget: int = 600) -> str:
+    """One GraphQL error as a line a model can act on: its message, where it happened, and what the
+    API said about it in `extensions`.
+
+    Servers often put the part that says why in `extensions`, not in `message`: a gateway over REST
+    answers "Upstream HTTP Error: 400" with the upstream's own words in `response.body.message`,
+    others name a `code` (NOT_FOUND) or the offending `field`. Those are kept: every short value in
+    `extensions` as `where: value`, the messages first, noise (stack traces, request headers) left
+    out, all within `budget` characters and with anything shaped like a credential removed (an
+    executor has already removed the credentials it was configured with).
 
     The error comes from the API, so anything goes: a message that is not text is shown as its JSON
     (or described, when even that cannot be made), and a path that is not a list is left out.
@@ -78,7 +87,69 @@ def format_error(error: Any) -> str:
     path = error.get("path")
     if type(path) is list and path and all(type(p) in (str, int) for p in path):
         message += f" (at {'.'.join(str(p) for p in path)})"
-    return message
+    extensions = error.get("extensions")
+    room = min(_EXTENSIONS_ROOM, budget * 2 // 5) if isinstance(extensions, dict) and extensions else 0
+    message = _cut(redact(message), budget - room)
+    said = _extensions(extensions, budget - len(message) - len(". The API adds: "))
+    return f"{message.rstrip('. ')}. The API adds: {said}" if said else message
+
+
+#: What a long message leaves for `extensions`, which often say more than the message does.
+_EXTENSIONS_ROOM = 240
+#: Parts of `extensions` that never tell the model why: traces, and the request as it was sent (a
+#: gateway's copy of the upstream URL and headers).
+_NOISE = frozenset({"stacktrace", "stack", "exception", "trace", "tracing", "headers", "request", "locations", "originalerror"})
+#: What says why, shown first when present.
+_TELLING = ("message", "detail", "details", "reason", "description", "error", "code", "field", "argument", "status")
+
+
+def _extensions(extensions: Any, budget: int) -> str:
+    """`where: value` for each short leaf of `extensions` (messages first), within `budget` characters."""
+    if not isinstance(extensions, dict) or budget < 40:
+        return ""
+    leaves: list[tuple[str, Any]] = []
+    _leaves(extensions, (), leaves, 0)
+    leaves.sort(key=lambda leaf: _rank(leaf[0]))
+    parts: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    room = budget
+    for where, value in leaves:
+        shown = json.dumps(value, ensure_ascii=not (isinstance(value, str) and value.isprintable()))
+        said = (where.rsplit(".", 1)[-1], shown)
+        if said in seen:  # `http.status: 400` and `response.status: 400` say one thing
+            continue
+        seen.add(said)
+        part = f"{where}: {redact(shown)}"
+        if len(part) > room:
+            if not parts:
+                parts.append(_cut(part, room))
+            break
+        parts.append(part)
+        room -= len(part) + 2
+    return ", ".join(parts)
+
+
+def _leaves(value: Any, where: tuple[str, ...], out: list[tuple[str, Any]], depth: int) -> None:
+    if depth > 6 or len(out) > 40:
+        return
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if str(key).lower() not in _NOISE:
+                _leaves(inner, (*where, str(key)), out, depth + 1)
+    elif isinstance(value, list):
+        for index, inner in enumerate(value[:5]):
+            _leaves(inner, (*where[:-1], f"{where[-1]}[{index}]") if where else (f"[{index}]",), out, depth + 1)
+    elif value is not None and value != "" and (not isinstance(value, str) or value_problem(value) is None):
+        out.append((".".join(where), value))
+
+
+def _rank(where: str) -> tuple[int, int]:
+    last = where.rsplit(".", 1)[-1].split("[", 1)[0].lower()
+    return (_TELLING.index(last) if last in _TELLING else len(_TELLING), where.count("."))
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
 
 
 def _shown(value: Any) -> str:

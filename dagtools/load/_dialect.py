@@ -222,20 +222,25 @@ class Dialect:
 
 
 def _lookup_fields(schema: GraphQLSchema) -> dict[str, Identity]:
-    """Root fields that fetch one object by a key it carries: one argument, named like a scalar field."""
+    """Root fields that fetch one object by a key it carries: one argument, named like a scalar field,
+    or named after the type and its `id` (`getStation(stationId:)` for `Station.id`, as gateways over
+    REST name path parameters)."""
     query = schema.query_type
     found: dict[str, Identity] = {}
     for name, field in query.fields.items() if query is not None else ():
         target = field.type.of_type if isinstance(field.type, GraphQLNonNull) else field.type
         if not isinstance(target, GraphQLObjectType) or target.name in found or len(field.args) != 1:
             continue
-        ((key, arg),) = field.args.items()
+        ((argument, arg),) = field.args.items()
+        key = argument
+        if key not in target.fields and key.replace("_", "").lower() == target.name.lower() + "id":
+            key = "id"
         own = target.fields.get(key)
         if own is None or own.args or not isinstance(get_named_type(own.type), GraphQLScalarType):
             continue
         if get_named_type(own.type).name not in ("ID", "String", "Int") or get_named_type(arg.type) != get_named_type(own.type):
             continue
-        found[target.name] = Identity(field=key, root_field=name, argument=key)
+        found[target.name] = Identity(field=key, root_field=name, argument=argument)
     return found
 
 

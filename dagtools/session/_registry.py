@@ -1,9 +1,11 @@
 """Per session: `Type#N` <-> handle, with what made each object and what it looks like.
 
-Pure and O(1) per mint and lookup: two dicts and a counter per type. Minting the same handle again
-returns the ID it already has, so an ID always means one thing. What the object looks like (its
-preview) is another matter: the API may have changed it since (a mutation, another client), so the
-entry keeps the values of the latest answer that read them, never the first.
+Pure and O(1) per mint and lookup: a few dicts and a counter per type. An object is one `Type#N` however
+it was reached: minting an object of a type and key already held (see calls/_keys.py), or the same
+handle again, returns the ID it already has, so an ID always means one thing. What the object looks
+like (its preview) is another matter: the API may have changed it since (a mutation, another
+client), so the entry keeps the values of the latest answer that read them, never the first, and
+the way it was last reached (an object seen again in a list is found where it was last seen).
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..calls._handles import Handle, parse_object_id
+from ..calls._handles import Handle, freeze, parse_object_id, thaw
+from ..calls._keys import Key
 
 __all__ = ["ObjectEntry", "Registry", "parse_object_id"]
 
@@ -31,6 +34,7 @@ class ObjectEntry:
     description: str = ""
     identity: Any = None
     preview: dict[str, Any] = field(default_factory=dict)
+    key: Key = ()  # what tells this object apart from others of its type; () when nothing does
 
     @property
     def label(self) -> str:
@@ -44,6 +48,7 @@ class Registry:
     def __init__(self) -> None:
         self._by_id: dict[str, ObjectEntry] = {}
         self._by_handle: dict[tuple[str, Handle], str] = {}
+        self._by_key: dict[tuple[str, Key], str] = {}
         self._counts: dict[str, int] = {}
         self._latest: dict[str, str] = {}
         self._order: dict[str, None] = {}  # insertion-ordered set of IDs, most recently used last
@@ -57,15 +62,21 @@ class Registry:
         description: str = "",
         identity: Any = None,
         preview: dict[str, Any] | None = None,
+        key: Key = (),
     ) -> ObjectEntry:
-        """The entry for this handle: the existing one, or a new `Type#N` with N counted per type.
+        """The entry for this object: the one with its type and key (or, without a key, its handle),
+        or a new `Type#N` with N counted per type.
 
-        An existing entry takes the preview values just read: the ID stays, what it shows is fresh.
+        An existing entry takes the preview values just read and the handle just used: the ID stays,
+        what it shows and where it was last seen are fresh.
         """
-        key = (type_name, handle)
-        existing = self._by_handle.get(key)
+        existing = self._by_key.get((type_name, key)) if key else None
+        if existing is None:
+            existing = self._by_handle.get((type_name, handle))
+            if existing is not None and key and self._by_id[existing].key not in ((), key):
+                existing = None  # the same way there, another object: a key says which
         if existing is not None:
-            return self.refresh(existing, description=description, preview=preview)
+            return self.refresh(existing, description=description, preview=preview, handle=handle)
         number = self._counts.get(type_name, 0) + 1
         self._counts[type_name] = number
         entry = ObjectEntry(
@@ -77,22 +88,39 @@ class Registry:
             description=description,
             identity=identity,
             preview=dict(preview or {}),
+            key=key,
         )
         self._by_id[entry.id] = entry
-        self._by_handle[key] = entry.id
+        self._by_handle[(type_name, handle)] = entry.id
+        if key:
+            self._by_key[(type_name, key)] = entry.id
         self.touch(entry.id)
         return entry
 
-    def refresh(self, object_id: str, *, description: str = "", preview: dict[str, Any] | None = None) -> ObjectEntry:
-        """An object read again: it becomes the most recent of its type and shows the values just read."""
+    def keyed(self, type_name: str, key: Key) -> str | None:
+        """The ID of the object of this type and key, if the registry holds it."""
+        return self._by_key.get((type_name, key))
+
+    def refresh(
+        self, object_id: str, *, description: str = "", preview: dict[str, Any] | None = None, handle: Handle | None = None
+    ) -> ObjectEntry:
+        """An object read again: it becomes the most recent of its type and shows the values just read.
+
+        `handle` is how it was just reached. A way to read it again replaces a snapshot, and the
+        latest chain replaces an older one (the object is where it was last seen); a snapshot never
+        replaces a way to read it again, but lends it the values it read."""
         entry = self._by_id[object_id]
         changes: dict[str, Any] = {}
         if description and not entry.description:
             changes["description"] = description
         if preview and any(entry.preview.get(k, _UNSET) != v for k, v in preview.items()):
             changes["preview"] = {**entry.preview, **preview}
+        if handle is not None and handle != entry.handle:
+            changes["handle"] = _newer(entry.handle, handle)
         if changes:
             entry = self._by_id[object_id] = replace(entry, **changes)
+            if "handle" in changes:
+                self._by_handle[(entry.type_name, entry.handle)] = object_id
         self.touch(object_id)
         return entry
 
@@ -130,11 +158,13 @@ class Registry:
     def restore(self, entries: list[ObjectEntry], recent: list[str]) -> None:
         """Hold exactly `entries` (as a store kept them), with `recent` as the order of use, most recent
         last: IDs keep their meaning and the next mint of each type continues after its highest N."""
-        for table in (self._by_id, self._by_handle, self._counts, self._latest, self._order):
+        for table in (self._by_id, self._by_handle, self._by_key, self._counts, self._latest, self._order):
             table.clear()
         for entry in entries:
             self._by_id[entry.id] = entry
             self._by_handle[(entry.type_name, entry.handle)] = entry.id
+            if entry.key:
+                self._by_key[(entry.type_name, entry.key)] = entry.id
             self._counts[entry.type_name] = max(self._counts.get(entry.type_name, 0), entry.number)
         used = set(recent)
         for object_id in [*(e.id for e in entries if e.id not in used), *recent]:
@@ -146,3 +176,21 @@ class Registry:
 
     def __contains__(self, object_id: object) -> bool:
         return object_id in self._by_id
+
+
+def _newer(old: Handle, new: Handle) -> Handle:
+    """The handle an object keeps when it is reached again (see `Registry.refresh`)."""
+    if new.is_snapshot and not old.is_snapshot:
+        if old.snapshot is None:  # re-rooted on identity: read again at will, nothing to lend
+            return old
+        return Handle(old.steps, old.operation, _merged(old.snapshot, new.snapshot))
+    if old.snapshot is not None and new.snapshot is not None:
+        return Handle(new.steps, new.operation, _merged(old.snapshot, new.snapshot))
+    return new
+
+
+def _merged(old: Any, new: Any) -> Any:
+    held, fresh = thaw(old), thaw(new)
+    if isinstance(held, dict) and isinstance(fresh, dict):
+        return freeze({**held, **fresh})
+    return new

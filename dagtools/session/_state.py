@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
 from .._tools import ToolCall
-from ..calls._handles import Handle, parse_object_id
+from ..calls._handles import Handle, freeze, parse_object_id, thaw
+from ..calls._keys import Key, key_field
 from ._context import Message
 from ._metatools import ValueInput
 from ._outputs import Output
@@ -113,6 +114,7 @@ def restore_state(session: Session, state: SessionState) -> None:
                 description=item.get("description", ""),
                 identity=item.get("identity"),
                 preview=dict(item.get("preview") or {}),
+                key=_key(item.get("key")) or _identity_key(session, item["type"], item.get("identity")),
             )
         )
     session.registry.restore(entries, list(state.recent))
@@ -155,7 +157,21 @@ def object_json(entry: ObjectEntry) -> dict[str, Any]:
         "description": entry.description,
         "identity": entry.identity,
         "preview": dict(entry.preview),
+        **({"key": {name: thaw(value) for name, value in entry.key}} if entry.key and entry.identity is None else {}),
     }
+
+
+def _identity_key(session: Session, type_name: str, identity: Any) -> Key:
+    """The key of an object re-rooted on its identity, which a store need not keep: its identity."""
+    field = key_field(session.catalogue, type_name) if identity is not None else None
+    return ((field, freeze(identity)),) if field is not None else ()
+
+
+def _key(stored: Any) -> Key:
+    """A stored key (a JSON object) as the registry holds it; a state stored before keys has none."""
+    if not isinstance(stored, dict):
+        return ()
+    return tuple(sorted((str(name), freeze(value)) for name, value in stored.items()))
 
 
 def message_json(message: Message) -> dict[str, Any]:
