@@ -228,7 +228,8 @@ def _hands_out_exactly(catalogue: Catalogue, tool: str, type_name: str) -> bool:
 
 def example_call(catalogue: Catalogue) -> tuple[str, dict[str, str]]:
     """A call of this API for tool descriptions (`Repository_name`, `{"Repository": "Repository#1"}`):
-    a tool of the type the root tools hand out most, needing no argument but its object; else a root tool."""
+    a tool of the type the root tools hand out most (the one with most tools among equals), needing no
+    argument but its object; else a root tool."""
     return catalogue.derived("example call", lambda: _example_call(catalogue))
 
 
@@ -241,7 +242,7 @@ def _example_call(catalogue: Catalogue) -> tuple[str, dict[str, str]]:
         target = shape.node_type if shape is not None else target
         if not catalogue.is_root(target) and catalogue.tools_for_type(target):
             handed[target] = handed.get(target, 0) + 1
-    for type_name in sorted(handed, key=lambda t: -handed[t]):
+    for type_name in sorted(handed, key=lambda t: (-handed[t], -len(catalogue.tools_for_type(t)))):
         for name in catalogue.tools_for_type(type_name):
             tool = catalogue.tool(name)
             if not tool.parameters.get("required") and tool.object_parameter:
