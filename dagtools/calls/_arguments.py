@@ -62,19 +62,18 @@ def parse_arguments(tool_name: str, raw: dict[str, Any] | str | None) -> dict[st
     if raw is None or raw == "":
         return {}
     if isinstance(raw, str):
+        owner = tool_name.split("_", 1)[0] if "_" in tool_name else ""
+        example = f'{{"{owner}": "{owner}#1"}}' if owner and owner not in ("Query", "Mutation") else '{"name": "value"}'
         try:
             raw = json.loads(raw)
         except json.JSONDecodeError as error:
-            owner = tool_name.split("_", 1)[0] if "_" in tool_name else ""
-            example = f'{{"{owner}": "{owner}#1"}}' if owner and owner not in ("Query", "Mutation") else '{"name": "value"}'
             raise ToolCallError(
                 f"The arguments for {tool_name} are not valid JSON ({error.msg} at character {error.pos}). "
                 f"Send a JSON object, such as {example}."  # an example of this API, never another's
             ) from None
         except RecursionError:
             raise ToolCallError(
-                f"The arguments for {tool_name} nest deeper than {MAX_DEPTH} levels. Send a flat JSON object, such as "
-                '{"Potato": "Potato#1"}.'
+                f"The arguments for {tool_name} nest deeper than {MAX_DEPTH} levels. Send a flat JSON object, such as {example}."
             ) from None
         except ValueError:  # an integer literal longer than Python reads (sys.get_int_max_str_digits)
             raise ToolCallError(f"The arguments for {tool_name} hold a number too long to read. Send long numbers as strings.") from None
