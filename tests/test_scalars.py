@@ -107,6 +107,16 @@ async def test_text_that_is_not_json_is_sent_as_text(session: tuple[Session, Rec
     assert store.books[1].metadata == "plain note"
 
 
+async def test_a_json_text_scalar_gets_the_text_of_an_object_the_model_sent(session: tuple[Session, Recorder, Store]) -> None:
+    opened, recorder, store = session
+    notes = opened.catalogue.tool("Mutation_setNotes").parameters["properties"]["notes"]
+    assert notes["type"] == "string" and "JSON text" in notes["description"]
+    await call(opened, "Mutation_setNotes", id=global_id("Book", 1), notes={"mood": "bleak", "stars": 4})
+    assert json.loads(store.books[0].notes or "") == {"mood": "bleak", "stars": 4}
+    await call(opened, "Mutation_setNotes", id=global_id("Book", 1), notes='["as", "text"]')
+    assert store.books[0].notes == '["as", "text"]'  # text the model wrote stays text
+
+
 # -- dates: the schema says the format -----------------------------------------------------------------
 
 

@@ -3,6 +3,7 @@ Relay `Node` interface.
 
 - `JSON` (any JSON value, as `graphql-type-json` serves it): a book's `metadata`, set by `addBook` and
   `setMetadata`; the app keeps exactly the value it received, so a test can tell an object from its text.
+- `JSONString` (graphene's): JSON carried as text; the app refuses anything but a string.
 - `Date` and `DateTime`: parsed strictly as ISO 8601 (`date.fromisoformat`), as typed servers do.
 - `GitObjectID`: a 40-hex SHA, beside a `GitObject` interface as on GitHub. Each book keeps its text
   in commits, like a branch; `createCommitOnBranch` takes `expectedHeadOid` as GitHub's does and refuses anything but the head's SHA.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -26,6 +28,9 @@ from graphql import GraphQLError
 SDL = '''
 """The `JSON` scalar type represents JSON values as specified by ECMA-404."""
 scalar JSON
+
+"""Allows use of a JSON String for input / output from the GraphQL schema."""
+scalar JSONString
 
 """An ISO-8601 encoded date string."""
 scalar Date
@@ -49,6 +54,8 @@ type Book implements Node {
   updatedAt: DateTime
   """Anything the cataloguer noted, as they gave it."""
   metadata: JSON
+  """The cataloguer's notes, as JSON text."""
+  notes: JSONString
   """The latest commit of the book's text."""
   head: Commit!
 }
@@ -104,6 +111,8 @@ type Mutation {
   addBook(title: String!, publishedOn: Date!, metadata: JSON): Book!
   """Replace what the cataloguer noted about a book."""
   setMetadata(id: ID!, metadata: JSON!): Book!
+  """Replace a book's notes."""
+  setNotes(id: ID!, notes: JSONString!): Book!
   """Append a commit to a book's branch, if its head is still the one expected."""
   createCommitOnBranch(input: CreateCommitOnBranchInput!): CreateCommitOnBranchPayload!
 }
@@ -127,6 +136,7 @@ class BookRow:
     title: str
     published_on: date
     metadata: Any = None
+    notes: str | None = None
     updated_at: datetime = field(default_factory=lambda: datetime(2024, 5, 1, 12, 30))
     commits: list[CommitRow] = field(default_factory=list)
 
@@ -169,6 +179,14 @@ def _iso_datetime(value: Any) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
+def _json_text(value: Any) -> str:
+    """As graphene's JSONString: text that parses as JSON, kept as the text."""
+    if not isinstance(value, str):
+        raise GraphQLError(f"JSONString must be a string of JSON, not {type(value).__name__}")
+    json.loads(value)
+    return value
+
+
 def _sha(value: Any) -> str:
     if not isinstance(value, str) or len(value) != 40 or any(c not in "0123456789abcdef" for c in value):
         raise GraphQLError(f"GitObjectID must be a 40-hex SHA, not {value!r}")
@@ -183,6 +201,7 @@ def make_app() -> tuple[Any, Store]:
         store.commit(book, "First draft", f"{title}, chapter one.")
 
     json_scalar = ScalarType("JSON", serializer=lambda v: v, value_parser=lambda v: v)
+    json_string = ScalarType("JSONString", serializer=lambda v: v, value_parser=_json_text)
     date_scalar = ScalarType("Date", serializer=lambda v: v.isoformat(), value_parser=_iso_date)
     datetime_scalar = ScalarType("DateTime", serializer=lambda v: v.isoformat().replace("+00:00", "Z"), value_parser=_iso_datetime)
     sha_scalar = ScalarType("GitObjectID", serializer=lambda v: v, value_parser=_sha)
@@ -236,6 +255,14 @@ def make_app() -> tuple[Any, Store]:
         row.metadata = metadata
         return row
 
+    @mutation.field("setNotes")
+    def set_notes(_obj: Any, _info: Any, id: str, notes: str) -> BookRow:
+        row = by_id(id)
+        if not isinstance(row, BookRow):
+            raise GraphQLError(f"No book has the id {id!r}")
+        row.notes = notes
+        return row
+
     @mutation.field("createCommitOnBranch")
     def create_commit(_obj: Any, _info: Any, input: dict[str, Any]) -> dict[str, Any]:
         row = find(input["branch"]["bookTitle"])
@@ -245,6 +272,6 @@ def make_app() -> tuple[Any, Store]:
             raise GraphQLError(f"Expected branch to point to {input['expectedHeadOid']} but it did not")
         return {"commit": store.commit(row, input["message"]["headline"], input["text"])}
 
-    scalars = [json_scalar, date_scalar, datetime_scalar, sha_scalar]
+    scalars = [json_scalar, json_string, date_scalar, datetime_scalar, sha_scalar]
     schema = make_executable_schema(SDL, query, mutation, node, git_object, book, commit, *scalars)
     return GraphQL(schema), store
