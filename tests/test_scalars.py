@@ -105,6 +105,8 @@ async def test_text_that_is_not_json_is_sent_as_text(session: tuple[Session, Rec
     assert store.books[1].metadata == "{shelf: B2"
     await call(opened, "Mutation_setMetadata", id=global_id("Book", 2), metadata="plain note")
     assert store.books[1].metadata == "plain note"
+    missing = await fails(opened, "Mutation_setMetadata", id=global_id("Book", 2))
+    assert "metadata: json" in missing  # the reminder of its parameters says it takes any JSON value
 
 
 async def test_a_json_text_scalar_gets_the_text_of_an_object_the_model_sent(session: tuple[Session, Recorder, Store]) -> None:

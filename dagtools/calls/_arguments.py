@@ -28,7 +28,7 @@ from .._values import MAX_DEPTH, argument_problem, value_problem
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._describe import DESCRIBE_TOOLS, points_to_describe
 from ..catalogue._json_schema import is_required
-from ..catalogue._scalars import scalar_kind
+from ..catalogue._scalars import is_any_value, scalar_kind
 from ._references import Ref, article, held_or_raw, reference_value, resolve_reference
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
@@ -109,7 +109,7 @@ def signature(catalogue: Catalogue, tool: Tool) -> str:
     required = set(tool.parameters.get("required", ()))
     parts = []
     for name, schema in props.items():
-        kind = schema.get("type") or "object"
+        kind = schema.get("type") or ("json" if is_any_value(schema) else "object")
         if "enum" in schema:
             kind = "|".join(schema["enum"][:8])
         parts.append(f"{name}{'' if name in required else '?'}: {kind}")
