@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from graphql import is_composite_type
+
 from .._errors import ToolCallError
 from ..catalogue._catalogue import Catalogue
 from ._handles import parse_object_id
@@ -120,7 +122,11 @@ def reference_value(catalogue: Catalogue, registry: Registry, value: Any, target
 def held_or_raw(catalogue: Catalogue, registry: Registry, value: Any, where: str) -> tuple[Any, Any]:
     """An `ID` argument that names no type: a `Type#N` of this API is a handle (refused when the
     session holds no such object), anything else the API's own id, sent as given."""
-    if not isinstance(value, str) or _is_raw_id(catalogue, registry, value) or parse_object_id(value.strip()) is None:
+    parsed = parse_object_id(value.strip()) if isinstance(value, str) else None
+    if parsed is None or _is_raw_id(catalogue, registry, value):
+        return value, value
+    named = catalogue.schema.get_type(parsed[0])
+    if named is not None and not is_composite_type(named):  # `String#1` names no object
         return value, value
     entry = resolve_reference(catalogue, registry, value, "*", where=where)
     if entry.identity is None:
