@@ -6,7 +6,7 @@ import copy
 from typing import Any, Literal
 
 from .._tools import Tool
-from ._scalars import JSON_TEXT_NOTE, is_any_value
+from ._scalars import ANY_VALUE_NOTE, JSON_TEXT_NOTE, is_any_value
 
 __all__ = ["FORMATS", "ProviderFormat", "describe_tools", "render_tool", "render_tools", "strict_schema"]
 
@@ -98,8 +98,9 @@ def _nullable(prop: dict[str, Any]) -> dict[str, Any]:
 def _as_json_text(node: dict[str, Any], types: list[str] | str) -> dict[str, Any]:
     """A JSON scalar where the format cannot say "any value": text (an object or list as its JSON
     text, which binding parses back), and in strict mode also a number or a boolean."""
-    text = node.get("description", "")
-    return {**node, "type": types, "description": f"{text}\n{JSON_TEXT_NOTE}".strip()}
+    text = str(node.get("description", ""))
+    text = text.replace(ANY_VALUE_NOTE, JSON_TEXT_NOTE) if ANY_VALUE_NOTE in text else f"{text}\n{JSON_TEXT_NOTE}".strip()
+    return {**node, "type": types, "description": text}
 
 
 #: The string formats Gemini's schemas take; the others stay in the description only.

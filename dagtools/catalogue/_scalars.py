@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from graphql import GraphQLScalarType
 
-__all__ = ["JSON_TEXT_NOTE", "ScalarKind", "is_any_value", "scalar_kind", "scalar_schema"]
+__all__ = ["ANY_VALUE_NOTE", "JSON_TEXT_NOTE", "ScalarKind", "is_any_value", "scalar_kind", "scalar_schema"]
 
 ScalarKind = Literal["json", "json-text", "date-time", "date", "time", "duration", "integer", "number", "uuid", "string"]
 
@@ -50,7 +50,9 @@ _EXAMPLES = {
     "duration": "an ISO 8601 duration, such as P1DT2H",
     "uuid": "a UUID, such as 123e4567-e89b-12d3-a456-426614174000",
 }
-#: What renderings that cannot say "any JSON value" add to a `json` scalar's text (see `_render`).
+#: What a `json` scalar's text says where the rendering takes any value.
+ANY_VALUE_NOTE = "Any JSON value: an object, a list, text, a number or a boolean."
+#: What renderings that cannot say "any JSON value" say instead to a `json` scalar's text (see `_render`).
 JSON_TEXT_NOTE = 'Send an object or a list as its JSON text, such as "{\\"key\\": \\"value\\"}": it reaches the API as that JSON value.'
 
 
@@ -93,7 +95,7 @@ def scalar_schema(scalar: GraphQLScalarType) -> dict[str, Any]:
     text = (scalar.description or "").strip()
     head = f"{scalar.name}: {text}" if text else f"A {scalar.name} value."
     if kind == "json":
-        return {"description": f"{head}\nAny JSON value: an object, a list, text, a number or a boolean."}
+        return {"description": f"{head}\n{ANY_VALUE_NOTE}"}
     if kind == "json-text":
         return {"type": "string", "description": f'{head}\nJSON text, such as "{{\\"key\\": \\"value\\"}}".'}
     if kind in _EXAMPLES:
