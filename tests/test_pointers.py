@@ -95,6 +95,24 @@ async def test_a_script_may_call_describe_tools_before_any_tool_is_selected(gith
     assert session.active_tools == []  # describing selects nothing
 
 
+async def test_a_script_follows_the_pointer_an_error_gave(github: Catalogue) -> None:
+    from dagtools.scripts._script import load_script, run_script
+
+    script = load_script(
+        {
+            "calls": [
+                {"tool": "selectTools", "arguments": {"tools": [COMMIT]}},
+                {"tool": COMMIT, "arguments": BAD_FILE, "expect_error": True},
+                {"tool": "describeTools", "arguments": {"tools": [f"{COMMIT}.input.fileChanges.additions"]}},
+            ]
+        }
+    )
+    records = [record async for record in run_script(github_session(github), script)]
+    assert [r.problem for r in records] == [None, None, None]
+    assert f"describeTools {COMMIT}.input.fileChanges.additions" in records[1].result.value["error"]
+    assert records[2].result.value["parts"][0]["type"] == "FileAddition"
+
+
 def test_the_deferred_list_shows_describe_tools_from_the_start(github: Catalogue) -> None:
     session = github_session(github)
     listing = session.deferred_tools()
