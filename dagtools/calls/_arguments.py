@@ -17,6 +17,7 @@ from graphql import (
     GraphQLInputObjectType,
     GraphQLList,
     GraphQLNonNull,
+    GraphQLScalarType,
     get_named_type,
 )
 from graphql.utilities import validate_input_value
@@ -25,13 +26,15 @@ from .._errors import ToolCallError
 from .._tools import Tool
 from .._values import MAX_DEPTH, argument_problem, value_problem
 from ..catalogue._catalogue import Catalogue
+from ..catalogue._describe import DESCRIBE_TOOLS, points_to_describe
 from ..catalogue._json_schema import is_required
-from ._handles import parse_object_id
+from ..catalogue._scalars import is_any_value, scalar_kind
+from ._references import Ref, article, held_or_raw, reference_value, resolve_reference
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
     from ..session._registry import ObjectEntry, Registry
 
-__all__ = ["Bound", "bind_arguments", "parse_arguments", "resolve_reference", "signature", "value_problems"]
+__all__ = ["Bound", "Ref", "bind_arguments", "parse_arguments", "resolve_reference", "signature", "value_problems"]
 
 
 def value_problems(value: Any, type_: Any) -> list[tuple[list[str | int], str]]:
@@ -50,10 +53,6 @@ class Bound:
     shown: dict[str, Any]
 
 
-class Ref(str):
-    """An object ID inside shown arguments, printed bare in expressions."""
-
-
 def parse_arguments(tool_name: str, raw: dict[str, Any] | str | None) -> dict[str, Any]:
     """The model's arguments as a dict of JSON values that every later step (and the API) can take."""
     if not isinstance(tool_name, str):
@@ -63,19 +62,18 @@ def parse_arguments(tool_name: str, raw: dict[str, Any] | str | None) -> dict[st
     if raw is None or raw == "":
         return {}
     if isinstance(raw, str):
+        owner = tool_name.split("_", 1)[0] if "_" in tool_name else ""
+        example = f'{{"{owner}": "{owner}#1"}}' if owner and owner not in ("Query", "Mutation") else '{"name": "value"}'
         try:
             raw = json.loads(raw)
         except json.JSONDecodeError as error:
-            owner = tool_name.split("_", 1)[0] if "_" in tool_name else ""
-            example = f'{{"{owner}": "{owner}#1"}}' if owner and owner not in ("Query", "Mutation") else '{"name": "value"}'
             raise ToolCallError(
                 f"The arguments for {tool_name} are not valid JSON ({error.msg} at character {error.pos}). "
                 f"Send a JSON object, such as {example}."  # an example of this API, never another's
             ) from None
         except RecursionError:
             raise ToolCallError(
-                f"The arguments for {tool_name} nest deeper than {MAX_DEPTH} levels. Send a flat JSON object, such as "
-                '{"Potato": "Potato#1"}.'
+                f"The arguments for {tool_name} nest deeper than {MAX_DEPTH} levels. Send a flat JSON object, such as {example}."
             ) from None
         except ValueError:  # an integer literal longer than Python reads (sys.get_int_max_str_digits)
             raise ToolCallError(f"The arguments for {tool_name} hold a number too long to read. Send long numbers as strings.") from None
@@ -111,76 +109,11 @@ def signature(catalogue: Catalogue, tool: Tool) -> str:
     required = set(tool.parameters.get("required", ()))
     parts = []
     for name, schema in props.items():
-        kind = schema.get("type") or "object"
+        kind = schema.get("type") or ("json" if is_any_value(schema) else "object")
         if "enum" in schema:
             kind = "|".join(schema["enum"][:8])
         parts.append(f"{name}{'' if name in required else '?'}: {kind}")
     return f"{tool.name}({', '.join(parts)})"
-
-
-def resolve_reference(catalogue: Catalogue, registry: Registry, value: Any, target: str, *, where: str) -> ObjectEntry:
-    """The object a reference names, checked against the type the parameter takes."""
-    exact = registry.get(value) if isinstance(value, str) else None
-    if exact is not None and exact.type_name == target:  # the usual case: an ID as the session wrote it
-        return exact
-    text = str(value).strip() if isinstance(value, (str, int)) and not isinstance(value, bool) else None
-    if not text:
-        raise ToolCallError(f'{where} takes an object ID such as "{catalogue.example_id(target)}", not {json.dumps(value)}.')
-    parsed = parse_object_id(text)
-    number = _bare_number(text) if parsed is None else None
-    if number is not None:
-        if target == "*" or catalogue.schema.get_type(target) is None or _is_abstract(catalogue, target):
-            options = _options(catalogue, registry, target)
-            raise ToolCallError(
-                f'{where} needs the full object ID, with its type: "{text}" could be {options or "any type"}. Give the full Type#N.'
-            )
-        parsed = (target, number)
-    if parsed is None:
-        raise ToolCallError(f'{where} takes an object ID such as "{catalogue.example_id(target)}"; {json.dumps(value)} is not one.')
-    type_name, number = parsed
-    if catalogue.schema.get_type(type_name) is None:
-        fixed = next((t for t in registry.types() if t.lower() == type_name.lower()), None)
-        if fixed is not None:
-            type_name = fixed
-    entry = registry.find(type_name, number)
-    if entry is None:
-        count = registry.count(type_name)
-        known = f"{type_name}#1 to {type_name}#{count}" if count else f"none of type {type_name} yet"
-        raise ToolCallError(
-            f"There is no object {type_name}#{number} (known: {known}). Use an ID that a tool returned or that selectTools lists."
-        )
-    if not catalogue.is_of_type(entry.type_name, target):
-        options = _options(catalogue, registry, target)
-        raise ToolCallError(
-            f"{entry.id} is {article(entry.type_name)}, but {where} takes {article(target)}. "
-            + (f"Use one of: {options}." if options else f"Get {article(target)} first.")
-        )
-    return entry
-
-
-def _bare_number(text: str) -> int | None:
-    """`"3"` or `"#3"` -> 3: the N of an ID whose type the parameter implies. ASCII digits only, at most
-    15 of them, as in `parse_object_id` (`"²"` is a digit to `str.isdigit` but not to `int`)."""
-    digits = text.lstrip("#")
-    if digits.isascii() and digits.isdigit() and len(digits) <= 15:
-        return int(digits)
-    return None
-
-
-def article(type_name: str) -> str:
-    """`a Potato`, `an Oven`: error messages read as sentences."""
-    return f"{'an' if type_name[:1].lower() in 'aeiou' else 'a'} {type_name}"
-
-
-def _is_abstract(catalogue: Catalogue, target: str) -> bool:
-    from graphql import is_abstract_type
-
-    return is_abstract_type(catalogue.schema.get_type(target))
-
-
-def _options(catalogue: Catalogue, registry: Registry, target: str, limit: int = 6) -> str:
-    ids = [e.id for e in registry.recent() if catalogue.is_of_type(e.type_name, target)][:limit]
-    return ", ".join(ids)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +126,8 @@ class _Plan:
     accepted: frozenset[str]
     required: tuple[str, ...]
     targets: dict[str, str | None]
-    plain: frozenset[str]  # neither a reference nor an input object: the value is sent as given
+    plain: frozenset[str]  # no reference, input object or JSON scalar: the value is sent as given
+    summarised: bool  # its schema leaves parts to describeTools, so errors may point there
 
 
 def _plan(catalogue: Catalogue, tool: Tool) -> _Plan:
@@ -209,11 +143,8 @@ def _plan(catalogue: Catalogue, tool: Tool) -> _Plan:
             accepted=frozenset([*declared, *([tool.object_parameter] if tool.object_parameter else [])]),
             required=tuple(name for name, arg in declared.items() if is_required(arg)),
             targets=targets,
-            plain=frozenset(
-                name
-                for name, arg in declared.items()
-                if targets[name] is None and not isinstance(get_named_type(arg.type), GraphQLInputObjectType)
-            ),
+            plain=frozenset(name for name, arg in declared.items() if targets[name] is None and _sent_as_given(catalogue, arg)),
+            summarised=points_to_describe(tool.parameters),
         )
     return plan
 
@@ -262,7 +193,7 @@ def bind_arguments(catalogue: Catalogue, registry: Registry, tool: Tool, argumen
             value = display = arguments[name]
         else:
             value, display = _substitute(catalogue, registry, arg, name, arguments[name], f"{tool.name}'s {name}", plan.targets[name])
-        _check(arg, name, value, problems, tool.name)
+        _check(arg, name, value, problems, tool.name if plan.summarised else "")
         values[name] = value
         shown[name] = display
     if problems:
@@ -291,8 +222,13 @@ def _substitute(
         target = catalogue.dialect.object_argument(arg, name)  # type: ignore[arg-type]
     if isinstance(target, str):
         raw = catalogue.dialect.accepts_raw_id(arg)
-        return _map_list(arg.type, value, lambda v: _reference_value(catalogue, registry, v, target, where, raw=raw))
+        return _map_list(arg.type, value, lambda v: reference_value(catalogue, registry, v, target, where, raw=raw))
+    if catalogue.dialect.takes_handle(arg):
+        return _map_list(arg.type, value, lambda v: held_or_raw(catalogue, registry, v, where))
     named = get_named_type(arg.type)
+    if isinstance(named, GraphQLScalarType):
+        kind = _json_kind(catalogue, named)
+        return _map_list(arg.type, value, lambda v: (_json_value(kind, v),) * 2) if kind else (value, value)
     if isinstance(named, GraphQLInputObjectType):
 
         def visit(item: Any) -> tuple[Any, Any]:
@@ -311,34 +247,39 @@ def _substitute(
     return value, value
 
 
-def _reference_value(
-    catalogue: Catalogue, registry: Registry, value: Any, target: str, where: str, *, raw: bool = False
-) -> tuple[Any, Any]:
-    if raw and isinstance(value, (str, int)) and not isinstance(value, bool):
-        text = str(value).strip()
-        if text.lstrip("#").isdigit():
-            raise ToolCallError(
-                f'{where} takes an object ID or a global id the API gave; "{text}" could be either. '
-                f'Give the full Type#N, such as "{catalogue.example_id(target)}", or the global id itself.'
-            )
-        if isinstance(value, str) and _is_raw_id(catalogue, registry, value):
-            return value, value  # the API's own global id, sent as it is
-    entry = resolve_reference(catalogue, registry, value, target, where=where)
-    if entry.identity is None:
-        raise ToolCallError(f"{entry.id} has no id the API can take back, so it cannot be passed to {where}.")
-    return entry.identity, Ref(entry.id)
-
-
-def _is_raw_id(catalogue: Catalogue, registry: Registry, value: str) -> bool:
-    """A global id the API gave, rather than one of our `Type#N` (or a bare number, which is ambiguous)."""
-    text = value.strip()
-    if not text or text.lstrip("#").isdigit():
+def _sent_as_given(catalogue: Catalogue, arg: GraphQLArgument) -> bool:
+    """An argument binding never rewrites: no input object, handle or JSON scalar anywhere in it."""
+    named = get_named_type(arg.type)
+    if isinstance(named, GraphQLInputObjectType) or catalogue.dialect.takes_handle(arg):
         return False
-    parsed = parse_object_id(text)
-    if parsed is None:
-        return True
-    type_name = parsed[0].lower()
-    return catalogue.schema.get_type(parsed[0]) is None and all(t.lower() != type_name for t in registry.types())
+    return not (isinstance(named, GraphQLScalarType) and _json_kind(catalogue, named))
+
+
+def _json_kind(catalogue: Catalogue, scalar: GraphQLScalarType) -> str | None:
+    """ "json" or "json-text" for a JSON scalar (see catalogue._scalars), else None; once per scalar."""
+    kinds: dict[str, str | None] = catalogue.derived("json scalars", dict)
+    if scalar.name not in kinds:
+        kind = scalar_kind(scalar) if scalar.name not in _BUILTIN_SCALARS else "string"
+        kinds[scalar.name] = kind if kind in ("json", "json-text") else None
+    return kinds[scalar.name]
+
+
+_BUILTIN_SCALARS = frozenset(("Int", "Float", "String", "Boolean", "ID"))
+
+
+def _json_value(kind: str | None, value: Any) -> Any:
+    """A JSON scalar's value as the API takes it. Where a rendering could only offer text (OpenAI's
+    strict mode, Gemini), an object or list arrives as its JSON text and is sent as that value; a
+    scalar carried as JSON text gets the text of an object or list the model sent as one."""
+    if kind == "json" and isinstance(value, str) and value.strip()[:1] in ("{", "["):
+        try:
+            parsed = json.loads(value)
+        except (ValueError, RecursionError):
+            return value  # not JSON after all: text, sent as the model wrote it
+        return parsed if value_problem(parsed) is None else value
+    if kind == "json-text" and isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return value
 
 
 def _map_list(type_: Any, value: Any, leaf: Any) -> tuple[Any, Any]:
@@ -354,7 +295,7 @@ def _map_list(type_: Any, value: Any, leaf: Any) -> tuple[Any, Any]:
 def _check(arg: GraphQLArgument | GraphQLInputField, name: str, value: Any, problems: list[str], tool: str = "") -> None:
     for path, message in value_problems(value, arg.type):
         where = name + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
-        if tool and isinstance(get_named_type(arg.type), GraphQLInputObjectType):  # schemas summarise deep inputs
+        if tool and isinstance(get_named_type(arg.type), GraphQLInputObjectType):  # the schema summarised deep inputs
             dotted = ".".join([tool, name, *(str(p) for p in path if not isinstance(p, int))])
-            message += f" (describeTools {dotted} shows its schema)"
+            message += f" ({DESCRIBE_TOOLS} {dotted} shows its schema)"
         problems.append(f"{where}: {message}")

@@ -24,7 +24,7 @@ from ..catalogue._catalogue import Catalogue
 from ..catalogue._previews import preview_rank
 from ..executors._base import Executor, Response
 from ._answers import answer_problem, locate
-from ._arguments import Ref, bind_arguments
+from ._arguments import bind_arguments
 from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder
 from ._expressions import expression_of, nonsense
@@ -35,6 +35,7 @@ from ._moved import dotted, moved, unreachable
 from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_linked, present_payload
 from ._previews import fit_previews, object_room, preview_note, shape_preview
+from ._references import Ref
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
     from ..session._long_values import LongValues

@@ -23,7 +23,7 @@ from ..load._dialect import detect_dialect
 from ..load._loaded import LoadedSchema
 from ._catalogue import Catalogue, FieldRef, compile_catalogue
 from ._options import CatalogueOptions
-from ._reach import ConnectionShape
+from ._reach import ConnectionShape, example_call, example_path
 
 __all__ = ["catalogue_of", "options_key", "restore", "snapshot"]
 
@@ -72,6 +72,7 @@ def snapshot(catalogue: Catalogue) -> dict[str, Any]:
     for name in (n for root in roots for n in catalogue.tools_for_type(root)):
         catalogue.connection(targets[name])  # what the first selectTools description looks at
         catalogue.tool(name)  # what a first selectTools hands back
+    examples = {"call": list(example_call(catalogue)), "path": example_path(catalogue)}  # the fixed tools' texts
     tools = {}
     for name, tool in list(catalogue._tools.items()):
         try:
@@ -87,6 +88,7 @@ def snapshot(catalogue: Catalogue) -> dict[str, Any]:
         "targets": targets,
         "connections": {t: dataclasses.asdict(c) if c is not None else None for t, c in catalogue._connections.items()},
         "tools": tools,
+        "examples": examples,
     }
 
 
@@ -116,6 +118,10 @@ def restore(data: dict[str, Any], loaded: LoadedSchema, options: CatalogueOption
         catalogue._connections[type_name] = None if shape is None else _shape(shape)
     for name, fields in data["tools"].items():
         catalogue._tools[name] = Tool(**fields)
+    examples = data.get("examples")
+    if examples:  # what example_call and example_path would build the schema to work out
+        catalogue.derived("example call", lambda: (str(examples["call"][0]), dict(examples["call"][1])))
+        catalogue.derived("example path", lambda: str(examples["path"]))
     return catalogue
 
 

@@ -16,7 +16,28 @@ from .._errors import ToolCallError
 if TYPE_CHECKING:
     from ._catalogue import Catalogue
 
-__all__ = ["describe_path", "is_path"]
+__all__ = ["DESCRIBE_TOOLS", "describe_names", "describe_path", "is_path", "pointed_path", "points_to_describe"]
+
+#: The tool every summary and argument error points to; every session that can show such a pointer has it.
+DESCRIBE_TOOLS = "describeTools"
+_POINTER = f"{DESCRIBE_TOOLS} "
+
+
+def points_to_describe(schema: Any) -> bool:
+    """Whether a parameter schema leaves a part to describeTools (a summarised input object)."""
+    return bool(pointed_path(schema))
+
+
+def pointed_path(schema: Any) -> str:
+    """The first dotted path a parameter schema leaves to describeTools, or ""."""
+    import json
+    import re
+
+    text = json.dumps(schema)
+    if _POINTER not in text:
+        return ""
+    found = re.search(rf"{DESCRIBE_TOOLS} ([A-Za-z0-9_.-]+?)(?:\.<field>| for | shows)", text)
+    return found.group(1) if found else ""
 
 
 def is_path(name: str) -> bool:
@@ -59,3 +80,28 @@ def describe_path(catalogue: Catalogue, path: str) -> dict[str, Any]:
     else:
         raise ToolCallError(f"Name a part of {tool_name}'s parameters after the dot, such as {tool_name}.{next(iter(fields), 'x')}.")
     return {"path": path, "type": owner, "schema": schema}
+
+
+def describe_names(catalogue: Catalogue, names: Any, example: str = "") -> dict[str, Any]:
+    """What describeTools answers: each named tool's description and parameters (`Type_*` for all
+    of a type's), and each dotted path's part, without selecting anything."""
+    from ._render import render_tool
+
+    if isinstance(names, str):
+        names = [names]
+    if not isinstance(names, list) or not names:
+        raise ToolCallError(f'{DESCRIBE_TOOLS} takes a list of tool names or dotted paths, such as {{"tools": ["{example}"]}}.')
+    parts = [describe_path(catalogue, str(n)) for n in names if is_path(str(n))]
+    listed: list[dict[str, Any]] = []
+    unknown: list[str] = []
+    for name in (str(n) for n in names if not is_path(str(n))):
+        expanded = catalogue.tools_for_type(name[:-2]) if name.endswith("_*") else [name] if name in catalogue else []
+        if not expanded:
+            unknown.append(name)
+        for each in expanded:
+            rendered = render_tool(catalogue.tool(each), "mcp")
+            listed.append({k: rendered[k] for k in ("name", "description", "inputSchema")})
+    if unknown:
+        hints = [f"{n} (did you mean {', '.join(catalogue.suggest(n))}?)" if catalogue.suggest(n) else n for n in unknown]
+        raise ToolCallError(f"No tool named {'; '.join(hints)}. selectTools lists the tools there are.")
+    return {"tools": listed, "parts": parts} if parts else {"tools": listed}

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ._describe import DESCRIBE_TOOLS
+
 __all__ = ["fit"]
 
 
@@ -46,7 +48,7 @@ def _bare_summaries(schema: dict[str, Any], path: str) -> dict[str, Any]:
     kept = {name: replace(each) for name, each in defs.items() if f"#/$defs/{name}" not in summarised}
     if kept:
         out["$defs"] = kept
-    note = f"Each field of type object is spelled out by describeTools {path}.<field>."
+    note = f"Each field of type object is spelled out by {DESCRIBE_TOOLS} {path}.<field>."
     out["description"] = f"{out['description']}\n{note}" if out.get("description") else note
     return out
 
@@ -91,4 +93,4 @@ def _first_sentence(_node: dict[str, Any], text: str) -> str:
 
 def _no_nested(node: dict[str, Any], text: str) -> str:
     """Last resort: only summaries keep their text, since it says how to see the rest."""
-    return text if "(describeTools " in text else ""
+    return text if f"({DESCRIBE_TOOLS} " in text else ""

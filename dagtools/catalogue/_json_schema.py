@@ -2,8 +2,9 @@
 
 An argument whose input object holds only scalars and enums is inlined; every other input object goes
 to `$defs`, spelled out once per tool, so recursion is finite and nesting never grows exponentially.
-Custom scalars are strings described by the scalar's own description; enums carry their value
-descriptions; defaults are JSON values.
+Custom scalars take what their name and description say (any JSON value, JSON text, a date in a
+stated format, a number, else a string: see `_scalars`); enums carry their value descriptions;
+defaults are JSON values.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from graphql import (
     value_from_ast_untyped,
 )
 
+from ._describe import DESCRIBE_TOOLS
 from ._fit import fit
+from ._scalars import scalar_schema
 
 __all__ = [
     "ObjectArgument",
@@ -169,10 +172,7 @@ class SchemaRenderer:
         if isinstance(named, GraphQLScalarType):
             if named.name in _BUILTIN:
                 return dict(_BUILTIN[named.name])
-            text = (named.description or "").strip()
-            out: JsonSchema = {"type": "string"}
-            out["description"] = f"{named.name}: {text}" if text else f"A {named.name} value."
-            return out
+            return scalar_schema(named)
         if isinstance(named, GraphQLEnumType):
             return _enum(named)
         if isinstance(named, GraphQLInputObjectType):
@@ -216,7 +216,7 @@ def _summary(named: GraphQLInputObjectType, path: str = "", limit: int = 6) -> J
     """A stand-in for an input object past the budget: its name, first fields, and how to see it all."""
     names = [n for n, f in named.fields.items() if f.deprecation_reason is None or is_required(f)]
     fields = ", ".join(names[:limit]) + (", ..." if len(names) > limit else "")
-    hint = f" (describeTools {path} for its schema)" if path else ""
+    hint = f" ({DESCRIBE_TOOLS} {path} for its schema)" if path else ""
     return {"type": "object", "description": f"{named.name}: fields {fields}{hint}"}
 
 

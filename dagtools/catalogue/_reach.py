@@ -33,7 +33,9 @@ __all__ = [
     "ConnectionShape",
     "concrete_types",
     "detect_connection",
+    "example_call",
     "example_id",
+    "example_path",
     "explain_unavailable",
     "index_makers",
     "reachable_types",
@@ -222,3 +224,48 @@ def _hands_out_exactly(catalogue: Catalogue, tool: str, type_name: str) -> bool:
     named = get_named_type(catalogue.field(ref).type).name
     shape = catalogue.connection(named)
     return (shape.node_type if shape is not None else named) == type_name
+
+
+def example_call(catalogue: Catalogue) -> tuple[str, dict[str, str]]:
+    """A call of this API for tool descriptions (`Repository_name`, `{"Repository": "Repository#1"}`):
+    a tool of the type the root tools hand out most (the one with most tools among equals), needing no
+    argument but its object; else a root tool."""
+    return catalogue.derived("example call", lambda: _example_call(catalogue))
+
+
+def _example_call(catalogue: Catalogue) -> tuple[str, dict[str, str]]:
+    roots = [name for root in (catalogue.query_type, catalogue.mutation_type) if root for name in catalogue.tools_for_type(root)]
+    handed: dict[str, int] = {}
+    for name in roots:
+        target = catalogue.target(name)
+        shape = catalogue.connection(target)
+        target = shape.node_type if shape is not None else target
+        if not catalogue.is_root(target) and catalogue.tools_for_type(target):
+            handed[target] = handed.get(target, 0) + 1
+    for type_name in sorted(handed, key=lambda t: (-handed[t], -len(catalogue.tools_for_type(t)))):
+        for name in catalogue.tools_for_type(type_name):
+            tool = catalogue.tool(name)
+            if not tool.parameters.get("required") and tool.object_parameter:
+                return name, {tool.object_parameter: f"{type_name}#1"}
+    bare = [n for n in roots if not catalogue.tool(n).parameters.get("required")]
+    names = bare or roots or list(catalogue.names())
+    return (names[0], {}) if names else ("Query_field", {})
+
+
+def example_path(catalogue: Catalogue) -> str:
+    """A dotted path into one of this API's tool parameters, for describeTools' description
+    (`Query_issues.filter.state`): the first root tool with an input object argument, else a tool's argument."""
+    return catalogue.derived("example path", lambda: _example_path(catalogue))
+
+
+def _example_path(catalogue: Catalogue) -> str:
+    fallback = ""
+    for root in (catalogue.query_type, catalogue.mutation_type):
+        for name in catalogue.tools_for_type(root) if root else ():
+            for argument_name, argument in catalogue.arguments(catalogue.ref(name)).items():
+                named = get_named_type(argument.type)
+                fields = list(getattr(named, "fields", None) or ()) if not isinstance(named, GraphQLScalarType) else []
+                if fields and not isinstance(named, GraphQLEnumType):
+                    return f"{name}.{argument_name}.{fields[0]}"
+                fallback = fallback or f"{name}.{argument_name}"
+    return fallback or f"{example_call(catalogue)[0]}.argument"

@@ -6,6 +6,7 @@ import copy
 from typing import Any, Literal
 
 from .._tools import Tool
+from ._scalars import ANY_VALUE_NOTE, JSON_TEXT_NOTE, is_any_value
 
 __all__ = ["FORMATS", "ProviderFormat", "describe_tools", "render_tool", "render_tools", "strict_schema"]
 
@@ -53,6 +54,8 @@ def _strict(node: Any) -> Any:
         return [_strict(n) for n in node]
     if not isinstance(node, dict):
         return node
+    if is_any_value(node):  # strict mode has no open object: a JSON scalar's object travels as JSON text
+        node = _as_json_text(node, ["string", "number", "boolean"])
     for key in ("properties", "$defs"):
         if key in node:
             node[key] = {k: _strict(v) for k, v in node[key].items()}
@@ -92,6 +95,18 @@ def _nullable(prop: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _as_json_text(node: dict[str, Any], types: list[str] | str) -> dict[str, Any]:
+    """A JSON scalar where the format cannot say "any value": text (an object or list as its JSON
+    text, which binding parses back), and in strict mode also a number or a boolean."""
+    text = str(node.get("description", ""))
+    text = text.replace(ANY_VALUE_NOTE, JSON_TEXT_NOTE) if ANY_VALUE_NOTE in text else f"{text}\n{JSON_TEXT_NOTE}".strip()
+    return {**node, "type": types, "description": text}
+
+
+#: The string formats Gemini's schemas take; the others stay in the description only.
+_GEMINI_FORMATS = ("date-time", "enum")
+
+
 def inline_refs(schema: dict[str, Any], depth: int = 3) -> dict[str, Any]:
     """For formats without `$ref`: expand recursive input objects a few levels, then stop with a note."""
     defs = schema.get("$defs", {})
@@ -101,6 +116,10 @@ def inline_refs(schema: dict[str, Any], depth: int = 3) -> dict[str, Any]:
             return [walk(n, level) for n in node]
         if not isinstance(node, dict):
             return node
+        if is_any_value(node):  # Gemini's schemas have neither an untyped value nor an open object
+            node = _as_json_text(node, "string")
+        if node.get("type") == "string" and node.get("format") not in (None, *_GEMINI_FORMATS):
+            node = {k: v for k, v in node.items() if k != "format"}
         if "$ref" in node:
             name = node["$ref"].rsplit("/", 1)[-1]
             if level >= depth:
@@ -109,7 +128,15 @@ def inline_refs(schema: dict[str, Any], depth: int = 3) -> dict[str, Any]:
             if "description" in node:
                 target["description"] = node["description"]
             return walk(target, level + 1)
-        return {k: walk(v, level) for k, v in node.items() if k not in ("$defs", "additionalProperties")}
+        out: dict[str, Any] = {}
+        for key, value in node.items():  # only schemas are walked: a default value or an enum is data
+            if key == "properties" and isinstance(value, dict):
+                out[key] = {name: walk(each, level) for name, each in value.items()}
+            elif key in ("items", "anyOf", "oneOf", "allOf"):
+                out[key] = walk(value, level)
+            elif key not in ("$defs", "additionalProperties"):
+                out[key] = value
+        return out
 
     return walk(schema, 0)
 
@@ -139,4 +166,6 @@ def _type_text(schema: dict[str, Any]) -> str:
         return f"[{_type_text(schema.get('items', {}))}]"
     if "$ref" in schema:
         return schema["$ref"].rsplit("/", 1)[-1]
+    if is_any_value(schema):
+        return "json"
     return kind if isinstance(kind, str) else "object"

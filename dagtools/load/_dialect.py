@@ -9,10 +9,15 @@ generator keeps the primary key in `id`), and `node`'s argument is named after i
 only arguments that take global IDs take `Type#N`: `id` on a field that returns a `Node` type (its
 target is that type), `fooId` / `fooIds` naming a type (or any `Node`), never a `personID` beside an
 `id` argument, which is the API's own key.
+
+Whatever the dialect, an `ID` argument that names no type still takes a `Type#N` the session holds
+(`takes_handle`): the model only ever sees such IDs, and one sent as text reaches the API as an id
+that names nothing. Every other scalar (a SHA, a date, JSON) is the model's value, sent as given.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
@@ -93,7 +98,8 @@ class Dialect:
     def object_argument(self, argument: GraphQLArgument | GraphQLField, name: str = "") -> str | None:
         """The type an argument (or input field) names an object of, `"*"` for any object, else None.
 
-        Dagger: a scalar `XID` whose `X` is a composite type, or `@expectedType(name: "X")`.
+        Dagger: a scalar `XID` the schema declares as `X`'s ID (see `_id_scalars`), or
+        `@expectedType(name: "X")`; never a scalar whose name merely holds a type's name.
         Relay, when the host opted in: an `ID` argument named `id`, `fooId` or `fooIds`.
         """
         named = get_named_type(argument.type)
@@ -102,10 +108,9 @@ class Dialect:
         expected = _expected_type(argument)
         if expected and is_composite_type(self.schema.get_type(expected)):
             return expected
-        if named.name.endswith("ID") and len(named.name) > 2:
-            target = self.schema.get_type(named.name[:-2])
-            if target is not None and is_composite_type(target) and self.name != "plain":
-                return target.name
+        target = self._id_scalars.get(named.name) if self.name != "plain" else None
+        if target is not None:
+            return target
         if self.relay_ids and named.name == "ID" and expected is None:
             context = self._id_contexts.get(id(argument))
             if context is None:
@@ -115,6 +120,36 @@ class Dialect:
                 memo[id(argument)] = self._global_id_target(name, *context)
             return memo[id(argument)]
         return None
+
+    @cached_property
+    def _id_scalars(self) -> dict[str, str]:
+        """Scalars the schema itself declares as an object's ID, by the type they name.
+
+        Dagger's convention: `XID` is what `X.id` returns, or what `loadXFromID(id:)` takes. A name is
+        not enough: GitHub's `GitObjectID` (a SHA, the type of `GitObject.oid`) names the `GitObject`
+        interface but is a hash, and hashes, SHAs and OIDs are values the model reads and sends as they are.
+        """
+        found: dict[str, str] = {}
+        query = self.schema.query_type
+        for type_ in self.schema.type_map.values():
+            if type_.name.startswith("__") or not is_composite_type(type_):
+                continue
+            scalar = f"{type_.name}ID"
+            named = self.schema.get_type(scalar)
+            if not isinstance(named, GraphQLScalarType) or _is_hash(named):
+                continue
+            own = getattr(type_, "fields", {}).get("id")
+            load = query.fields.get(f"load{type_.name}FromID") if query is not None else None
+            if (own is not None and get_named_type(own.type).name == scalar) or (
+                load is not None and any(get_named_type(a.type).name == scalar for a in load.args.values())
+            ):
+                found[scalar] = type_.name
+        return found
+
+    def takes_handle(self, argument: GraphQLArgument | GraphQLField | Any) -> bool:
+        """Whether a `Type#N` given to this argument stands for a held object even where
+        `object_argument` names no type: any `ID` argument (a raw id is still sent as given)."""
+        return get_named_type(argument.type).name == "ID"
 
     def accepts_raw_id(self, argument: GraphQLArgument | GraphQLField | Any) -> bool:
         """Whether an object argument also takes the API's own global id as it is (Relay `ID`s do;
@@ -219,6 +254,18 @@ class Dialect:
         if sync is None or any(is_required_argument(a) for a in sync.args.values()):
             return False
         return is_leaf_type(get_named_type(sync.type))
+
+
+_HASH_WORDS = {"oid", "sha", "sha1", "sha256", "sha512", "hash", "digest", "checksum"}
+_HASH_TEXT = re.compile(r"\b(sha-?\d*|hash(es)?|digest|checksum|oid|git object)\b", re.IGNORECASE)
+
+
+def _is_hash(scalar: GraphQLScalarType) -> bool:
+    """`GitObjectID` ("A Git object ID."), `CommitSha`, `ContentHash`: a value computed from content,
+    which the model reads and sends as it is, never a handle. Words of the name count, not letters
+    (`PotatoID` holds "oid")."""
+    words = {w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", scalar.name)}
+    return bool(words & _HASH_WORDS) or _HASH_TEXT.search(scalar.description or "") is not None
 
 
 def _lookup_fields(schema: GraphQLSchema) -> dict[str, Identity]:

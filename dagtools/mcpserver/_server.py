@@ -53,7 +53,7 @@ _STATE_KEY = "dagtools.session"
 
 INSTRUCTIONS = """\
 This server exposes a GraphQL API as tools. Every field of every object type is a tool named \
-Type_field; every object a tool returns is an ID such as Potato#2 that you pass to later tools. \
+Type_field; every object a tool returns is an ID of the form Type#N that you pass to later tools. \
 Objects never change: a tool returns a new object instead. Start with selectTools: its description \
 lists the objects you hold and the tools you can select.{mode}"""
 

@@ -9,11 +9,13 @@ session's toolset, whose list changes as the model selects tools.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .._errors import ToolCallError
 from .._tools import Tool, ToolCall
-from ..catalogue._describe import describe_path, is_path
+from ..catalogue._describe import DESCRIBE_TOOLS, describe_names
+from ..catalogue._reach import example_call, example_path
 from ..catalogue._render import render_tool
 from ..session._session import Session
 from ..session._toolsets import FunctionToolset, Toolset, close_names
@@ -21,7 +23,6 @@ from ..session._toolsets import FunctionToolset, Toolset, close_names
 __all__ = ["FixedToolset", "tool_schemas"]
 
 CALL_TOOL = "callTool"
-DESCRIBE_TOOLS = "describeTools"
 _NAMES = {"type": "array", "items": {"type": "string"}}
 
 
@@ -33,7 +34,7 @@ class FixedToolset(Toolset):
         self._own = FunctionToolset()
         self._own.add("selectTools", self._select_tool, self._select)
         self._own.add(CALL_TOOL, self._call_tool_tool, self._call)
-        self._own.add(DESCRIBE_TOOLS, _describe_tool(), self._describe)
+        self._own.add(DESCRIBE_TOOLS, _describe_tool(session), self._describe)
         for tool in session.meta.list_tools():
             if tool.kind == "save":
                 self._own.add(tool.name, tool, lambda arguments: self._through_session(tool.name, arguments))
@@ -68,7 +69,8 @@ class FixedToolset(Toolset):
                 "properties": {
                     "tools": {
                         **_NAMES,
-                        "description": 'The tools to select, such as ["Query_repository"] (Type_* selects all of a type\'s tools).',
+                        "description": f'The tools to select, such as ["{example_call(self.session.catalogue)[0]}"] '
+                        "(Type_* selects all of a type's tools).",
                     }
                 },
                 "additionalProperties": False,
@@ -79,10 +81,11 @@ class FixedToolset(Toolset):
     def _call_tool_tool(self) -> Tool:
         catalogue = self.session.catalogue
         may_mutate = bool(catalogue.mutation_type and catalogue.tools_for_type(catalogue.mutation_type))
+        tool, example = example_call(catalogue)
         return Tool(
             name=CALL_TOOL,
             description=(
-                'Run a tool, such as callTool(tool: "Potato_peel", arguments: {"Potato": "Potato#1"}). '
+                f"Run a tool, such as callTool(tool: {json.dumps(tool)}, arguments: {json.dumps(example)}). "
                 "A tool not selected yet is selected by the call, so a tool whose parameters you know needs no selectTools first. "
                 "Objects are passed and returned as Type#N IDs."
             ),
@@ -135,29 +138,18 @@ class FixedToolset(Toolset):
         return result.value
 
     def _describe(self, arguments: dict[str, Any]) -> Any:
-        names = arguments.get("tools")
-        if isinstance(names, str):
-            names = [names]
-        if not isinstance(names, list) or not names:
-            raise ToolCallError('describeTools takes a list of tool names, such as {"tools": ["Query_potato"]}.')
-        parts = [describe_path(self.session.catalogue, str(n)) for n in names if is_path(str(n))]
-        names = [str(n) for n in names if not is_path(str(n))]
-        listed = tool_schemas(self.session, names)
-        known = {t["name"] for t in listed}
-        unknown = [n for n in names if n not in known and not n.endswith("_*")]
-        if unknown:
-            catalogue = self.session.catalogue
-            hints = [f"{n} (did you mean {', '.join(catalogue.suggest(n))}?)" if catalogue.suggest(n) else n for n in unknown]
-            raise ToolCallError(f"No tool named {'; '.join(hints)}. selectTools lists the tools there are.")
-        return {"tools": listed, "parts": parts} if parts else {"tools": listed}
+        catalogue = self.session.catalogue
+        return describe_names(catalogue, arguments.get("tools"), example=example_call(catalogue)[0])
 
 
-def _describe_tool() -> Tool:
+def _describe_tool(session: Session) -> Tool:
+    catalogue = session.catalogue
     return Tool(
         name=DESCRIBE_TOOLS,
         description=(
-            "Show tools' descriptions and parameter schemas without selecting them. A dotted path such as "
-            "Query_issues.filter.state spells out one part of a tool's parameters that its schema only summarises."
+            f"Show tools' descriptions and parameter schemas without selecting them, such as {example_call(catalogue)[0]}. "
+            f"A dotted path such as {example_path(catalogue)} spells out one part of a tool's parameters that its schema "
+            "only summarises."
         ),
         parameters={
             "type": "object",

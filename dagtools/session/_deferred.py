@@ -3,8 +3,8 @@
 Dynamic mode grows the tool list after each `selectTools`, and the list is the first part of the
 cached prompt prefix. `DeferredTools` freezes the list when it is first asked for:
 
-- shown: the meta-tools (selectTools with its description as of then, save, readResult), the host's
-  tools, and catalogue tools already active;
+- shown: the meta-tools (selectTools with its description as of then, save, readResult, and
+  describeTools when any listed schema points to it), the host's tools, and catalogue tools already active;
 - deferred: the catalogue's other tools, flagged so the model does not see them until revealed.
   The catalogue's types are ordered breadth-first from what the model can reach (root types, then
   the objects held, then the types their tools return), so if the list must be cut to `max_bytes`
@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._tools import Tool, ToolCall, ToolResult
 from ..catalogue._deferred import deferred_format, render_deferred, reveal_anthropic, reveal_openai_responses
+from ..catalogue._describe import DESCRIBE_TOOLS, points_to_describe
 from ..catalogue._render import render_tool
 from ._metatools import SELECT_TOOLS, reachable_types, read_result_tool, selectable_types
 
@@ -92,6 +93,10 @@ class DeferredTools:
         self.shown: list[Tool] = self._shown()
         taken = {self.search.name} | {tool.name for tool in self.shown}
         self.deferred: list[Tool] = self._deferred(taken)
+        describe = session.meta.get(DESCRIBE_TOOLS)
+        if describe is not None and describe.name not in taken and any(points_to_describe(t.parameters) for t in self.deferred):
+            self.shown.append(describe)  # a revealed tool's schema may point to it: listed from the start, so the list stays put
+            taken.add(describe.name)
         self._listed = taken | {tool.name for tool in self.deferred}
         self._deferred_names = {tool.name for tool in self.deferred}
         self._late: dict[str, Tool] = {}

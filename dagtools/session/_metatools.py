@@ -1,4 +1,5 @@
-"""The built-in tools: `selectTools` grows the active set, `save` hands outputs back, `readResult` pages.
+"""The built-in tools: `selectTools` grows the active set, `save` hands outputs back, `readResult` pages,
+`describeTools` spells out what a tool's schema summarised.
 
 Their descriptions are where the model learns what exists: objects, values, and the tools it may
 select now. They stay inside a token budget however big the schema or the registry grows.
@@ -7,25 +8,35 @@ select now. They stay inside a token budget however big the schema or the regist
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from graphql import GraphQLInputObjectType, GraphQLInputType, GraphQLList, GraphQLNonNull, get_named_type, is_composite_type, is_input_type
 
-from .._errors import ConfigError
+from .._errors import ConfigError, ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
+from ..catalogue._describe import DESCRIBE_TOOLS, describe_names, pointed_path
 from ..catalogue._json_schema import SchemaRenderer
+from ..catalogue._reach import example_call
+from ..catalogue._reach import example_path as _example_path
 from ._outputs import Output
 from ._registry import Registry
+from ._toolsets import FunctionToolset
 
 __all__ = [
+    "DESCRIBE_TOOLS",
     "READ_RESULT",
     "SAVE",
     "SELECT_TOOLS",
     "Output",
     "ValueInput",
+    "add_describe_tools",
+    "describe_tools",
+    "describe_tools_tool",
     "estimate_tokens",
+    "pointed_path_of",
     "read_result_tool",
     "save_tool",
     "select_tools_tool",
@@ -237,4 +248,55 @@ def read_result_tool() -> Tool:
             "additionalProperties": False,
         },
         kind="readResult",
+    )
+
+
+def pointed_path_of(catalogue: Catalogue, active: Iterable[str]) -> str:
+    """The first part an active tool's schema leaves to describeTools, or "" when none does."""
+    paths: dict[str, str] = catalogue.derived("describeTools paths", dict)
+    for name in active:
+        if name not in paths:
+            paths[name] = pointed_path(catalogue.tool(name).parameters)
+        if paths[name]:
+            return paths[name]
+    return ""
+
+
+def describe_tools_tool(catalogue: Catalogue, active: Iterable[str] = ()) -> Tool:
+    """describeTools, with examples of this API: the tool a summarised schema or an argument error
+    points to, so it exists wherever such a pointer can be shown."""
+    example_path = pointed_path_of(catalogue, active) or _example_path(catalogue)
+    return Tool(
+        name=DESCRIBE_TOOLS,
+        description=(
+            "Show one part of a tool's parameters that its schema only summarises, by the dotted path the summary "
+            f"names, such as {example_path}. A tool name, such as {example_call(catalogue)[0]}, shows its description "
+            "and parameters without selecting it."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {"tools": {"type": "array", "items": {"type": "string"}, "description": "Dotted paths, or tool names."}},
+            "required": ["tools"],
+            "additionalProperties": False,
+        },
+        kind="local",
+    )
+
+
+def describe_tools(catalogue: Catalogue, arguments: dict[str, Any]) -> dict[str, Any]:
+    """What describeTools answers (see catalogue._describe)."""
+    extra = [k for k in arguments if k != "tools"]
+    if extra:
+        raise ToolCallError(f"{DESCRIBE_TOOLS} has no parameter {', '.join(extra)}; it takes tools.")
+    return describe_names(catalogue, arguments.get("tools"), example=_example_path(catalogue))
+
+
+def add_describe_tools(toolset: FunctionToolset, catalogue: Catalogue, active: Callable[[], Iterable[str]]) -> None:
+    """Serve describeTools in every session (a script may call it any time); it is listed once an
+    active tool's schema points to it, so a pointer never names a tool that is not there."""
+    toolset.add(
+        DESCRIBE_TOOLS,
+        lambda: describe_tools_tool(catalogue, active()),
+        lambda arguments: describe_tools(catalogue, arguments),
+        listed=lambda: bool(pointed_path_of(catalogue, active())),
     )

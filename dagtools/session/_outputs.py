@@ -15,7 +15,8 @@ from graphql.language import parse_type
 from graphql.utilities import type_from_ast
 
 from .._errors import ConfigError, ToolCallError
-from ..calls._arguments import resolve_reference, value_problems
+from ..calls._arguments import value_problems
+from ..calls._references import resolve_reference
 from ..catalogue._catalogue import Catalogue
 from ._registry import Registry
 

@@ -28,13 +28,15 @@ from .._tools import Tool, ToolCall, ToolResult
 from ..calls._chains import parse_chain
 from ..calls._field import PreparedCall
 from ..catalogue._catalogue import Catalogue, is_list
+from ..catalogue._describe import DESCRIBE_TOOLS
+from ..catalogue._reach import example_call
 from ..executors._base import Executor
 from ._context import Context, Message
 from ._deferred import DeferredTools, deferred_tools
 from ._fields import FieldToolset
 from ._keeper import SessionKeeper
 from ._long_values import LongValues
-from ._metatools import READ_RESULT, SAVE, SELECT_TOOLS, ValueInput, read_result_tool, save_tool, select_tools_tool
+from ._metatools import READ_RESULT, SAVE, SELECT_TOOLS, ValueInput, add_describe_tools, read_result_tool, save_tool, select_tools_tool
 from ._options import SessionOptions
 from ._outputs import Output, OutputSpec, check_outputs, normalize_outputs
 from ._registry import ObjectEntry, Registry
@@ -330,6 +332,7 @@ class Session:
         if self.outputs:
             meta.add(SAVE, save_tool(self.catalogue, self.outputs), self._save)
         meta.add(READ_RESULT, read_result_tool(), self._read_result, when=lambda: bool(self.long_values))
+        add_describe_tools(meta, self.catalogue, lambda: self.fields.active)
         return meta
 
     def _select_tools_tool(self) -> Tool:
@@ -345,7 +348,7 @@ class Session:
         if isinstance(names, str):
             names = [names]
         if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-            raise ToolCallError('selectTools takes a list of tool names, such as {"tools": ["Query_potato"]}.')
+            raise ToolCallError(f'selectTools takes a list of tool names, such as {{"tools": ["{example_call(self.catalogue)[0]}"]}}.')
         return self._select_names(names, partial=True)
 
     def _select_names(self, names: list[str], *, partial: bool = False) -> str:
@@ -378,7 +381,7 @@ class Session:
 
 
 #: Names the meta-tools hold whether or not they apply now (save without outputs, readResult before a cut).
-_META_NAMES = (SELECT_TOOLS, SAVE, READ_RESULT)
+_META_NAMES = (SELECT_TOOLS, SAVE, READ_RESULT, DESCRIBE_TOOLS)
 
 
 def _only(arguments: dict[str, Any], allowed: set[str], tool: str) -> None:

@@ -60,16 +60,28 @@ class Toolset(ABC):
         return close_names(name, [tool.name for tool in self.list_tools()])
 
 
+_Condition = Callable[[], bool] | None
+
+
 class FunctionToolset(Toolset):
     """Tools run by functions. A tool's definition may be a function too, for descriptions that follow
-    the session (selectTools lists the objects held now); `when` hides a tool while it does not apply."""
+    the session (selectTools lists the objects held now); `when` hides a tool while it does not apply,
+    and `listed` keeps a tool that always runs out of the list while nothing listed points to it."""
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[Tool | Callable[[], Tool], Handler | None, Callable[[], bool] | None]] = {}
+        self._entries: dict[str, tuple[Tool | Callable[[], Tool], Handler | None, _Condition, _Condition]] = {}
 
-    def add(self, name: str, tool: Tool | Callable[[], Tool], handler: Handler | None, *, when: Callable[[], bool] | None = None) -> None:
+    def add(
+        self,
+        name: str,
+        tool: Tool | Callable[[], Tool],
+        handler: Handler | None,
+        *,
+        when: Callable[[], bool] | None = None,
+        listed: Callable[[], bool] | None = None,
+    ) -> None:
         """Serve `tool` under `name` by `handler`; no handler means the client runs it (PENDING)."""
-        self._entries[name] = (tool, handler, when)
+        self._entries[name] = (tool, handler, when, listed)
 
     def __contains__(self, name: object) -> bool:
         return name in self._entries and self._applies(str(name))
@@ -81,8 +93,12 @@ class FunctionToolset(Toolset):
         when = self._entries[name][2]
         return when is None or when()
 
+    def _listed(self, name: str) -> bool:
+        listed = self._entries[name][3]
+        return listed is None or listed()
+
     def list_tools(self) -> list[Tool]:
-        return [self._tool(name) for name in self.names()]
+        return [self._tool(name) for name in self.names() if self._listed(name)]
 
     def get(self, name: str) -> Tool | None:
         return self._tool(name) if name in self else None

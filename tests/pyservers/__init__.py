@@ -1,1 +1,1 @@
-"""GraphQL apps on Python server libraries someone else wrote, served on loopback by tests/servers.py."""
+"""GraphQL apps on Python server libraries someone else wrote (not strawberry), served on loopback by tests/servers.py."""
