@@ -131,3 +131,25 @@ def test_github_issue_comment_reads_its_body_before_surrogate_numbers() -> None:
     assert not {"bodyText", "bodyHTML", "id"} & set(fields)  # renderings of the body and the opaque Relay id
     issue = catalogue.preview_fields("Issue")
     assert issue[:3] == ("title", "number", "body") and "databaseId" not in issue[:8]
+
+
+def test_foreign_keys_a_tool_reaches_and_row_numbers_rank_last_other_keys_stay_with_names() -> None:
+    from dagtools import compile_catalogue
+
+    schema = build_schema("""
+      type Author { name: String }
+      type Review {
+        databaseId: Int
+        authorId: ID
+        author: Author
+        bookId: ID
+        personID: ID
+        rating: Int
+        text: String
+        textHTML: String
+        createdAt: String
+      }
+      type Query { review: Review }
+    """)
+    fields = compile_catalogue(schema).preview_fields("Review")
+    assert fields == ("bookId", "personID", "text", "rating", "createdAt", "databaseId", "authorId")  # no `book` field: a key
