@@ -188,7 +188,12 @@ def main() -> int:
     cli_figures()
     if "--core" in sys.argv:
         return exit_status()
-    for module, function in (("turns", "run_http_bench"), ("handles", "run_handles_bench"), ("mcp", "run_mcp_bench")):
+    for module, function in (
+        ("turns", "run_http_bench"),
+        ("handles", "run_handles_bench"),
+        ("mcp", "run_mcp_bench"),
+        ("previews", "run_previews_bench"),
+    ):
         path = ROOT / "bench" / f"{module}.py"
         if not path.exists():
             continue

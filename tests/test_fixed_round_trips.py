@@ -57,7 +57,10 @@ async def test_swapi_titles_and_homeworld_in_three_fixed_mode_calls(era: str) ->
         home = await call("callTool", {"tool": "Person_homeworld", "arguments": {"Person": "Person#1"}})
         assert home["result"] == "Planet#1" and home["preview"]["name"] == "Tatooine"
         assert call.calls == 3
-        assert call.bytes_read <= 2000  # 3,091 bytes before previews led with names and kept to a budget per object
+        # 3,091 bytes before previews led with names; 1,9xx with a fixed room per object; ~2,900 now
+        # that 6 films, a person and a planet each show every short scalar read (director, release
+        # date, height...), which a model then reads without one more call per field.
+        assert call.bytes_read <= 3200
         assert names(await client.list_tools()) == listed  # the fixed toolset never changed
         print(f"SWAPI task in fixed mode: {call.calls} calls, {call.bytes_read} bytes read")
 

@@ -21,7 +21,7 @@ from graphql import get_named_type, is_composite_type, is_leaf_type
 from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
-from ..catalogue._previews import preview_rank
+from ..catalogue._previews import field_rank
 from ..executors._base import Executor, Response
 from ._answers import answer_problem, locate
 from ._arguments import bind_arguments
@@ -34,7 +34,7 @@ from ._keys import Key, held_values, key_field, key_of
 from ._moved import dotted, moved, unreachable
 from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_linked, present_payload
-from ._previews import fit_previews, object_room, preview_note, shape_preview
+from ._previews import page_room, shape_page
 from ._references import Ref
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
@@ -212,26 +212,30 @@ class FieldCalls:
         entry = self.mint(value, steps, operation, expression, description)
         if entry.handle.is_snapshot and isinstance(value, dict):  # a mutation's payload: what the write did
             return present_payload(self, entry, value)
+        return self.present(entry)
+
+    def present(self, entry: ObjectEntry) -> Result:
+        """A lone object's result: its ID and its preview, a page of one, with a note on the rest."""
         out: Result = {"result": entry.id}
         if entry.preview:
-            shown, cut, left = self.shape(entry.type_name, entry.preview, alone=True)
-            out["preview"] = shown
-            note = preview_note([(entry.type_name, cut, left)], self._is_tool)
+            shown, note = self.shape({entry.id: (entry.type_name, entry.preview)}, out)
+            if entry.id in shown:
+                out["preview"] = shown[entry.id]
             if note:
                 out["note"] = note
         return out
 
-    def shape(self, type_name: str, preview: dict[str, Any], *, alone: bool = False) -> tuple[dict[str, Any], list[str], list[str]]:
-        """An object's preview as the model sees it (see calls/_previews.py): what was read, ordered,
-        cut and kept within the room one object has in a result."""
-        ranks = self._ranks.get(type_name)
-        if ranks is None:
-            fields = getattr(self.catalogue.schema.get_type(type_name), "fields", {})
-            ranks = self._ranks[type_name] = {
-                f: preview_rank(f, get_named_type(fields[f].type).name if f in fields else "")
-                for f in self.catalogue.preview_fields(type_name)
-            }
-        return shape_preview(preview, ranks, object_room(self.long_values.budget, alone=alone))
+    def shape(self, page: dict[str, tuple[str, dict[str, Any]]], out: Result) -> tuple[dict[str, dict[str, Any]], str | None]:
+        """The previews of the objects on one page as the model sees them (see calls/_previews.py):
+        the same fields for each, within the room the result `out` leaves, and a note on the rest."""
+        room = page_room(self.long_values.budget, len(json.dumps(out, ensure_ascii=False)))
+        return shape_page(page, self._rank, room, self._is_tool)
+
+    def _rank(self, type_name: str, field: str) -> tuple[int, int]:
+        ranks = self._ranks.setdefault(type_name, {})
+        if field not in ranks:
+            ranks[field] = field_rank(self.catalogue.schema, type_name, field)
+        return ranks[field]
 
     def _is_tool(self, name: str) -> bool:
         return name in self.catalogue
@@ -244,11 +248,10 @@ class FieldCalls:
         expression: str,
         extras: list[dict[str, Any]] | None = None,
     ) -> Result:
-        """A list of objects as a list of IDs, with previews shrunk to fit the budget (and a note
-        saying so). `extras` are what each item's edge says about it, shown after its first field."""
+        """A list of objects as a list of IDs, with their previews as one table within the budget (and
+        a note on what it leaves out). `extras` are what each item's edge says about it."""
         ids: list[str | None] = []
-        previews: dict[str, Any] = {}
-        trims: dict[str, tuple[str, list[str], list[str]]] = {}
+        previews: dict[str, tuple[str, dict[str, Any]]] = {}
         for index, item in enumerate(items):
             if item is None:
                 ids.append(None)
@@ -258,14 +261,11 @@ class FieldCalls:
             extra = extras[index] if extras and index < len(extras) else {}
             if entry.preview or extra:
                 head = list(entry.preview.items())
-                shown, cut, left = self.shape(entry.type_name, dict(head[:1] + list(extra.items()) + head[1:]))
-                previews[entry.id], trims[entry.id] = shown, (entry.type_name, cut, left)
+                previews[entry.id] = (entry.type_name, dict(head[:1] + list(extra.items()) + head[1:]))
         out = self.long_values.present(ids, expression)
-        listed = [i for i in out["result"] if i in previews]
-        shown_all, note = fit_previews({i: previews[i] for i in listed}, self.long_values.budget, self._is_tool)
-        if shown_all:
-            out["preview"] = shown_all
-        note = note or preview_note([trims[i] for i in listed], self._is_tool)
+        shown, note = self.shape({i: previews[i] for i in out["result"] if i in previews}, out)
+        if shown:
+            out["preview"] = shown
         if note:
             out["note"] = note
         return out

@@ -29,8 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 from graphql import GraphQLObjectType, get_named_type, is_composite_type
 
-from ._previews import fit_previews, preview_note
-
 if TYPE_CHECKING:
     from ..session._registry import ObjectEntry
     from ._field import FieldCalls
@@ -67,13 +65,10 @@ def present_payload(calls: FieldCalls, entry: ObjectEntry, value: dict[str, Any]
         out["preview"] = shown
     notes = [refusal_note(calls, entry.type_name, value, entry.id)]
 
-    def is_tool(name: str) -> bool:
-        return name in calls.catalogue
-
-    if walk.previews:
-        objects, fitted = fit_previews(walk.previews, calls.long_values.budget, is_tool)
-        out["objects"] = objects
-        notes.append(fitted or preview_note(walk.trims, is_tool))
+    if walk.previews:  # the linked objects read like a page: the same fields for each, in the room left
+        objects, fitted = calls.shape(walk.previews, out)
+        out["objects"] = {i: objects.get(i, {}) for i in walk.previews}
+        notes.append(fitted)
     if walk.cut:
         more = " and more" if len(walk.cut) > QUOTED else ""
         how = f"; their own tools read them in full: {', '.join(walk.cut_tools[:QUOTED])}." if walk.cut_tools else "."
@@ -87,14 +82,7 @@ def present_payload(calls: FieldCalls, entry: ObjectEntry, value: dict[str, Any]
 def present_linked(calls: FieldCalls, entry: ObjectEntry) -> dict[str, Any]:
     """The result for an object with identity a payload links to (`CloseIssuePayload_issue`): its
     ID and the preview read with the mutation, as for any object a call returns alone."""
-    out: dict[str, Any] = {"result": entry.id}
-    if entry.preview:
-        shown, cut, left = calls.shape(entry.type_name, entry.preview, alone=True)
-        out["preview"] = shown
-        note = preview_note([(entry.type_name, cut, left)], lambda name: name in calls.catalogue)
-        if note:
-            out["note"] = note
-    return out
+    return calls.present(entry)
 
 
 def refusal_note(calls: FieldCalls, type_name: str, value: dict[str, Any], where: str) -> str | None:
@@ -148,8 +136,7 @@ class _Walk:
     def __init__(self, calls: FieldCalls, payload: ObjectEntry) -> None:
         self.calls = calls
         self.payload = payload
-        self.previews: dict[str, dict[str, Any]] = {}
-        self.trims: list[tuple[str, list[str], list[str]]] = []
+        self.previews: dict[str, tuple[str, dict[str, Any]]] = {}  # ID -> (type, preview read)
         self.cut: list[str] = []
         self.cut_tools: list[str] = []
         self.linked_fields: set[str] = set()  # the payload's fields that link to objects
@@ -188,9 +175,7 @@ class _Walk:
         if identity is not None and item.get(identity.field) is not None:
             entry = self.calls.mint(item, (), "mutation", where, "")
             if entry.preview:
-                shown, cut, left = self.calls.shape(entry.type_name, entry.preview)
-                self.previews[entry.id] = shown
-                self.trims.append((entry.type_name, cut, left))
+                self.previews[entry.id] = (entry.type_name, entry.preview)
             return entry.id
         inline = self.fields(type_name, item, where)
         if type_name != declared:

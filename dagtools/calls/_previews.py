@@ -1,17 +1,21 @@
-"""What the model sees of each object a call returns: its preview, shaped to earn its bytes.
+"""What the model sees of the objects a call returns: their previews, shaped like a table's rows.
 
-One object's preview shows the fields that name it first, then other short scalars, then long texts
-cut at CUT characters, then timestamps and URLs (see catalogue/_previews.py), within a budget per
-object: a page of 25 objects fits a result's budget without being cut, and an object returned alone
-shows more of itself. A text that was cut ends in
-"…", and the result's note says so and names the tool that reads a field in full, as it names the
-fields that gave way to the budget: nothing is cut silently. The registry keeps the values as read;
-only what is shown is shaped.
+Every object on one page shows the same fields, its columns, so a page reads like a table and no
+object hides what its neighbour shows. The room is what the result's budget leaves once its IDs
+and a note are counted, shared by the objects actually on the page: a lone object shows every
+short scalar that was fetched, a page of 5 nearly as much, a page of 25 what fits.
 
-Longer lists than the per-object budget allows for (a page of 40) shrink further, step by step
-(fewer fields per object, shorter cuts of long texts) until they fit, keeping the fields a person
-reads first (names, titles), and the result says so. Only when even one short field per object is
-too much do some objects go without, and the note says which.
+Columns are taken in this order while they fit: first the one that names the object (its name or
+title, else what it says, such as a comment's body); then every short column in rank order (names,
+content, other scalars, timestamps, URLs: see catalogue/_previews.py); then the columns that hold
+long texts, cut at CUT characters with "…"; surrogate numbers (`databaseId`, a foreign key whose
+object a tool reads) last, so what an object says always goes before them. A column that does not fit gives way
+and the next, smaller one may still fit. The result's note names what was cut or left out and the
+tool that reads it: nothing goes silently. The registry keeps the values as read; only what is
+shown is shaped.
+
+A page so long that not even the first column fits (a page of 100 long titles) shrinks further, step
+by step (shorter cuts, then some objects without a preview), and the note says so.
 """
 
 from __future__ import annotations
@@ -20,88 +24,113 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..catalogue._previews import LONG_TEXT, OTHER, URL, preview_rank
+from ..catalogue._previews import LONG_TEXT, OTHER, SURROGATE, URL
 
-__all__ = ["CUT", "OBJECT_SHARE", "fit_previews", "object_room", "preview_note", "shape_preview"]
+__all__ = ["CUT", "NOTE_ROOM", "fit_previews", "page_columns", "page_room", "preview_note", "shape_page"]
 
 #: Characters a preview shows of a text, the "…" included.
 CUT = 80
-#: One object's preview in a list takes at most 1/OBJECT_SHARE of a result's budget: 25 objects with
-#: their IDs, the preview keys and a note fit in it (111 characters each at the default 4,000). An
-#: object alone may take four times that: it is all the result shows.
-OBJECT_SHARE = 36
-_ALONE = 4
+#: Characters of a result's budget kept for its note and the call that reads the next page.
+NOTE_ROOM = 480
 _MIN_ROOM = 48
 
-# (fields kept per object, characters kept of a text), from the full preview down to a name each.
+#: (type, field) -> where the field goes in a preview (catalogue/_previews.py's rank).
+RankOf = Callable[[str, str], tuple[int, int]]
+#: Object ID -> (its type, its preview as read).
+Page = Mapping[str, tuple[str, Mapping[str, Any]]]
+
+# (fields kept per object, characters kept of a text), from a few fields down to a name each.
 _STEPS: tuple[tuple[int, int], ...] = ((4, CUT), (2, 48), (1, 32), (1, 16))
 
 
-def object_room(budget: int, *, alone: bool = False) -> int:
-    """Characters of JSON one object's preview may take within a result of `budget` characters."""
-    return max(_MIN_ROOM, budget // OBJECT_SHARE) * (_ALONE if alone else 1)
+def page_room(budget: int, used: int) -> int:
+    """Characters of JSON the previews of one result may take, when the rest of it takes `used`."""
+    return max(_MIN_ROOM, budget - used - NOTE_ROOM)
 
 
-def shape_preview(
-    preview: Mapping[str, Any], ranks: Mapping[str, tuple[int, int]], room: int
-) -> tuple[dict[str, Any], list[str], list[str]]:
-    """`preview` as shown: in rank order, long texts cut, within `room` characters of JSON.
+def page_columns(page: Page, rank_of: RankOf, room: int) -> list[str] | None:
+    """The fields every object on `page` shows, in the order shown, within `room` characters of JSON
+    for the whole map of previews; None when not even the first column fits (see `fit_previews`)."""
+    ranks: dict[str, tuple[int, int]] = {}
+    long: set[str] = set()
+    costs: dict[str, int] = {}
+    for type_name, preview in page.values():
+        for name, value in preview.items():
+            rank = ranks.get(name) or rank_of(type_name, name)
+            if type(value) is str and rank[0] == OTHER:
+                if value.startswith(("http://", "https://")):
+                    rank = (URL, 1)
+                elif len(value) > CUT:
+                    rank = max(rank, (LONG_TEXT, 0))
+            ranks[name] = rank
+            if type(value) is str and len(value) > CUT:
+                long.add(name)
+            costs[name] = costs.get(name, 0) + _size(name) + _size(_cut(value)) + 4  # `"name": value, `
+    if not ranks:
+        return []
+    position = {name: i for i, name in enumerate(ranks)}
+    by_rank = sorted(ranks, key=lambda n: (ranks[n], position[n]))
+    lead = by_rank[0]
+    rest = [n for n in by_rank[1:] if ranks[n][0] != SURROGATE]
+    order = [lead, *(n for n in rest if n not in long), *(n for n in rest if n in long), *(n for n in by_rank[1:] if n not in rest)]
+    size = 2 + sum(_size(object_id) + 6 for object_id in page)  # `{` and `"Type#N": {}, ` each
+    columns: list[str] = []
+    for name in order:
+        if size + costs[name] <= room:
+            columns.append(name)
+            size += costs[name]
+        elif name == lead:
+            return None
+    return columns
 
-    Returns the preview, the fields whose text was cut and the fields left out for room. The first
-    field (what names the object) is always shown; the others while they fit, so the objects of a
-    page show the same fields as far as they can. A text longer than CUT moves behind the short
-    scalars, and a link (a value starting with http) behind everything but other links."""
-    ordered: list[tuple[tuple[int, int], int, str, Any]] = []
-    for position, (name, value) in enumerate(preview.items()):
-        rank = ranks.get(name) or preview_rank(name, "")
-        if type(value) is str and rank[0] == OTHER:
-            if value.startswith(("http://", "https://")):
-                rank = (URL, 1)
-            elif len(value) > CUT:
-                rank = (LONG_TEXT, 0)
-        ordered.append((rank, position, name, value))
-    ordered.sort(key=lambda item: (item[0], item[1]))
-    shown: dict[str, Any] = {}
-    cut: list[str] = []
-    left: list[str] = []
-    size = 2  # the braces
-    full = False
-    for rank, _, name, value in ordered:
-        was_cut = type(value) is str and len(value) > CUT
-        if was_cut:
-            value = value[: CUT - 1] + "…"
-        item = _size(name) + _size(value) + (4 if shown else 2)  # `"name": value` and `, ` before it
-        if full or (shown and size + item > room):
-            left.append(name)
-            full = full or rank[0] != LONG_TEXT  # past a long text, shorter fields may still fit
-            continue
-        shown[name] = value
-        size += item
-        if was_cut:
-            cut.append(name)
-    return shown, cut, left
+
+def shape_page(page: Page, rank_of: RankOf, room: int, is_tool: Callable[[str], bool]) -> tuple[dict[str, dict[str, Any]], str | None]:
+    """The previews of `page` as shown, within `room`, and the note on what was cut or left out."""
+    columns = page_columns(page, rank_of, room)
+    if columns is None:
+        ordered = {
+            object_id: {n: _cut(v) for n, v in sorted(p.items(), key=lambda item: rank_of(type_name, item[0]))}
+            for object_id, (type_name, p) in page.items()
+        }
+        return fit_previews(ordered, room, is_tool)
+    shown: dict[str, dict[str, Any]] = {}
+    trims: list[tuple[str, list[str], list[str]]] = []
+    for object_id, (type_name, preview) in page.items():
+        shown[object_id] = {name: _cut(preview[name]) for name in columns if name in preview}
+        cut = [n for n in shown[object_id] if type(preview[n]) is str and len(preview[n]) > CUT]
+        trims.append((type_name, cut, [n for n in preview if n not in shown[object_id]]))
+    return shown, preview_note(trims, is_tool)
 
 
 def preview_note(trims: Sequence[tuple[str, list[str], list[str]]], is_tool: Callable[[str], bool]) -> str | None:
     """The note for previews that were cut or left fields out, from (type, cut fields, left-out
-    fields) per object: which, and the tool that reads one in full (`Film_openingCrawl`)."""
-    cut = list(dict.fromkeys(f for _, c, _ in trims for f in c))
-    left = list(dict.fromkeys(f for _, _, gone in trims for f in gone if f not in cut))
+    fields) per object: which, each by the tool that reads it in full (`Film_openingCrawl`)."""
+    cut = _named([(t, c) for t, c, _ in trims], is_tool)
+    left = _named([(t, gone) for t, _, gone in trims], is_tool)
     if not cut and not left:
         return None
-    parts = [f"texts ending in … are cut at {CUT} characters"] if cut else []
+    parts = []
     if left:
-        parts.append("left out for room: " + ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else ""))
-    example = next((f"{t}_{f}" for t, c, gone in trims for f in (*c, *gone) if is_tool(f"{t}_{f}")), None)
-    how = f"; each field's own tool reads it in full, such as {example}." if example else "."
-    return "Previews: " + "; ".join(parts) + how
+        parts.append(f"left out for room: {_listed(left)}")
+    if cut:
+        parts.append(f"texts ending in … are cut at {CUT} characters: {_listed(cut)}")
+    return "Previews: " + "; ".join(parts) + ". Call a field's tool to read it in full."
+
+
+def _named(fields: Sequence[tuple[str, list[str]]], is_tool: Callable[[str], bool]) -> list[str]:
+    """Each field once, with the tool that reads it where it has one: `body (Article_body)`."""
+    return list(dict.fromkeys(f"{f} ({t}_{f})" if is_tool(f"{t}_{f}") else f for t, names in fields for f in names))
+
+
+def _listed(names: list[str], most: int = 6) -> str:
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def _size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False))
 
 
-def _cut(value: Any, limit: int) -> Any:
+def _cut(value: Any, limit: int = CUT) -> Any:
     if isinstance(value, str) and len(value) > limit:
         return value[: limit - 1] + "…"
     return value

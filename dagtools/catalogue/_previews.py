@@ -1,50 +1,125 @@
-"""Which fields an object's preview shows, and in what order: what names the object first, then other
-short scalars, timestamps and URLs last.
+"""Which fields an object's preview reads, and in what order: what names the object first, then what
+it says (a body, a description), then other short scalars, timestamps and URLs, and surrogate
+numbers last.
 
 A preview is read whenever an object is minted, so the model need not call one tool per scalar; it
-earns its bytes when it says which object this is (a name, a title, a number, a key) before what
-merely describes it. A page of objects is read by name, so timestamps and links, long and rarely
-what the model is after, go last and are the first to give way to the per-object budget.
+earns its bytes when it says which object this is (a name, a title, a number, a key) and what it
+says, before what merely describes it. A database's own row number (`databaseId`,
+`fullDatabaseId`) and a foreign key whose object a tool reaches (`authorId` beside `author`) tell
+the model nothing the `Type#N` and that tool do not: they rank last, and are the first to give way
+to the room a page leaves each object (calls/_previews.py). A second rendering of a text (`bodyText`
+and `bodyHTML` beside `body`) repeats it and is not read at all.
 """
 
 from __future__ import annotations
 
 import re
 
-from graphql import GraphQLEnumType, GraphQLObjectType, GraphQLScalarType, GraphQLSchema, get_named_type, is_list_type, is_non_null_type
+from graphql import (
+    GraphQLEnumType,
+    GraphQLObjectType,
+    GraphQLScalarType,
+    GraphQLSchema,
+    get_named_type,
+    is_composite_type,
+    is_list_type,
+    is_non_null_type,
+)
 
 from ..load._dialect import Dialect
 
-__all__ = ["NAMING", "OTHER", "LONG_TEXT", "TIMESTAMP", "URL", "choose_preview_fields", "preview_rank"]
+__all__ = [
+    "CONTENT",
+    "LONG_TEXT",
+    "NAMING",
+    "OTHER",
+    "PREVIEW_LIMIT",
+    "SURROGATE",
+    "TIMESTAMP",
+    "URL",
+    "choose_preview_fields",
+    "field_rank",
+    "preview_rank",
+]
 
-PREVIEW_LIMIT = 8
-#: Ranks, in the order a preview shows them. LONG_TEXT is known only from a value (see calls/_previews.py).
-NAMING, OTHER, LONG_TEXT, TIMESTAMP, URL = range(5)
+#: Fields a preview reads of one type. Each costs its name in every document that reads the type and
+#: its value in every answer; twelve cover the scalars of most types that a person would look at
+#: (a book's title, author, year, rating and its computed columns), leaving out surrogate numbers.
+PREVIEW_LIMIT = 12
+#: Ranks, in the order a preview reads them. LONG_TEXT is known only from a value (see calls/_previews.py).
+NAMING, CONTENT, OTHER, LONG_TEXT, TIMESTAMP, URL, SURROGATE = range(7)
 
 # Fields that name an object, best first; then id-like scalars (`id`, `key`, `fooId`, an `ID`).
 _NAMES = ("name", "title", "login", "displayName", "fullName", "username", "slug", "key", "number", "code")
+# Fields that hold what an object says, best first: a comment's body, a repository's description.
+_CONTENT = ("body", "text", "content", "message", "description", "summary", "abstract", "bio", "caption", "subject", "headline")
+_CONTENT_NAME = re.compile(r".(Body|Text|Content|Message|Description|Summary|Abstract|Bio|Caption|Subject|Headline)$")
+# Scalars that hold no text; "" stands for an enum.
+_NOT_TEXT = frozenset(("", "Int", "Float", "Boolean", "ID", "BigInt", "Long"))
+# A second rendering of a text (`bodyHTML`, `bodyText`, `messageHeadline`), named after the text.
+_RENDERING = re.compile(r"(HTML|Html|Text|Markdown|Plain|Raw|Body|Headline|Short|Preview)")
 # Short scalars that say the most about an object after its name.
 _TELLING = ("state", "status")
 _ID_LIKE = re.compile(r"(^id$|^key$|.(Id|ID|_id|Ids|IDs)$)")
+# A row number of the API's own database: it names nothing the model can use.
+_SURROGATE_NAME = re.compile(r"(^|.)([dD]atabase|[lL]egacy|[iI]nternal)(Id|ID|_id)$")
+_FOREIGN_KEY = re.compile(r"^(.+?)(Id|ID|_id|Ids|IDs|_ids)$")
+# What the viewer may do with an object (`viewerCanUpdate`): after what the object is.
+_VIEWER = re.compile(r"^viewer[A-Z]")
 _TIMESTAMP_NAME = re.compile(r"(^(created|updated|edited|modified|deleted|published|born|died|date|time|timestamp)$|.(At|Date|Time|On)$)")
 _TIMESTAMP_TYPE = re.compile(r"(date|time|timestamp|instant)", re.IGNORECASE)
 _URL_NAME = re.compile(r"(^(url|uri|href|link|homepage|website)$|.(Url|URL|Uri|URI|Href|Link)$)")
 _URL_TYPE = re.compile(r"^(URI|URL|Url|Uri|HTML|Link)$")
 
 
-def preview_rank(field_name: str, scalar_name: str) -> tuple[int, int]:
-    """Where a field goes in a preview, from its name and its scalar type's name: (rank, order within it)."""
+def preview_rank(field_name: str, scalar_name: str, reachable: frozenset[str] = frozenset()) -> tuple[int, int]:
+    """Where a field goes in a preview, from its name and its scalar type's name: (rank, order within
+    it). `reachable` are the type's fields that return objects: `authorId` beside `author` is a
+    foreign key whose object the `Type_author` tool reads, so it ranks with the surrogates."""
     if field_name in _NAMES:
         return NAMING, _NAMES.index(field_name)
     if _URL_TYPE.match(scalar_name) or _URL_NAME.search(field_name):
         return URL, 0
     if _TIMESTAMP_TYPE.search(scalar_name) or _TIMESTAMP_NAME.search(field_name):
         return TIMESTAMP, 0
+    if _SURROGATE_NAME.search(field_name) or _foreign_key(field_name, reachable):
+        return SURROGATE, 0
     if scalar_name == "ID" or _ID_LIKE.search(field_name):
         return NAMING, len(_NAMES)
+    if scalar_name not in _NOT_TEXT:
+        if field_name in _CONTENT:
+            return CONTENT, _CONTENT.index(field_name)
+        if _CONTENT_NAME.search(field_name):
+            return CONTENT, len(_CONTENT)
     if field_name in _TELLING:
         return OTHER, 0
+    if _VIEWER.match(field_name):
+        return OTHER, 2
     return OTHER, 1
+
+
+def _foreign_key(field_name: str, reachable: frozenset[str]) -> bool:
+    match = _FOREIGN_KEY.match(field_name)
+    if match is None:
+        return False
+    base, suffix = match.groups()
+    return base in reachable or (suffix.lower().endswith("s") and base + "s" in reachable)
+
+
+def reachable_fields(type_: GraphQLObjectType) -> frozenset[str]:
+    """The fields of `type_` that return objects (each one a tool): what a foreign key points to."""
+    return frozenset(name for name, field in type_.fields.items() if is_composite_type(get_named_type(field.type)))
+
+
+def field_rank(schema: GraphQLSchema, type_name: str, field_name: str) -> tuple[int, int]:
+    """`preview_rank` of one field of a type in `schema`, as `choose_preview_fields` ranked it."""
+    type_ = schema.get_type(type_name)
+    field = type_.fields.get(field_name) if isinstance(type_, GraphQLObjectType) else None
+    if field is None:
+        return preview_rank(field_name, "")
+    named = get_named_type(field.type)
+    scalar = named.name if isinstance(named, GraphQLScalarType) else ""
+    return preview_rank(field_name, scalar, reachable_fields(type_))  # type: ignore[arg-type]
 
 
 def choose_preview_fields(schema: GraphQLSchema, dialect: Dialect, type_name: str) -> tuple[str, ...]:
@@ -53,14 +128,17 @@ def choose_preview_fields(schema: GraphQLSchema, dialect: Dialect, type_name: st
 
     An id the handle is re-rooted on is left out where it is opaque (Relay's global `node` id, a
     Dagger id): the `Type#N` already stands for it and the model has no use for its bytes. Other ids
-    (a primary key, a `databaseId`) tell objects apart and are kept with the names."""
+    (a primary key) tell objects apart and are kept with the names; a database's row number and a
+    foreign key rank last. A text's second rendering (`bodyText`, `descriptionHTML`) is left out
+    where the text itself is read: its own tool reads it."""
     type_ = schema.get_type(type_name)
     if not isinstance(type_, GraphQLObjectType):
         return ()
     identity = dialect.identity(type_name)
     opaque = identity.field if identity and (identity.root_field == "node" or identity.root_field.startswith("load")) else None
-    chosen: list[tuple[tuple[int, int], int, str]] = []
-    for position, (name, field) in enumerate(type_.fields.items()):
+    reachable = reachable_fields(type_)
+    candidates: dict[str, tuple[int, int]] = {}
+    for name, field in type_.fields.items():
         named = get_named_type(field.type)
         inner = field.type.of_type if is_non_null_type(field.type) else field.type
         if field.args or field.deprecation_reason is not None or is_list_type(inner) or name == opaque:
@@ -70,6 +148,11 @@ def choose_preview_fields(schema: GraphQLSchema, dialect: Dialect, type_name: st
         if dialect.object_argument(field, name) is not None:
             continue
         scalar = named.name if isinstance(named, GraphQLScalarType) else ""
-        chosen.append((preview_rank(name, scalar), position, name))
-    chosen.sort()
+        candidates[name] = preview_rank(name, scalar, reachable)
+    texts = [name for name, rank in candidates.items() if rank[0] == CONTENT]
+    chosen = sorted(
+        (rank, position, name)
+        for position, (name, rank) in enumerate(candidates.items())
+        if not any(name != text and name.startswith(text) and _RENDERING.match(name, len(text)) for text in texts)
+    )
     return tuple(name for _, _, name in chosen[:PREVIEW_LIMIT])

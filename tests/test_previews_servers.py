@@ -1,0 +1,107 @@
+"""Previews on servers of two families someone else wrote: a books API on Ariadne (Python,
+tests/pyservers/books.py under uvicorn) and the media app on GraphQL Yoga (Node, tests/js/app.js).
+
+The room follows the objects actually on the page: a search that returns one book shows every short
+scalar it read, its computed `averageRating` included; pages of 5 and 25 show the same fields for
+every book, like a table's columns; a thread of comments shows what each comment says before its
+database row numbers and foreign keys; and the note names what was left out with the tool that reads it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+
+from dagtools import Session, ToolCall, open_session
+from dagtools.calls._previews import CUT
+from tests.pyservers.books import BOOKS, app
+from tests.servers import serve_asgi
+from tests.thirdparty import SERVER_VERSIONS, media_url  # noqa: F401 - fixture
+
+
+@pytest.fixture(scope="module")
+def books_url() -> Iterator[str]:
+    with serve_asgi(app()) as base:
+        yield f"{base}/graphql"
+
+
+@pytest.fixture
+async def books(books_url: str) -> AsyncIterator[Session]:
+    async with await open_session(books_url, cache=False, max_active_tools=128) as session:
+        session.select(session.catalogue.names())
+        yield session
+
+
+async def call(session: Session, tool: str, /, **arguments: Any) -> dict[str, Any]:
+    result = await session.call_tool(ToolCall(name=tool, arguments=arguments))
+    assert not result.is_error, (result.value, SERVER_VERSIONS)
+    return json.loads(result.content)
+
+
+def _short(value: Any) -> bool:
+    return not (isinstance(value, str) and len(value) > CUT)
+
+
+async def test_a_search_that_finds_one_book_shows_every_short_scalar_it_read(books: Session) -> None:
+    found = await call(books, "Query_search", text="Dune")
+    assert found["result"] == ["Book#1"]
+    preview = found["preview"]["Book#1"]
+    read = books.object("Book#1").preview
+    assert "averageRating" in read and preview["averageRating"] == 3.29  # the computed column, read and shown
+    assert {f for f, v in read.items() if _short(v)} <= set(preview)  # every short scalar it read
+    assert preview["summary"].endswith("…") and len(preview["summary"]) == CUT
+    assert "summary (Book_summary)" in found["note"] and "left out" not in found["note"]
+
+
+@pytest.mark.parametrize(("text", "count"), [("Dune", 1), ("Foundation", 5), ("", 25)])
+async def test_every_book_on_a_page_shows_the_same_fields(books: Session, text: str, count: int) -> None:
+    page = await call(books, "Query_search", text=text)
+    assert len(page["result"]) == count and set(page["preview"]) == set(page["result"])
+    assert len(json.dumps(page, ensure_ascii=False)) <= books.long_values.budget
+    columns = {tuple(p) for p in page["preview"].values()}
+    assert len(columns) == 1, columns  # a table: the same columns in the same order for every book
+    (shown,) = columns
+    assert shown[:2] == ("title", "id")
+    read = set(books.catalogue.preview_fields("Book"))
+    left = read - set(shown)
+    if count < 25:
+        assert not {f for f in left if f != "summary"}  # 1 or 5 books leave room for every short scalar
+    else:
+        assert "databaseId" in left and "summary" in left  # the row number and the long text give way first
+        assert all(f"{f} (Book_{f})" in page["note"] for f in left)  # each named with the tool that reads it
+    titles = [p["title"] for p in page["preview"].values()]
+    assert titles == [b["title"] for b in BOOKS if text.lower() in b["title"].lower()]
+
+
+async def test_a_thread_of_comments_shows_what_each_says_before_its_surrogate_numbers(books: Session) -> None:
+    await call(books, "Query_book", id="1")
+    thread = await call(books, "Book_comments", Book="Book#1")
+    assert len(thread["result"]) == 7
+    for comment_id, preview in thread["preview"].items():
+        shown = list(preview)
+        assert "body" in shown, comment_id
+        assert all(shown.index("body") < shown.index(f) for f in ("databaseId", "fullDatabaseId", "authorId") if f in shown)
+    bodies = [p["body"] for p in thread["preview"].values()]
+    whole = [b for b in bodies if not b.endswith("…")]
+    assert len(whole) == 4 and "Too long for me." in whole  # short bodies are read with no further call
+    assert "body (Comment_body)" in thread["note"]
+    author = await call(books, "Comment_author", Comment="Comment#1")  # the foreign key's object, by its tool
+    assert author["preview"]["name"] == "Author 3"
+
+
+async def test_media_articles_page_of_40_is_one_table_with_titles(media_url: str) -> None:  # noqa: F811
+    async with await open_session(media_url, cache=False) as session:
+        session.select(["Query_articles", "Query_articleById"])
+        page = await call(session, "Query_articles")
+        alone = await call(session, "Query_articleById", id=3)
+        budget = session.long_values.budget
+    assert len(page["result"]) == 40 and len(json.dumps(page, ensure_ascii=False)) <= budget
+    assert len({tuple(p) for p in page["preview"].values()}) == 1
+    assert page["preview"]["Article#40"]["title"] == "Article number 1 about the library"
+    assert "body (Article_body)" in page["note"]
+    shown = alone["preview"]
+    assert {"title", "id", "publishedAt", "updatedAt"} <= set(shown) and "nodeId" not in shown  # a lone article: every short scalar
+    assert shown["body"].endswith("…") and "body (Article_body)" in alone["note"]
