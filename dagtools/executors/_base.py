@@ -89,7 +89,7 @@ def format_error(error: Any, *, budget: int = 600) -> str:
         message += f" (at {'.'.join(str(p) for p in path)})"
     extensions = error.get("extensions")
     room = min(_EXTENSIONS_ROOM, budget * 2 // 5) if isinstance(extensions, dict) and extensions else 0
-    message = _cut(redact(message), budget - room)
+    message = _cut(redact(message), budget - room, counted=True)
     said = _extensions(extensions, budget - len(message) - len(". The API adds: "))
     return f"{message.rstrip('. ')}. The API adds: {said}" if said else message
 
@@ -148,8 +148,15 @@ def _rank(where: str) -> tuple[int, int]:
     return (_TELLING.index(last) if last in _TELLING else len(_TELLING), where.count("."))
 
 
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+def _cut(text: str, limit: int, *, counted: bool = False) -> str:
+    """`text` within `limit` characters; a `counted` cut says how much it left out (nothing is cut silently)."""
+    if len(text) <= limit:
+        return text
+    if counted:
+        room = max(limit - len(f"… [cut: {len(text):,} more characters not shown]"), 0)
+        if room >= 40:
+            return f"{text[:room]}… [cut: {len(text) - room:,} more characters not shown]"
+    return text[: max(limit - 1, 0)] + "…"
 
 
 def _shown(value: Any) -> str:
