@@ -58,7 +58,7 @@ class McpConfig:
     outputs: dict[str, Any] = field(default_factory=dict)
     max_active_tools: int = 64
     session_ttl: float = 3600.0
-    max_sessions: int = 1000
+    max_sessions: int = 2000
     max_sessions_per_caller: int = 32
     auth_token_env: str = ""
     allow_unauthenticated: bool = False

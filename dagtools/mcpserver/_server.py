@@ -9,7 +9,8 @@ Which session a request belongs to:
   bearer tokens, the SDK also binds an `Mcp-Session-Id` to the caller that opened it).
 - Stateless era (2026-07-28): requests carry no connection, so a key names the session (`_keys`):
   an unguessable key from the client, the authenticated caller, or a key the server issues; never
-  the client's address or name. Keyed sessions live in a pool with quotas per caller (`_pool`).
+  the client's address or name. Keyed sessions live in a pool that never pushes a live session out
+  to make room: at capacity a new one is refused (HTTP 503 with `Retry-After`), see `_pool`.
   With a store (`--store sqlite:///PATH` or `redis://...`) each keyed session is also kept there
   under its key's digest: every call is saved before its result returns, and a session this
   process does not hold (after a restart, or one another worker served) is resumed from the store.
@@ -35,8 +36,9 @@ from ._app import build_http_app, check_exposure
 from ._banner import describe_server, schema_size
 from ._config import McpConfig
 from ._forwarding import UpstreamClient, forwarded_headers, use_forwarded
-from ._keys import ISSUED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, session_key
+from ._keys import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, session_key
 from ._listing import cached_listing, opens_session, remember_listing, warm_up
+from ._memory import MemoryReturn
 
 if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a session opens
     from ..catalogue._catalogue import Catalogue
@@ -98,6 +100,7 @@ class McpToolServer:
             self._catalogue = self.catalogue
         self._dynamic = config.tools == "dynamic"
         self._sessions: SessionPool | None = None
+        self.memory = MemoryReturn()
         self._upstream: UpstreamClient | None = None
         # memory: is today's behaviour (sessions in the pool only); any other store outlives the process.
         self._store: SessionStore | None = None
@@ -148,7 +151,13 @@ class McpToolServer:
             from ._pool import SessionPool
 
             c = self.config
-            self._sessions = SessionPool(ttl=c.session_ttl, max_sessions=c.max_sessions, per_caller=c.max_sessions_per_caller)
+            self._sessions = SessionPool(
+                ttl=c.session_ttl,
+                max_sessions=c.max_sessions,
+                per_caller=c.max_sessions_per_caller,
+                stored=self._store is not None,
+                on_close=self.memory.session_closed,
+            )
         return self._sessions
 
     # -- sessions ------------------------------------------------------------------------------------
@@ -172,11 +181,20 @@ class McpToolServer:
                 if state is None:
                     state = ClientState(session=await self._open())
                     connection.state[_STATE_KEY] = state
-                    connection.exit_stack.push_async_callback(_release, connection.state)
+                    connection.exit_stack.push_async_callback(_release, connection.state, self.memory)
                 return state
         key = session_key(ctx, headers, forwarded_headers(headers, self.config.forward_headers))
         # The digest names the session in the store too: neither the client's key nor a credential is kept.
-        state = await self._pool.get(key, lambda: self._open(key.digest))
+        from ._pool import SessionsFull
+
+        try:
+            state = await self._pool.get(key, lambda: self._open(key.digest))
+        except SessionsFull as full:
+            if ctx.request is not None:  # the HTTP face answers 503 with Retry-After
+                ctx.request.scope[REFUSED_SCOPE_KEY] = full.retry_after
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(code=self._types.INTERNAL_ERROR, message=str(full)) from None
         if key.issued and ctx.request is not None:
             ctx.request.scope[ISSUED_SCOPE_KEY] = key.issued
         return state
@@ -368,18 +386,16 @@ def serve_mcp(config: McpConfig) -> None:
     anyio.run(server.serve_http if config.transport == "http" else server.serve_stdio)
 
 
-async def _release(state: dict[str, Any]) -> None:
-    """A closed connection lets go of its session at once, and of everything the session held. Nothing
-    else may still point at the session when memory is released (a session's parts refer to each
-    other, so only a collection frees them): the callback takes the connection's state, not the session."""
+async def _release(state: dict[str, Any], memory: MemoryReturn) -> None:
+    """A closed connection lets go of its session at once; what the session held is given back once the
+    server is quiet (`_memory`). The callback takes the connection's state, not the session, so nothing
+    else points at the session once it is popped."""
     client = state.pop(_STATE_KEY, None)
     if client is None:
         return
-    from ._pool import release_memory
-
     await client.session.aclose()
     del client
-    release_memory()
+    memory.session_closed()
 
 
 def _in_memory(store: str) -> bool:
