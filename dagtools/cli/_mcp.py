@@ -38,7 +38,7 @@ def add_mcp_command(commands: Any) -> None:
         "--auth-token-env",
         metavar="NAME",
         help="HTTP: callers must send 'Authorization: Bearer TOKEN' with a token from this environment variable "
-        "(tokens separated by commas or spaces; NAME=TOKEN names a caller)",
+        "(tokens separated by commas or spaces; NAME:TOKEN names a caller)",
     )
     mcp.add_argument(
         "--allow-unauthenticated",
