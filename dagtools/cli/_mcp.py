@@ -154,7 +154,7 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from ..mcpserver._server import serve_mcp
+    from ..mcpserver._serve import serve_mcp
 
     serve_mcp(mcp_config_from_args(args))
     return 0

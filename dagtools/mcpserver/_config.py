@@ -60,6 +60,10 @@ class McpConfig:
     session_ttl: float = 3600.0
     max_sessions: int = 2000
     max_sessions_per_caller: int = 32
+    max_argument_bytes: int = 256 * 1024
+    """The most one call's arguments may take, as JSON."""
+    max_session_bytes: int = 32 * 1024 * 1024
+    """The most one session's calls may send and get back, added up."""
     auth_token_env: str = ""
     allow_unauthenticated: bool = False
     allowed_hosts: tuple[str, ...] = ()
@@ -79,8 +83,9 @@ class McpConfig:
                 "Authorization carries this server's own bearer token, which must never reach the API; "
                 "forward the API's token in another header (such as X-Api-Token) or drop auth_token_env."
             )
-        if self.max_sessions < 1 or self.max_sessions_per_caller < 1:
-            raise ConfigError("max_sessions and max_sessions_per_caller must be 1 or more.")
+        for limit in ("max_sessions", "max_sessions_per_caller", "max_argument_bytes", "max_session_bytes"):
+            if isinstance(getattr(self, limit), bool) or not isinstance(getattr(self, limit), int) or getattr(self, limit) < 1:
+                raise ConfigError(f"{limit} must be a whole number, 1 or more, not {getattr(self, limit)!r}.")
         if self.public_url and not self.public_url.lower().startswith(("http://", "https://")):
             raise ConfigError(f"public_url must be an http:// or https:// URL, not {self.public_url!r}.")
         if self.tools not in ("fixed", "dynamic"):

@@ -21,22 +21,19 @@ Forwarded headers are read from every request and sent upstream with that reques
 
 from __future__ import annotations
 
-import gc
-import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
-
-import anyio
 
 from .._errors import ConfigError, DagtoolsError
 from .._tools import Tool, ToolCall, ToolResult
 from ..catalogue._render import render_tool
 from ..load._cached import load_cached
 from ._app import build_http_app, check_exposure
-from ._banner import describe_server, schema_size
+from ._banner import schema_size
 from ._config import McpConfig
 from ._forwarding import UpstreamClient, forwarded_headers, use_forwarded
 from ._keys import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, session_key
+from ._limits import argument_bytes, refusal
 from ._listing import cached_listing, opens_session, remember_listing, warm_up
 from ._memory import MemoryReturn
 
@@ -49,7 +46,7 @@ if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a
     from ..session._toolsets import Toolset
     from ._pool import ClientState, SessionPool
 
-__all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer", "serve_mcp"]
+__all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer"]
 
 _STATE_KEY = "dagtools.session"
 
@@ -276,6 +273,10 @@ class McpToolServer:
         except DagtoolsError as error:
             return self._result(ToolResult.error(ToolCall(name=params.name), f"dagtools could not open a session: {error}"))
         arguments = dict(params.arguments or {})
+        size = argument_bytes(arguments)
+        refused = refusal(self.config, state.held, size)
+        if refused is not None:
+            return self._with_key(ctx, self._result(ToolResult.error(ToolCall(name=params.name), refused)))
         async with state.lock:
             try:  # the session as the store holds it (another worker may have served its last calls)
                 await state.session.catch_up()
@@ -294,6 +295,8 @@ class McpToolServer:
             except DagtoolsError as error:  # the store refused (busy, changed meanwhile, gone): nothing was saved
                 result = ToolResult.error(call, str(error))
             changed = self._dynamic and [t.name for t in self.tools_of(state.session)] != before
+            if not result.is_error:  # what the session now keeps of this call
+                state.held += size + len(result.content)
         if changed:
             await self._tools_changed(ctx, state)
         return self._with_key(ctx, self._result(result))
@@ -350,40 +353,9 @@ class McpToolServer:
 
     # -- transports ----------------------------------------------------------------------------------
 
-    async def serve_stdio(self) -> None:
-        from mcp.server.stdio import stdio_server
-
-        try:
-            async with stdio_server() as (read_stream, write_stream):
-                await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
-        finally:
-            await self.aclose()
-
     def http_app(self) -> Any:
         """The streamable HTTP ASGI app (both protocol eras) at `config.path`, behind the gate of `_app`."""
         return build_http_app(self, check_exposure(self.config))
-
-    async def serve_http(self) -> None:
-        import uvicorn
-
-        config = uvicorn.Config(self.http_app(), host=self.config.host, port=self.config.port, log_level="warning", lifespan="on")
-        server = uvicorn.Server(config)
-        try:
-            await server.serve()
-        finally:
-            await self.aclose()
-
-
-def serve_mcp(config: McpConfig) -> None:
-    """Serve the configured API over the configured transport until the client or a signal stops it.
-    The schema is loaded first, outside the event loop that serves it, after the exposure check."""
-    if config.transport == "http":
-        check_exposure(config)
-    server = McpToolServer(config)
-    print(describe_server(server), file=sys.stderr, flush=True)  # stdout is the protocol in stdio mode
-    gc.collect()
-    gc.freeze()  # the schema and catalogue live as long as the process: later collections skip them
-    anyio.run(server.serve_http if config.transport == "http" else server.serve_stdio)
 
 
 async def _release(state: dict[str, Any], memory: MemoryReturn) -> None:

@@ -9,12 +9,14 @@ session's toolset, whose list changes as the model selects tools.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .._errors import ToolCallError
 from .._tools import Tool, ToolCall
 from ..catalogue._describe import describe_path, is_path
 from ..catalogue._render import render_tool
+from ..session._active import MAX_NAMES
 from ..session._session import Session
 from ..session._toolsets import FunctionToolset, Toolset, close_names
 
@@ -109,8 +111,9 @@ class FixedToolset(Toolset):
         if names in (None, [], ""):
             return self._session_select().description
         value = await self._through_session(self._session_select().name, {"tools": names})
-        listed = tool_schemas(self.session, [names] if isinstance(names, str) else list(names))
-        return {"result": value, "tools": listed, "next": "Run these with callTool(tool, arguments)."}
+        listed, left = tool_schemas(self.session, [names] if isinstance(names, str) else list(names))
+        answer = {"result": value, "tools": listed, "next": "Run these with callTool(tool, arguments)."}
+        return {**answer, "not_shown": _not_shown(left)} if left else answer
 
     async def _call(self, arguments: dict[str, Any]) -> Any:
         extra = set(arguments) - {"tool", "arguments"}
@@ -140,16 +143,20 @@ class FixedToolset(Toolset):
             names = [names]
         if not isinstance(names, list) or not names:
             raise ToolCallError('describeTools takes a list of tool names, such as {"tools": ["Query_potato"]}.')
-        parts = [describe_path(self.session.catalogue, str(n)) for n in names if is_path(str(n))]
-        names = [str(n) for n in names if not is_path(str(n))]
-        listed = tool_schemas(self.session, names)
-        known = {t["name"] for t in listed}
-        unknown = [n for n in names if n not in known and not n.endswith("_*")]
+        names = list(dict.fromkeys(str(n) for n in names))  # each name once, however often it is given
+        if len(names) > MAX_NAMES:
+            raise ToolCallError(f"That is {len(names)} different names; one describeTools call takes at most {MAX_NAMES}.")
+        parts = [describe_path(self.session.catalogue, n) for n in names if is_path(n)]
+        names = [n for n in names if not is_path(n)]
+        listed, left = tool_schemas(self.session, names)
+        known = {t["name"] for t in listed} | set(left)
+        unknown = [n for n in names if n not in known and not n.endswith("_*")][:10]
         if unknown:
             catalogue = self.session.catalogue
             hints = [f"{n} (did you mean {', '.join(catalogue.suggest(n))}?)" if catalogue.suggest(n) else n for n in unknown]
             raise ToolCallError(f"No tool named {'; '.join(hints)}. selectTools lists the tools there are.")
-        return {"tools": listed, "parts": parts} if parts else {"tools": listed}
+        answer: dict[str, Any] = {"tools": listed, "parts": parts} if parts else {"tools": listed}
+        return {**answer, "not_shown": _not_shown(left)} if left else answer
 
 
 def _describe_tool() -> Tool:
@@ -169,14 +176,38 @@ def _describe_tool() -> Tool:
     )
 
 
-def tool_schemas(session: Session, names: list[str]) -> list[dict[str, Any]]:
-    """Name, description and input schema of each named tool (`Type_*` expands), as MCP lists them."""
+#: Bytes of parameter schemas one selectTools or describeTools answer carries (about 8,000 tokens);
+#: the tools past it are named, for describeTools to show.
+SCHEMAS_BUDGET = 32 * 1024
+
+
+def tool_schemas(session: Session, names: list[str], budget: int = SCHEMAS_BUDGET) -> tuple[list[dict[str, Any]], list[str]]:
+    """Name, description and input schema of each named tool (`Type_*` expands), as MCP lists them, each
+    tool once however often it is named, within `budget` bytes; and the tools that did not fit."""
     catalogue = session.catalogue
-    out: list[dict[str, Any]] = []
-    for name in names:
-        expanded = catalogue.tools_for_type(name[:-2]) if name.endswith("_*") else [name]
-        for each in expanded:
+    wanted: dict[str, None] = {}
+    for name in dict.fromkeys(n for n in names if isinstance(n, str)):  # each name, and each glob, expanded once
+        for each in catalogue.tools_for_type(name[:-2]) if name.endswith("_*") else [name]:
             if each in catalogue:
-                rendered = render_tool(catalogue.tool(each), "mcp")
-                out.append({k: rendered[k] for k in ("name", "description", "inputSchema")})
-    return out
+                wanted[each] = None
+    out: list[dict[str, Any]] = []
+    left: list[str] = []
+    used = 0
+    for each in wanted:
+        if left:
+            left.append(each)
+            continue
+        rendered = render_tool(catalogue.tool(each), "mcp")
+        entry = {k: rendered[k] for k in ("name", "description", "inputSchema")}
+        size = len(json.dumps(entry, ensure_ascii=False))
+        if out and used + size > budget:
+            left.append(each)
+            continue
+        out.append(entry)
+        used += size
+    return out, left
+
+
+def _not_shown(left: list[str]) -> str:
+    names = ", ".join(left[:20]) + (f" and {len(left) - 20} more" if len(left) > 20 else "")
+    return f"These did not fit in one answer; describeTools shows their schemas: {names}."
