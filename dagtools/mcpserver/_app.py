@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from .._errors import ConfigError
 from ._auth import WELL_KNOWN, BearerTokens, protected_resource_metadata, unauthorized
 from ._config import McpConfig
+from ._handshakes import Handshakes
 from ._keys import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER
 from ._memory import MemoryReturn
 
@@ -106,7 +107,10 @@ def build_http_app(server: McpToolServer, tokens: BearerTokens | None) -> Any:
         max_sessions=config.max_sessions,
         session_idle_timeout=config.session_ttl,
     )
-    return _Gate(app, config=config, security=security, tokens=tokens, name=server.server.title or "dagtools", memory=server.memory)
+    handshakes = Handshakes(app, path=config.path, host=allowed_hosts(config)[0], timeout=config.handshake_timeout)
+    gate = _Gate(app, config=config, security=security, tokens=tokens, name=server.server.title or "dagtools", memory=server.memory)
+    gate.handshakes = handshakes
+    return gate
 
 
 class _Gate:
@@ -119,6 +123,7 @@ class _Gate:
         self.tokens = tokens
         self.name = name
         self.memory = memory
+        self.handshakes: Handshakes | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -144,6 +149,8 @@ class _Gate:
             from starlette.authentication import AuthCredentials
 
             scope["user"], scope["auth"] = user, AuthCredentials([])
+        if self.handshakes is not None:
+            self.handshakes.seen(scope)
         if scope.get("method") == "GET":  # a stream that may stay open for hours: not a request in flight
             await self.app(scope, receive, self._answering(scope, send))
             return
@@ -178,6 +185,10 @@ class _Gate:
                 issued = scope.get(ISSUED_SCOPE_KEY)
                 if issued:
                     headers.append((SESSION_HEADER.lower().encode(), issued.encode()))
+                if self.handshakes is not None and message.get("status", 500) < 400:
+                    opened = _session_opened(scope, headers)
+                    if opened:
+                        self.handshakes.opened(opened, scope)
                 refused = scope.get(REFUSED_SCOPE_KEY)
                 if refused is not None:
                     message = {**message, "status": 503, "headers": [*headers, (b"retry-after", str(refused).encode())]}
@@ -190,7 +201,7 @@ class _Gate:
                 start = held.pop()
                 body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": _full_message(self.config)}}).encode()
                 kept = [(k, v) for k, v in start["headers"] if k.lower() not in (b"content-length", b"retry-after")]
-                retry = str(max(1, int(min(self.config.session_ttl, HANDSHAKE_GRACE)))).encode()
+                retry = str(max(1, int(min(self.config.session_ttl, self.config.handshake_timeout)))).encode()
                 await send({**start, "headers": [*kept, (b"content-length", str(len(body)).encode()), (b"retry-after", retry)]})
                 message = {"type": "http.response.body", "body": body}
             await send(message)
@@ -198,8 +209,11 @@ class _Gate:
         return sending
 
 
-#: Seconds a handshake-era session may stay without a request after the one that opened it (`_reaper`).
-HANDSHAKE_GRACE = 60.0
+def _session_opened(scope: dict[str, Any], headers: list[tuple[bytes, bytes]]) -> str | None:
+    """The `Mcp-Session-Id` a response hands out to a request that named none: a session just opened."""
+    if any(name == b"mcp-session-id" for name, _ in scope.get("headers", ())):
+        return None
+    return next((value.decode("latin-1") for name, value in headers if name.lower() == b"mcp-session-id"), None)
 
 
 def _full_message(config: McpConfig) -> str:

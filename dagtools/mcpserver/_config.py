@@ -64,6 +64,14 @@ class McpConfig:
     """The most one call's arguments may take, as JSON."""
     max_session_bytes: int = 32 * 1024 * 1024
     """The most one session's calls may send and get back, added up."""
+    max_connections_per_address: int = 1024
+    """HTTP connections one client address may hold at once (behind a proxy, every user's)."""
+    header_timeout: float = 10.0
+    """Seconds a client may take to send a request's headers."""
+    body_timeout: float = 60.0
+    """Seconds a client may take to send a request's body, once its headers are in."""
+    handshake_timeout: float = 60.0
+    """Seconds a handshake-era session may wait, after `initialize`, for its client's next request."""
     auth_token_env: str = ""
     allow_unauthenticated: bool = False
     allowed_hosts: tuple[str, ...] = ()
@@ -83,7 +91,11 @@ class McpConfig:
                 "Authorization carries this server's own bearer token, which must never reach the API; "
                 "forward the API's token in another header (such as X-Api-Token) or drop auth_token_env."
             )
-        for limit in ("max_sessions", "max_sessions_per_caller", "max_argument_bytes", "max_session_bytes"):
+        for seconds in ("session_ttl", "header_timeout", "body_timeout", "handshake_timeout"):
+            value = getattr(self, seconds)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ConfigError(f"{seconds} must be more than 0 seconds, not {value!r}.")
+        for limit in ("max_sessions", "max_sessions_per_caller", "max_argument_bytes", "max_session_bytes", "max_connections_per_address"):
             if isinstance(getattr(self, limit), bool) or not isinstance(getattr(self, limit), int) or getattr(self, limit) < 1:
                 raise ConfigError(f"{limit} must be a whole number, 1 or more, not {getattr(self, limit)!r}.")
         if self.public_url and not self.public_url.lower().startswith(("http://", "https://")):

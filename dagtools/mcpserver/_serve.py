@@ -40,7 +40,11 @@ async def serve_stdio(server: McpToolServer) -> None:
 async def serve_http(server: McpToolServer) -> None:
     import uvicorn
 
-    config = uvicorn.Config(server.http_app(), host=server.config.host, port=server.config.port, log_level="warning", lifespan="on")
+    from ._connections import guarded_protocol
+
+    c = server.config
+    # Deadlines for reading requests and a cap on connections per address (`_connections`).
+    config = uvicorn.Config(server.http_app(), host=c.host, port=c.port, log_level="warning", lifespan="on", http=guarded_protocol(c))
     try:
         await uvicorn.Server(config).serve()
     finally:
