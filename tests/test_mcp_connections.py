@@ -74,7 +74,7 @@ def test_headers_sent_slowly_are_cut_off_at_the_deadline(tmp_path: Path) -> None
 def test_a_body_shorter_than_announced_is_cut_off_at_the_deadline(tmp_path: Path) -> None:
     with server(tmp_path, body_timeout=1) as mcp:
         sock = connect(mcp.port)
-        head = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 5000\r\n\r\n"
+        head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n"
         sock.sendall(head.encode() + b'{"jsonrpc":')
         took, _ = closed_within(sock, 5)
         assert took < 2.5, took
