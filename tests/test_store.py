@@ -339,3 +339,35 @@ async def test_messages_the_host_adds_survive_another_workers_turn(store_url):
             ("tool", "Potato_peel"),
         ]
         assert (await _reopen(store_url, "agent")).state() == one.state()
+
+
+async def test_a_killed_holders_lease_is_broken_within_a_second(shared_url):
+    worker = _worker(shared_url, "leased", "lease")
+    try:
+        _ready(worker)
+        store = open_store(shared_url)
+        with pytest.raises(TimeoutError):  # held by a live process: waited for
+            with anyio.fail_after(0.5):
+                async with store.lock("leased"):
+                    pass
+    finally:
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(10)
+    started = time.monotonic()
+    async with store.lock("leased"):  # the holder is known to be gone: its lease does not hold the key
+        took = time.monotonic() - started
+    await store.aclose()
+    assert took < 1.0, f"waited {took:.1f} s for a dead process's lease (it runs for 15 s)"
+
+
+def test_a_lease_from_another_machine_or_a_live_process_is_not_broken():
+    from dagtools.session._store_holders import holder_gone, new_token
+
+    assert not holder_gone(new_token())  # this process
+    mine = new_token().split(":")
+    assert not holder_gone(":".join(["elsewhere/boot", *mine[1:]]))  # another machine: cannot tell, so wait
+    assert not holder_gone("0123456789abcdef0123456789abcdef")  # an older token without a holder
+    parent = os.getppid()
+    machine = mine[0]
+    assert not holder_gone(f"{machine}:{parent}::{'0' * 32}")  # a live process, start time unread
+    assert holder_gone(f"{machine}:{parent}:1:{'0' * 32}")  # the PID now names a process started later: another one

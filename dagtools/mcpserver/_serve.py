@@ -31,6 +31,7 @@ async def serve_stdio(server: McpToolServer) -> None:
     from mcp.server.stdio import stdio_server
 
     try:
+        await server.check_store()
         async with stdio_server() as (read_stream, write_stream):
             await server.server.run(read_stream, write_stream, server.server.create_initialization_options())
     finally:
@@ -46,6 +47,7 @@ async def serve_http(server: McpToolServer) -> None:
     # Deadlines for reading requests and a cap on connections per address (`_connections`).
     config = uvicorn.Config(server.http_app(), host=c.host, port=c.port, log_level="warning", lifespan="on", http=guarded_protocol(c))
     try:
+        await server.check_store()
         await uvicorn.Server(config).serve()
     finally:
         await server.aclose()

@@ -225,6 +225,11 @@ class McpToolServer:
             self._upstream = UpstreamClient(merge_headers(env_headers(), self.config.headers))
         return HttpExecutor(url, client=self._upstream.get(), timeout=self.config.timeout)
 
+    async def check_store(self) -> None:
+        """Refuse to start on a store that cannot be written (`SessionStore.check`), before any client comes."""
+        if self._store is not None:
+            await self._store.check()
+
     async def aclose(self) -> None:
         """Close every keyed session and the upstream client (connection sessions close with their connection)."""
         await self._pool.aclose()

@@ -27,6 +27,7 @@ from urllib.parse import parse_qs, urlsplit
 import anyio
 
 from .._errors import ConfigError, DagtoolsError
+from ._store_holders import holder_gone, new_token
 
 __all__ = [
     "DEFAULT_IDLE_TTL",
@@ -118,14 +119,20 @@ class SessionStore(ABC):
     @asynccontextmanager
     async def _lease(self, key: str) -> AsyncIterator[None]:
         """Between processes: take the lease, keep renewing it while the turn runs, give it back."""
-        token = secrets.token_hex(16)
+        token = new_token()
         deadline = time.monotonic() + self.lock_timeout
-        pause = 0.002
+        pause, checked = 0.002, 0.0
         while not await self._acquire(key, token, LEASE_SECONDS):
             if time.monotonic() > deadline:
                 raise StoreBusyError(
                     f"Session {key!r} stayed busy for {self.lock_timeout:g}s in another process; try the call again later."
                 )
+            if time.monotonic() - checked > 0.1:  # a holder known to be gone (killed) is not waited for
+                checked = time.monotonic()
+                holder = await self._holder(key)
+                if holder is not None and holder_gone(holder):
+                    await self._release(key, holder)
+                    continue
             await anyio.sleep(pause)
             pause = min(pause * 2, 0.05)
         try:
@@ -154,6 +161,21 @@ class SessionStore(ABC):
 
     async def _release(self, key: str, token: str) -> None:
         """Give the lease back if `token` still holds it."""
+
+    async def _holder(self, key: str) -> str | None:
+        """The token that holds the lease on `key` now, if any (see `_store_holders`)."""
+        return None
+
+    async def check(self) -> None:
+        """Write, read back and delete a probe session: a store that cannot be written is refused at start,
+        with an error that names it and what to do, not at a client's first call."""
+        key = f"dagtools-probe-{secrets.token_hex(8)}"
+        await self.save(key, b"{}", version=0)
+        try:
+            if await self.load(key) is None:
+                raise ConfigError(f"The session store {self!r} did not keep what was written to it; check its settings.")
+        finally:
+            await self.delete(key)
 
 
 class MemoryStore(SessionStore):

@@ -104,6 +104,17 @@ class RedisStore(SessionStore):
     async def _release(self, key: str, token: str) -> None:
         await self._call(self._release_lease, [_LEASE + key], [token])
 
+    async def _holder(self, key: str) -> str | None:
+        from redis.exceptions import RedisError
+
+        try:
+            holder = await self._redis.get(_LEASE + key)
+        except RedisError as error:
+            raise ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {error}. Check that it is running.") from None
+        if holder is None:
+            return None
+        return holder.decode("utf-8", "replace") if isinstance(holder, bytes) else str(holder)
+
     async def aclose(self) -> None:
         await self._redis.aclose()
 

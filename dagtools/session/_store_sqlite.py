@@ -17,7 +17,7 @@ from typing import Any, Callable, TypeVar
 
 import anyio
 
-from .._errors import ConfigError
+from .._errors import ConfigError, ExecutorError
 from ._store import SessionStore, StoreConflictError, StoredState
 
 _OPEN_ATTEMPTS = 20
@@ -79,7 +79,13 @@ class SqliteStore(SessionStore):
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         def in_thread() -> T:
             with self._guard:
-                return work(self._connect())
+                try:
+                    return work(self._connect())
+                except sqlite3.Error as error:  # disk full, a read-only file, a damaged one: say which store and what to do
+                    raise ExecutorError(
+                        f"The session store {self.path} failed: {error}. Check that the file and its folder are writable "
+                        "and the disk has room, or start the server with another --store."
+                    ) from None
 
         return await anyio.to_thread.run_sync(in_thread, limiter=self._limiter)
 
@@ -145,6 +151,13 @@ class SqliteStore(SessionStore):
                 db.execute("DELETE FROM leases WHERE key = ? AND token = ?", (key, token))
 
         await self._run(work)
+
+    async def _holder(self, key: str) -> str | None:
+        def work(db: sqlite3.Connection) -> str | None:
+            row = db.execute("SELECT token FROM leases WHERE key = ? AND expires >= ?", (key, time.time())).fetchone()
+            return str(row[0]) if row else None
+
+        return await self._run(work)
 
     async def aclose(self) -> None:
         def work() -> None:
