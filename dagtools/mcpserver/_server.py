@@ -31,10 +31,10 @@ from ..load._cached import load_cached
 from ._app import build_http_app, check_exposure
 from ._banner import schema_size
 from ._config import McpConfig
-from ._forwarding import UpstreamClient, forwarded_headers, use_forwarded
+from ._forwarding import UpstreamClient, forwarded_headers, request_headers, use_forwarded
 from ._keys import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, session_key
 from ._limits import argument_bytes, refusal
-from ._listing import cached_listing, opens_session, remember_listing, warm_up
+from ._listing import cached_listing, opens_keyed, opens_session, remember_listing, warm_up
 from ._memory import MemoryReturn
 
 if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a session opens
@@ -166,7 +166,7 @@ class McpToolServer:
     async def _state(self, ctx: Any) -> ClientState:
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-        headers = _headers(ctx)
+        headers = request_headers(ctx)
         # Every handler starts here, so every request runs with its own forwarded headers, or none.
         use_forwarded(forwarded_headers(headers, self.config.forward_headers))
         from ._pool import ClientState
@@ -251,7 +251,8 @@ class McpToolServer:
 
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         types = self._types
-        fresh = opens_session(ctx, self.config, _STATE_KEY)
+        # Whichever era the first client speaks, a session it opens now lists what every fresh one does.
+        fresh = opens_session(ctx, self.config, _STATE_KEY) or opens_keyed(ctx, self.config, self._sessions)
         if fresh and self._first_listing is not None:
             listed = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in self._first_listing])
             self._first_listing = None  # once: the warm-up makes the next list as cheap from the session
@@ -377,14 +378,6 @@ async def _release(state: dict[str, Any], memory: MemoryReturn) -> None:
 
 def _in_memory(store: str) -> bool:
     return store.lower().startswith("memory:")
-
-
-def _headers(ctx: Any) -> dict[str, str]:
-    request = getattr(ctx, "request", None)
-    headers = getattr(request, "headers", None)
-    if not headers:
-        return {}
-    return {str(k).lower(): str(v) for k, v in headers.items()}
 
 
 def _version() -> str:
