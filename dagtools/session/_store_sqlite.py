@@ -29,6 +29,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (key TEXT PRIMARY KEY, version INTEGER NOT NULL, data BLOB NOT NULL, used REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS sessions_used ON sessions (used);
 CREATE TABLE IF NOT EXISTS leases (key TEXT PRIMARY KEY, token TEXT NOT NULL, expires REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS changes (key TEXT NOT NULL, version INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (key, version));
 """
 #: Expire idle sessions at most this often, as part of a save.
 _EXPIRE_EVERY = 60.0
@@ -97,22 +98,31 @@ class SqliteStore(SessionStore):
             if row[0] == known:
                 return StoredState(version=row[0], data=None)
             row = db.execute("SELECT version, data FROM sessions WHERE key = ?", (key,)).fetchone()
-            return None if row is None else StoredState(version=row[0], data=bytes(row[1]))
+            if row is None:
+                return None
+            log = tuple(bytes(r[0]) for r in db.execute("SELECT data FROM changes WHERE key = ? ORDER BY version", (key,)))
+            return StoredState(version=row[0], data=bytes(row[1]), log=log)
 
         return await self._run(work)
 
-    async def save(self, key: str, data: bytes, *, version: int) -> int:
+    async def save(self, key: str, data: bytes, *, version: int, change: bool = False) -> int:
         def work(db: sqlite3.Connection) -> int:
             now = time.time()
             with _immediate(db):
                 row = db.execute("SELECT version FROM sessions WHERE key = ?", (key,)).fetchone()
                 current = row[0] if row else 0
-                if current != version:
+                if current != version or (change and not current):
                     raise StoreConflictError(f"Session {key!r} is at version {current}, not {version}.")
-                db.execute("INSERT OR REPLACE INTO sessions (key, version, data, used) VALUES (?, ?, ?, ?)", (key, version + 1, data, now))
+                if change:  # the call's change only: the snapshot stays as it is
+                    db.execute("UPDATE sessions SET version = ?, used = ? WHERE key = ?", (version + 1, now, key))
+                    db.execute("INSERT INTO changes (key, version, data) VALUES (?, ?, ?)", (key, version + 1, data))
+                else:
+                    replace = "INSERT OR REPLACE INTO sessions (key, version, data, used) VALUES (?, ?, ?, ?)"
+                    db.execute(replace, (key, version + 1, data, now))
+                    db.execute("DELETE FROM changes WHERE key = ?", (key,))
                 if now - self._expired_at > _EXPIRE_EVERY:
                     self._expired_at = now
-                    db.execute("DELETE FROM sessions WHERE used < ?", (now - self.idle_ttl,))
+                    _expire(db, now - self.idle_ttl)
             return version + 1
 
         return await self._run(work)
@@ -120,6 +130,7 @@ class SqliteStore(SessionStore):
     async def delete(self, key: str) -> bool:
         def work(db: sqlite3.Connection) -> bool:
             with _immediate(db):
+                db.execute("DELETE FROM changes WHERE key = ?", (key,))
                 return db.execute("DELETE FROM sessions WHERE key = ?", (key,)).rowcount > 0
 
         return await self._run(work)
@@ -129,7 +140,7 @@ class SqliteStore(SessionStore):
             now = time.time()
             with _immediate(db):
                 db.execute("DELETE FROM leases WHERE expires < ?", (now,))
-                return db.execute("DELETE FROM sessions WHERE used < ?", (now - self.idle_ttl,)).rowcount
+                return _expire(db, now - self.idle_ttl)
 
         return await self._run(work)
 
@@ -170,6 +181,14 @@ class SqliteStore(SessionStore):
 
     def __repr__(self) -> str:
         return f"SqliteStore({str(self.path)!r})"
+
+
+def _expire(db: sqlite3.Connection, cutoff: float) -> int:
+    """Forget the sessions last used before `cutoff`, with their logs; how many went."""
+    gone = db.execute("DELETE FROM sessions WHERE used < ?", (cutoff,)).rowcount
+    if gone:
+        db.execute("DELETE FROM changes WHERE key NOT IN (SELECT key FROM sessions)")
+    return int(gone)
 
 
 class _immediate:
