@@ -283,11 +283,7 @@ class McpToolServer:
         refused = refusal(self.config, state.held, size)
         if refused is not None:
             return self._with_key(ctx, self._result(ToolResult.error(ToolCall(name=params.name), refused)))
-        async with state.lock:
-            try:  # the session as the store holds it (another worker may have served its last calls)
-                await state.session.catch_up()
-            except DagtoolsError as error:
-                return self._with_key(ctx, self._result(ToolResult.error(ToolCall(name=params.name), str(error))))
+        async with state.lock:  # a call catches up with the store itself, inside its turn (`SessionKeeper.run`)
             before = [t.name for t in self.tools_of(state.session)]
             call = ToolCall(name=params.name, arguments=arguments)
             try:

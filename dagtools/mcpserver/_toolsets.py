@@ -109,6 +109,7 @@ class FixedToolset(Toolset):
     async def _select(self, arguments: dict[str, Any]) -> Any:
         names = arguments.get("tools")
         if names in (None, [], ""):
+            await self.session.catch_up()  # the objects held now, whichever worker served the last calls
             return self._session_select().description
         value = await self._through_session(self._session_select().name, {"tools": names})
         listed, left = tool_schemas(self.session, [names] if isinstance(names, str) else list(names))

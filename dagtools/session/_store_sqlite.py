@@ -3,8 +3,9 @@
 The stdlib driver blocks, so every statement runs in a worker thread, one at a time per store. The
 file is in WAL mode (readers never wait for the writer) with `synchronous=FULL`, so a save is on disk
 before the call that made it returns. Writes take SQLite's write lock up front (`BEGIN IMMEDIATE`)
-and check the version inside that transaction, so two processes cannot both win; leases live in
-their own table, with an expiry so a killed holder frees its key.
+and check the version inside that transaction, so two processes cannot both win. Leases live in a
+file of their own beside it (`PATH-leases`, never synced), with an expiry so a killed holder frees
+its key.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ T = TypeVar("T")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (key TEXT PRIMARY KEY, version INTEGER NOT NULL, data BLOB NOT NULL, used REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS sessions_used ON sessions (used);
-CREATE TABLE IF NOT EXISTS leases (key TEXT PRIMARY KEY, token TEXT NOT NULL, expires REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS changes (key TEXT NOT NULL, version INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (key, version));
 """
+_LEASES = "CREATE TABLE IF NOT EXISTS lease.leases (key TEXT PRIMARY KEY, token TEXT NOT NULL, expires REAL NOT NULL)"
 #: Expire idle sessions at most this often, as part of a save.
 _EXPIRE_EVERY = 60.0
 
@@ -57,6 +58,12 @@ class SqliteStore(SessionStore):
                     db.execute("PRAGMA journal_mode=WAL")
                     db.execute("PRAGMA synchronous=FULL")
                     db.executescript(_SCHEMA)
+                    # Leases live in a file of their own that is never synced: a lease lost in a crash was
+                    # held by a process that is gone, so only sessions pay for durability (one sync a call).
+                    db.execute("ATTACH DATABASE ? AS lease", (f"{self.path}-leases",))
+                    db.execute("PRAGMA lease.journal_mode=WAL")
+                    db.execute("PRAGMA lease.synchronous=OFF")
+                    db.execute(_LEASES)
                 except BaseException:
                     db.close()
                     raise
@@ -139,7 +146,7 @@ class SqliteStore(SessionStore):
         def work(db: sqlite3.Connection) -> int:
             now = time.time()
             with _immediate(db):
-                db.execute("DELETE FROM leases WHERE expires < ?", (now,))
+                db.execute("DELETE FROM lease.leases WHERE expires < ?", (now,))
                 return _expire(db, now - self.idle_ttl)
 
         return await self._run(work)
@@ -148,10 +155,10 @@ class SqliteStore(SessionStore):
         def work(db: sqlite3.Connection) -> bool:
             now = time.time()
             with _immediate(db):
-                row = db.execute("SELECT token, expires FROM leases WHERE key = ?", (key,)).fetchone()
+                row = db.execute("SELECT token, expires FROM lease.leases WHERE key = ?", (key,)).fetchone()
                 if row is not None and row[0] != token and row[1] > now:
                     return False
-                db.execute("INSERT OR REPLACE INTO leases (key, token, expires) VALUES (?, ?, ?)", (key, token, now + seconds))
+                db.execute("INSERT OR REPLACE INTO lease.leases (key, token, expires) VALUES (?, ?, ?)", (key, token, now + seconds))
                 return True
 
         return await self._run(work)
@@ -159,13 +166,13 @@ class SqliteStore(SessionStore):
     async def _release(self, key: str, token: str) -> None:
         def work(db: sqlite3.Connection) -> None:
             with _immediate(db):
-                db.execute("DELETE FROM leases WHERE key = ? AND token = ?", (key, token))
+                db.execute("DELETE FROM lease.leases WHERE key = ? AND token = ?", (key, token))
 
         await self._run(work)
 
     async def _holder(self, key: str) -> str | None:
         def work(db: sqlite3.Connection) -> str | None:
-            row = db.execute("SELECT token FROM leases WHERE key = ? AND expires >= ?", (key, time.time())).fetchone()
+            row = db.execute("SELECT token FROM lease.leases WHERE key = ? AND expires >= ?", (key, time.time())).fetchone()
             return str(row[0]) if row else None
 
         return await self._run(work)
