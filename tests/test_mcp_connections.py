@@ -115,3 +115,24 @@ async def test_abandoned_handshakes_end_and_a_used_session_stays(tmp_path: Path)
                 again = await http.post(mcp.url, json=INITIALIZE, headers=ACCEPT)
                 assert again.status_code == 200, again.text
             assert value(await slice_(used)) == {"result": "Potato#3"}
+
+
+async def test_an_abandoned_event_stream_ends_and_lets_its_session_go(tmp_path: Path) -> None:
+    with server(tmp_path, session_ttl=1) as mcp:
+        async with httpx.AsyncClient(timeout=10) as http:
+            opened = await http.post(mcp.url, json=INITIALIZE, headers=ACCEPT)
+            sid = opened.headers["mcp-session-id"]
+            headers = {"mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"}
+            await http.post(mcp.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers={**ACCEPT, **headers})
+            started = time.monotonic()
+            async with http.stream("GET", mcp.url, headers={"Accept": "text/event-stream", **headers}) as stream:
+                assert stream.status_code == 200
+                try:
+                    async for _ in stream.aiter_bytes():
+                        pass
+                except httpx.HTTPError:
+                    pass  # cut short: what matters is that it ended
+            assert time.monotonic() - started < 5, "the stream stayed open"
+            await anyio.sleep(1.5)  # its session, no longer held open, idles out
+            gone = await http.post(mcp.url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers={**ACCEPT, **headers})
+            assert gone.status_code == 404, gone.text

@@ -17,6 +17,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+import anyio
+
 from .._errors import ConfigError
 from ._auth import WELL_KNOWN, BearerTokens, protected_resource_metadata, unauthorized
 from ._config import McpConfig
@@ -152,7 +154,10 @@ class _Gate:
         if self.handshakes is not None:
             self.handshakes.seen(scope)
         if scope.get("method") == "GET":  # a stream that may stay open for hours: not a request in flight
-            await self.app(scope, receive, self._answering(scope, send))
+            # ... but not forever: an open stream keeps its session from idling out, so an abandoned one
+            # would hold the session for good. After `session_ttl` it ends; a live client opens another.
+            with anyio.move_on_after(self.config.session_ttl):
+                await self.app(scope, receive, self._answering(scope, send))
             return
         self.memory.request_started()
         try:
