@@ -6,8 +6,9 @@ itself the collector runs when allocation triggers it, which can leave an idle s
 closed client's arguments for a long time. A full collection walks every live object, and on a busy
 server it stalls every call in flight (once run per closed session, it took half the time of a
 load run). So a collection is asked for here, once sessions have closed, and run only when no
-request has been in flight for `quiet` seconds: a busy server leaves it to the collector's own
-schedule, an idle one gives the memory back within a second or two. `malloc_trim` (glibc) then
+request has started or ended for `quiet` seconds: a busy server leaves it to the collector's own
+schedule, an idle one gives the memory back within a second or two. (A request that stays open,
+such as a stream of notifications, does not count as activity: it would keep the memory forever.) `malloc_trim` (glibc) then
 returns the freed pages to the system, in a worker thread (ctypes lets go of the GIL for it).
 """
 
@@ -27,7 +28,7 @@ logger = logging.getLogger("dagtools")
 
 
 class MemoryReturn:
-    """Counts requests in flight (the HTTP gate tells it) and collects after sessions closed, when quiet."""
+    """Notes when requests start and end (the HTTP gate tells it) and collects after sessions closed, when quiet."""
 
     def __init__(self, *, quiet: float = 1.0) -> None:
         self.quiet = quiet
@@ -39,12 +40,11 @@ class MemoryReturn:
 
     def request_started(self) -> None:
         self.in_flight += 1
+        self._last_request = time.monotonic()
 
     def request_ended(self) -> None:
         self.in_flight -= 1
         self._last_request = time.monotonic()
-        if not self.in_flight and self._pending:
-            self._schedule()
 
     def session_closed(self) -> None:
         """A session was closed: give back what it held once the server is quiet."""
@@ -66,8 +66,6 @@ class MemoryReturn:
         if not self._pending:
             return
         waited = time.monotonic() - self._last_request
-        if self.in_flight:
-            return  # rescheduled when the last request in flight ends
         if waited < self.quiet:
             self._scheduled = True
             loop.call_later(self.quiet - waited, self._run, loop)
