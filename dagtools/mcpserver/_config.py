@@ -134,10 +134,13 @@ class McpConfig:
     @property
     def load_options(self) -> dict[str, Any]:
         """How a URL source's schema is fetched: `load_schema`'s options (other sources ignore them)."""
-        from ..load._introspect import stderr_progress
-
         cache = self.cache
-        return {"use_cache": cache is not False, "refresh": cache == "refresh", "timeout": self.timeout, "progress": stderr_progress()}
+        options: dict[str, Any] = {"use_cache": cache is not False, "refresh": cache == "refresh", "timeout": self.timeout}
+        if self.source.lower().startswith(("http://", "https://")):  # only a fetch reports progress: a file's
+            from ..load._introspect import stderr_progress  # start stays clear of the HTTP client and graphql-core
+
+            options["progress"] = stderr_progress()
+        return options
 
     @property
     def session_options(self) -> dict[str, Any]:
