@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -52,6 +53,11 @@ def floor_seconds(era: str, cache: str) -> float:
     return start(era, cache, [sys.executable, "-P", str(FLOOR)])[0]
 
 
+def _label(name: str) -> str:
+    """`github` for github.schema.graphql, `dagger-v0.19.11` for dagger-v0.19.11.graphqls; JSON keeps its name."""
+    return re.sub(r"(\.schema)?\.graphqls?$", "", name)
+
+
 def all_schemas() -> list[str]:
     found = _schemas_dir()
     if found is None:
@@ -63,7 +69,7 @@ def run_mcp_bench(runs: int = 3, names: list[str] | None = None) -> None:
     """Print the figures; a schema that is not here is reported as not measured."""
     floors: list[float] = []
     for name in names or all_schemas():
-        label = name.split(".")[0]
+        label = _label(name)
         path = schema_path(name)
         if path is None:
             unmeasured(f"mcp_start_ratio[{label}]", f"{name} is not here")
@@ -109,6 +115,6 @@ if __name__ == "__main__":
     chosen = None
     if options.schemas:
         available = all_schemas()
-        chosen = [next((n for n in available if n.split(".")[0] == s.strip()), s.strip()) for s in options.schemas.split(",")]
+        chosen = [next((n for n in available if _label(n) == s.strip()), s.strip()) for s in options.schemas.split(",")]
     run_mcp_bench(options.runs, chosen)
     sys.exit(exit_status())
