@@ -9,6 +9,10 @@ Figures, per store (none, memory, sqlite, redis):
 - `{store}_calls_per_second_20_sessions`: 20 sessions calling at once;
 - `{store}_resume_10000_objects_seconds`: `open_session(store=..., key=...)` on a session holding
   10,000 objects, and `{store}_call_at_10000_objects_ms`: one call in it (its save included).
+- `{store}_bytes_per_call_{10,10000}_objects`: what one call writes (the mean over 40 calls that mint an
+  object and use an old one again) in a session of 10 and of 10,000 objects, and
+  `{store}_bytes_per_call_ratio`, the second over the first (target <= 1.5: a call saves what it changed);
+  `{store}_resume_{10,10000}_objects_after_calls_seconds`: reopening such a session after those calls.
 Redis is a real redis-server started on a free loopback port; its figures are left out (with a note)
 where redis-server or redis-py is missing.
 """
@@ -29,6 +33,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
+from bench._figures import exit_status  # noqa: E402
+from bench._figures import figure as checked  # noqa: E402
 from dagtools import Handle, Step, ToolCall  # noqa: E402
 from dagtools.session._keeper import encode_state  # noqa: E402
 from tests.kitchen import kitchen_session  # noqa: E402
@@ -105,6 +111,35 @@ async def resume_figures(label: str, store: str, objects: int = 10_000) -> None:
     figure(f"{label}_call_at_{objects}_objects_ms", call_ms)
 
 
+async def per_call_figures(label: str, store: str, calls: int = 40) -> None:
+    """Bytes one call writes, and the time to resume, at 10 and at 10,000 objects."""
+    means: list[float] = []
+    for objects in (10, 10_000):
+        key = f"calls-{objects}-{time.time_ns()}"
+        async with await kitchen_session(store=store, key=key) as session:
+            for n in range(objects - len(session.registry)):
+                handle = Handle((Step.of("loadPotatoFromID", {"id": f"potato-{n}"}),))
+                session.registry.mint("Potato", handle, expression=f"Potato#1.slice(n: {n})", preview={"describe": "a raw potato"})
+            await session.save()
+            await session.call_tool(ToolCall(name="selectTools", arguments={"tools": ["Potato_peel", "Query_potato"]}))
+            written = []
+            for n in range(calls):
+                await session.call_tool(ToolCall(name="Query_potato", arguments={"variety": f"Variety {n}"}))
+                written.append(session.keeper.last_written if session.keeper else 0)
+                await session.call_tool(ToolCall(name="Potato_peel", arguments={"Potato": "Potato#1"}))
+                written.append(session.keeper.last_written if session.keeper else 0)
+        means.append(sum(written) / len(written))
+        figure(f"{label}_bytes_per_call_{objects}_objects", round(means[-1]))
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            async with await kitchen_session(store=store, key=key) as resumed:
+                times.append(time.perf_counter() - start)
+                assert len(resumed.registry) >= objects
+        figure(f"{label}_resume_{objects}_objects_after_calls_seconds", median(times))
+    checked(f"{label}_bytes_per_call_ratio", means[1] / means[0], "<= 1.5")
+
+
 def start_redis() -> tuple[subprocess.Popen | None, str | None]:
     binary = shutil.which("redis-server")
     try:
@@ -142,6 +177,7 @@ async def main() -> None:
             for label, url in stores[1:]:
                 assert url is not None
                 await resume_figures(label, url)
+                await per_call_figures(label, url)
     finally:
         if server is not None:
             server.terminate()
@@ -150,3 +186,4 @@ async def main() -> None:
 
 if __name__ == "__main__":
     asyncio.run(main())
+    sys.exit(exit_status())

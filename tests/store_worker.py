@@ -2,6 +2,7 @@
 
 python -m tests.store_worker STORE_URL KEY hold         # makes Potato#2, says "ready", waits to be killed
 python -m tests.store_worker STORE_URL KEY race NAME N  # N calls with IDs NAME-i; prints what each returned, as JSON
+python -m tests.store_worker STORE_URL KEY lease        # takes KEY's lease, says "ready", waits to be killed holding it
 """
 
 from __future__ import annotations
@@ -50,9 +51,20 @@ async def race(url: str, key: str, name: str, count: int) -> None:
     print(json.dumps(seen), flush=True)
 
 
+async def lease(url: str, key: str) -> None:
+    from dagtools.session._store import open_store
+
+    store = open_store(url)
+    async with store.lock(key):
+        print("ready", flush=True)
+        await asyncio.sleep(3600)
+
+
 if __name__ == "__main__":
     url, key, mode = sys.argv[1:4]
     if mode == "hold":
         asyncio.run(hold(url, key))
+    elif mode == "lease":
+        asyncio.run(lease(url, key))
     else:
         asyncio.run(race(url, key, sys.argv[4], int(sys.argv[5])))

@@ -108,3 +108,73 @@ def test_store_option_and_config_key(tmp_path: Path) -> None:
     assert load_mcp_config(config).store == "sqlite:///sessions.db"
     with pytest.raises(ConfigError, match="store must be memory:, sqlite:///PATH or redis://"):
         McpConfig(source="api.graphql", store="postgres://db")
+
+
+# -- store faults: named, with what to do, and noticed at start ---------------------------------------------
+
+
+def immutable(*paths: Path) -> None:
+    """Make files unwritable even for root (chattr +i), or skip saying why this system cannot."""
+    import shutil
+    import subprocess
+
+    if shutil.which("chattr") is None:
+        pytest.skip("chattr is not installed: a store file cannot be made unwritable here")
+    for path in paths:
+        if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+            pytest.skip(f"chattr +i is refused on {path} (not root, or the file system has no immutable flag)")
+
+
+def writable(*paths: Path) -> None:
+    import subprocess
+
+    for path in paths:
+        subprocess.run(["chattr", "-i", str(path)], capture_output=True)
+
+
+async def test_a_store_that_cannot_be_written_stops_the_server_at_start(kitchen_url: str, tmp_path: Path, cache_dir: Path) -> None:  # noqa: F811
+    import subprocess
+
+    from dagtools.session._store import open_store
+    from tests.test_mcp import DAGTOOLS, ROOT
+    from tests.test_mcp_url import subprocess_env
+
+    db = tmp_path / "sessions.sqlite3"
+    store = open_store(f"sqlite:///{db}")
+    await store.check()  # creates the file
+    await store.aclose()
+    files = [p for p in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")) if p.exists()]
+    immutable(*files)
+    try:
+        for url, says in [(f"sqlite:///{db}", str(db)), ("redis://127.0.0.1:1/0", "Check that it is running")]:
+            started = subprocess.run(
+                [DAGTOOLS, "mcp", kitchen_url, "--transport", "http", "--port", "0", "--store", url],
+                cwd=str(ROOT),
+                env=subprocess_env(cache_dir),
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert started.returncode != 0, started.stderr
+            assert says in started.stderr and "Traceback" not in started.stderr, started.stderr[-2000:]
+    finally:
+        writable(*files)
+
+
+async def test_a_store_that_fails_while_serving_says_which_and_what_to_do(kitchen_url: str, tmp_path: Path, cache_dir: Path) -> None:  # noqa: F811
+    db = tmp_path / "sessions.sqlite3"
+    with McpHttp(kitchen_url, cache_dir, "--tools", "fixed", "--store", f"sqlite:///{db}", *FRIES_OPTIONS) as server:
+        key = secrets.token_hex(16)
+        assert (await call(server.url, key, "Potato_peel", Potato="Potato#1"))["result"] == "Potato#2"
+        files = [p for p in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")) if p.exists()]
+        immutable(*files)
+        try:
+            async with keyed(server.url, secrets.token_hex(16)) as fresh:  # opening a session writes to the store
+                opened = await fresh.call_tool("callTool", {"tool": "Potato_peel", "arguments": {"Potato": "Potato#1"}})
+            text = opened.content[0].text
+            assert opened.is_error and str(db) in text and "writable" in text, text
+            assert "Internal server error" not in text
+        finally:
+            writable(*files)
+        # The store is writable again: the same server goes on, and the first session kept its objects.
+        assert (await call(server.url, key, "Potato_slice", Potato="Potato#2", shape="STICKS"))["result"] == "Potato#3"

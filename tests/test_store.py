@@ -339,3 +339,81 @@ async def test_messages_the_host_adds_survive_another_workers_turn(store_url):
             ("tool", "Potato_peel"),
         ]
         assert (await _reopen(store_url, "agent")).state() == one.state()
+
+
+async def test_a_killed_holders_lease_is_broken_within_a_second(shared_url):
+    worker = _worker(shared_url, "leased", "lease")
+    try:
+        _ready(worker)
+        store = open_store(shared_url)
+        with pytest.raises(TimeoutError):  # held by a live process: waited for
+            with anyio.fail_after(0.5):
+                async with store.lock("leased"):
+                    pass
+    finally:
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(10)
+    started = time.monotonic()
+    async with store.lock("leased"):  # the holder is known to be gone: its lease does not hold the key
+        took = time.monotonic() - started
+    await store.aclose()
+    assert took < 1.0, f"waited {took:.1f} s for a dead process's lease (it runs for 15 s)"
+
+
+def test_a_lease_from_another_machine_or_a_live_process_is_not_broken():
+    from dagtools.session._store_holders import holder_gone, new_token
+
+    assert not holder_gone(new_token())  # this process
+    mine = new_token().split(":")
+    assert not holder_gone(":".join(["elsewhere/boot", *mine[1:]]))  # another machine: cannot tell, so wait
+    assert not holder_gone("0123456789abcdef0123456789abcdef")  # an older token without a holder
+    parent = os.getppid()
+    machine = mine[0]
+    assert not holder_gone(f"{machine}:{parent}::{'0' * 32}")  # a live process, start time unread
+    assert holder_gone(f"{machine}:{parent}:1:{'0' * 32}")  # the PID now names a process started later: another one
+
+
+# -- a call saves what it changed ------------------------------------------------------------------------------
+
+
+async def _grown(store_url: str, key: str, objects: int):
+    from dagtools import Handle, Step
+
+    session = await kitchen_session(store=store_url, key=key)
+    for n in range(objects - len(session.registry)):  # distinct re-rooted handles, as identity gives them
+        session.registry.mint("Potato", Handle((Step.of("loadPotatoFromID", {"id": f"p-{n}"}),)), expression=f"Potato#1.slice(n: {n})")
+    await session.save()
+    await call(session, "selectTools", tools=["Potato_*", "Query_potato"])
+    return session
+
+
+async def test_a_call_saves_its_change_not_the_whole_session(store_url):
+    written: dict[int, list[int]] = {}
+    for objects in (10, 3_000):
+        session = await _grown(store_url, f"grown-{objects}", objects)
+        async with session:
+            snapshot = len(session.keeper.encoder.encode(session))
+            written[objects] = []
+            for n in range(6):
+                await call(session, "Query_potato", variety=f"Variety {n}")
+                await call(session, "Potato_peel", Potato="Potato#1")  # an old object used again
+                written[objects].append(session.keeper.last_written)
+        if objects > 10:
+            assert max(written[objects]) < snapshot / 20, (written[objects], snapshot)
+    small, large = (sum(w) / len(w) for w in written.values())
+    assert large <= 1.5 * small, f"a call writes {large:.0f} bytes at 3,000 objects, {small:.0f} at 10"
+
+
+async def test_a_session_resumed_from_its_changes_is_the_session_that_made_them(store_url):
+    session = await _grown(store_url, "replayed", 500)
+    async with session:
+        for n in range(5):
+            await call(session, "Query_potato", variety=f"Variety {n}")
+            await call(session, "Potato_peel", Potato=f"Potato#{1 + n * 7}")
+        session.context.add_user("and a message of the host's, saved with the next call")
+        await call(session, "Potato_dice")
+        expected = encode_state(session.state())
+        assert session.keeper.changes is not None
+    async with await kitchen_session(store=store_url, key="replayed") as resumed:
+        assert encode_state(resumed.state()) == expected
+        assert (await call(resumed, "Potato_dice")).value == (await call(resumed, "Potato_dice")).value  # the same default, twice

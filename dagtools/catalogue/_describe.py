@@ -7,6 +7,7 @@ nested input objects summarised in turn, so a model walks down a filter one leve
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from graphql import GraphQLInputObjectType, get_named_type
@@ -82,26 +83,48 @@ def describe_path(catalogue: Catalogue, path: str) -> dict[str, Any]:
     return {"path": path, "type": owner, "schema": schema}
 
 
-def describe_names(catalogue: Catalogue, names: Any, example: str = "") -> dict[str, Any]:
+def describe_names(catalogue: Catalogue, names: Any, example: str = "", *, most: int = 256, budget: int = 32 * 1024) -> dict[str, Any]:
     """What describeTools answers: each named tool's description and parameters (`Type_*` for all
-    of a type's), and each dotted path's part, without selecting anything."""
+    of a type's), and each dotted path's part, without selecting anything.
+
+    The caller is untrusted: each name counts once however often it is given, at most `most`
+    different names are taken, and the schemas stop at `budget` bytes, the rest named for a
+    later call."""
     from ._render import render_tool
 
     if isinstance(names, str):
         names = [names]
     if not isinstance(names, list) or not names:
         raise ToolCallError(f'{DESCRIBE_TOOLS} takes a list of tool names or dotted paths, such as {{"tools": ["{example}"]}}.')
-    parts = [describe_path(catalogue, str(n)) for n in names if is_path(str(n))]
-    listed: list[dict[str, Any]] = []
+    names = list(dict.fromkeys(str(n) for n in names))
+    if len(names) > most:
+        raise ToolCallError(f"That is {len(names)} different names; one {DESCRIBE_TOOLS} call takes at most {most}.")
+    parts = [describe_path(catalogue, n) for n in names if is_path(n)]
+    wanted: dict[str, None] = {}
     unknown: list[str] = []
-    for name in (str(n) for n in names if not is_path(str(n))):
+    for name in (n for n in names if not is_path(n)):
         expanded = catalogue.tools_for_type(name[:-2]) if name.endswith("_*") else [name] if name in catalogue else []
         if not expanded:
             unknown.append(name)
-        for each in expanded:
-            rendered = render_tool(catalogue.tool(each), "mcp")
-            listed.append({k: rendered[k] for k in ("name", "description", "inputSchema")})
+        wanted.update(dict.fromkeys(expanded))
     if unknown:
-        hints = [f"{n} (did you mean {', '.join(catalogue.suggest(n))}?)" if catalogue.suggest(n) else n for n in unknown]
+        hints = [f"{n} (did you mean {', '.join(catalogue.suggest(n))}?)" if catalogue.suggest(n) else n for n in unknown[:10]]
         raise ToolCallError(f"No tool named {'; '.join(hints)}. selectTools lists the tools there are.")
-    return {"tools": listed, "parts": parts} if parts else {"tools": listed}
+    listed: list[dict[str, Any]] = []
+    left: list[str] = []
+    used = 0
+    for each in wanted:
+        if not left:
+            rendered = render_tool(catalogue.tool(each), "mcp")
+            entry = {k: rendered[k] for k in ("name", "description", "inputSchema")}
+            size = len(json.dumps(entry, ensure_ascii=False))
+            if not listed or used + size <= budget:
+                listed.append(entry)
+                used += size
+                continue
+        left.append(each)
+    answer: dict[str, Any] = {"tools": listed, "parts": parts} if parts else {"tools": listed}
+    if left:
+        shown = ", ".join(left[:20]) + (f" and {len(left) - 20} more" if len(left) > 20 else "")
+        answer["not_shown"] = f"These did not fit in one answer; {DESCRIBE_TOOLS} shows their schemas: {shown}."
+    return answer

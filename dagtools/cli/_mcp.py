@@ -38,7 +38,7 @@ def add_mcp_command(commands: Any) -> None:
         "--auth-token-env",
         metavar="NAME",
         help="HTTP: callers must send 'Authorization: Bearer TOKEN' with a token from this environment variable "
-        "(tokens separated by commas or spaces; NAME=TOKEN names a caller)",
+        "(tokens separated by commas or spaces; NAME:TOKEN names a caller)",
     )
     mcp.add_argument(
         "--allow-unauthenticated",
@@ -159,7 +159,7 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from ..mcpserver._server import serve_mcp
+    from ..mcpserver._serve import serve_mcp
 
     config = mcp_config_from_args(args)
     if config.transport == "http":

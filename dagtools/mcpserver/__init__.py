@@ -6,6 +6,7 @@ the command.
 """
 
 from ._config import McpConfig, load_mcp_config
-from ._server import McpToolServer, serve_mcp
+from ._serve import serve_mcp
+from ._server import McpToolServer
 
 __all__ = ["McpConfig", "McpToolServer", "load_mcp_config", "serve_mcp"]

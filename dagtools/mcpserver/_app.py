@@ -17,10 +17,14 @@ import sys
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+import anyio
+
 from .._errors import ConfigError
 from ._auth import WELL_KNOWN, BearerTokens, protected_resource_metadata, unauthorized
 from ._config import McpConfig
-from ._keys import ISSUED_SCOPE_KEY, SESSION_HEADER
+from ._handshakes import Handshakes
+from ._keys import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER
+from ._memory import MemoryReturn
 
 if TYPE_CHECKING:
     from ._server import McpToolServer
@@ -96,7 +100,8 @@ def build_http_app(server: McpToolServer, tokens: BearerTokens | None) -> Any:
         enable_dns_rebinding_protection=True, allowed_hosts=allowed_hosts(config), allowed_origins=allowed_origins(config)
     )
     # Handshake-era sessions (one per Mcp-Session-Id) have the same cap and idle time as keyed ones;
-    # at the cap the SDK refuses a new one (503) rather than close someone else's.
+    # at the cap the SDK refuses a new one (503, given a `Retry-After` and a message by the gate)
+    # rather than close someone else's.
     app = server.server.streamable_http_app(
         streamable_http_path=config.path,
         host=config.host,
@@ -104,11 +109,14 @@ def build_http_app(server: McpToolServer, tokens: BearerTokens | None) -> Any:
         max_sessions=config.max_sessions,
         session_idle_timeout=config.session_ttl,
     )
-    return _Gate(app, config=config, security=security, tokens=tokens, name=server.server.title or "dagtools")
+    handshakes = Handshakes(app, path=config.path, host=allowed_hosts(config)[0], timeout=config.handshake_timeout)
+    gate = _Gate(app, config=config, security=security, tokens=tokens, name=server.server.title or "dagtools", memory=server.memory)
+    gate.handshakes = handshakes
+    return gate
 
 
 class _Gate:
-    def __init__(self, app: Any, *, config: McpConfig, security: Any, tokens: BearerTokens | None, name: str) -> None:
+    def __init__(self, app: Any, *, config: McpConfig, security: Any, tokens: BearerTokens | None, name: str, memory: MemoryReturn) -> None:
         from mcp.server.transport_security import TransportSecurityMiddleware
 
         self.app = app
@@ -116,6 +124,8 @@ class _Gate:
         self.checks = TransportSecurityMiddleware(security)
         self.tokens = tokens
         self.name = name
+        self.memory = memory
+        self.handshakes: Handshakes | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -141,7 +151,19 @@ class _Gate:
             from starlette.authentication import AuthCredentials
 
             scope["user"], scope["auth"] = user, AuthCredentials([])
-        await self.app(scope, receive, self._with_issued_key(scope, send))
+        if self.handshakes is not None:
+            self.handshakes.seen(scope)
+        if scope.get("method") == "GET":  # a stream that may stay open for hours: not a request in flight
+            # ... but not forever: an open stream keeps its session from idling out, so an abandoned one
+            # would hold the session for good. After `session_ttl` it ends; a live client opens another.
+            with anyio.move_on_after(self.config.session_ttl):
+                await self.app(scope, receive, self._answering(scope, send))
+            return
+        self.memory.request_started()
+        try:
+            await self.app(scope, receive, self._answering(scope, send))
+        finally:
+            self.memory.request_ended()
 
     def _resource(self, scope: dict[str, Any]) -> str:
         """This server's URL as its clients reach it: `public_url`, else the (checked) Host it was asked by."""
@@ -157,15 +179,54 @@ class _Gate:
         body = json.dumps(protected_resource_metadata(self._resource(scope), self.name)).encode()
         await _respond(send, 200, [(b"content-type", b"application/json"), (b"cache-control", b"max-age=3600")], body)
 
-    @staticmethod
-    def _with_issued_key(scope: dict[str, Any], send: Any) -> Any:
+    def _answering(self, scope: dict[str, Any], send: Any) -> Any:
+        """`send` for the app: hands a server-issued key back in a header, and turns a refusal for want of
+        room into 503 with `Retry-After` and a message that says what to do."""
+        held: list[dict[str, Any]] = []
+
         async def sending(message: dict[str, Any]) -> None:
-            issued = scope.get(ISSUED_SCOPE_KEY)
-            if message["type"] == "http.response.start" and issued:
-                message = {**message, "headers": [*message.get("headers", []), (SESSION_HEADER.lower().encode(), issued.encode())]}
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                issued = scope.get(ISSUED_SCOPE_KEY)
+                if issued:
+                    headers.append((SESSION_HEADER.lower().encode(), issued.encode()))
+                if self.handshakes is not None and message.get("status", 500) < 400:
+                    opened = _session_opened(scope, headers)
+                    if opened:
+                        self.handshakes.opened(opened, scope)
+                refused = scope.get(REFUSED_SCOPE_KEY)
+                if refused is not None:
+                    message = {**message, "status": 503, "headers": [*headers, (b"retry-after", str(refused).encode())]}
+                elif message.get("status") == 503:  # the SDK's own refusal of a handshake-era session: say more
+                    held.append({**message, "headers": headers})
+                    return
+                else:
+                    message = {**message, "headers": headers}
+            elif held and message["type"] == "http.response.body":
+                start = held.pop()
+                body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": _full_message(self.config)}}).encode()
+                kept = [(k, v) for k, v in start["headers"] if k.lower() not in (b"content-length", b"retry-after")]
+                retry = str(max(1, int(min(self.config.session_ttl, self.config.handshake_timeout)))).encode()
+                await send({**start, "headers": [*kept, (b"content-length", str(len(body)).encode()), (b"retry-after", retry)]})
+                message = {"type": "http.response.body", "body": body}
             await send(message)
 
         return sending
+
+
+def _session_opened(scope: dict[str, Any], headers: list[tuple[bytes, bytes]]) -> str | None:
+    """The `Mcp-Session-Id` a response hands out to a request that named none: a session just opened."""
+    if any(name == b"mcp-session-id" for name, _ in scope.get("headers", ())):
+        return None
+    return next((value.decode("latin-1") for name, value in headers if name.lower() == b"mcp-session-id"), None)
+
+
+def _full_message(config: McpConfig) -> str:
+    return (
+        f"This server holds {config.max_sessions} handshake-era sessions, the most it keeps (max_sessions); no live "
+        f"session is closed to make room. Try again after Retry-After seconds, and end sessions you no longer use "
+        f"(HTTP DELETE with their Mcp-Session-Id)."
+    )
 
 
 async def _respond(send: Any, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:

@@ -4,8 +4,12 @@ authorization spec asks: a 401 carries `WWW-Authenticate: Bearer ... resource_me
 
 Tokens come from an environment variable named in the config (`auth_token_env`), never from the
 config file or the command line, so they stay out of shell histories and process lists. The
-variable holds one or more tokens separated by commas or whitespace; `alice=TOKEN` names the caller,
-otherwise a caller is named after a digest of its token. The caller's name is who its sessions
+variable holds one or more tokens separated by commas or whitespace; `alice:TOKEN` names the caller
+(the token is everything after the first colon), otherwise a caller is named after a digest of its
+token. A colon appears in no token alphabet in use (base64 with its `=` padding, base64url, hex,
+JWTs), so a token is never misread as a name. A bare entry with `=` inside it (not as trailing
+padding) is refused: it is the old `NAME=TOKEN` form, or a token to name. No message ever shows a
+token, nor any part of an entry that might be one. The caller's name is who its sessions
 belong to and who its quotas count against; the token itself is never stored or passed on.
 """
 
@@ -24,7 +28,8 @@ from .._errors import ConfigError
 __all__ = ["WELL_KNOWN", "BearerTokens", "protected_resource_metadata", "unauthorized"]
 
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
-_NAMED = re.compile(r"([A-Za-z0-9_.@-]{1,64})=(.+)")
+_CALLER = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
+_INNER_EQUALS = re.compile(r"=+[^=]")
 
 
 class BearerTokens:
@@ -47,11 +52,25 @@ class BearerTokens:
         if not entries:
             raise ConfigError(f"The environment variable {name} (auth_token_env) is empty or unset; set it to one or more bearer tokens.")
         tokens: dict[str, str] = {}
-        for entry in entries:
-            named = _NAMED.fullmatch(entry)
-            caller, token = (named.group(1), named.group(2)) if named else (_digest_name(entry), entry)
+        for number, entry in enumerate(entries, 1):
+            where = f"{name}: entry {number} of {len(entries)}"
+            caller, colon, token = entry.partition(":")
+            if colon:
+                if not _CALLER.fullmatch(caller):
+                    raise ConfigError(f"{where} has a colon, so it must be NAME:TOKEN with a NAME of 1 to 64 of A-Z a-z 0-9 _ . @ -.")
+                if not token:
+                    raise ConfigError(f"{where} names a caller but gives no token after the colon.")
+            elif _INNER_EQUALS.search(entry):
+                raise ConfigError(
+                    f"{where} has '=' inside it. Name a caller with NAME:TOKEN (NAME=TOKEN is no longer read, since "
+                    "base64 tokens end in '='); a token with '=' inside it must be named the same way."
+                )
+            else:
+                caller, token = _digest_name(entry), entry
+            if len(token) < 16:
+                raise ConfigError(f"{where}: the token is shorter than 16 characters; use secrets.token_urlsafe(32).")
             if caller in tokens:
-                raise ConfigError(f"{name}: the caller name {caller!r} is given twice; give each token its own name.")
+                raise ConfigError(f"{where}: the caller {caller!r} is given twice; give each token its own name.")
             tokens[caller] = token
         return cls(tokens)
 

@@ -58,8 +58,20 @@ class McpConfig:
     outputs: dict[str, Any] = field(default_factory=dict)
     max_active_tools: int = 64
     session_ttl: float = 3600.0
-    max_sessions: int = 1000
+    max_sessions: int = 2000
     max_sessions_per_caller: int = 32
+    max_argument_bytes: int = 256 * 1024
+    """The most one call's arguments may take, as JSON."""
+    max_session_bytes: int = 32 * 1024 * 1024
+    """The most one session's calls may send and get back, added up."""
+    max_connections_per_address: int = 1024
+    """HTTP connections one client address may hold at once (behind a proxy, every user's)."""
+    header_timeout: float = 10.0
+    """Seconds a client may take to send a request's headers."""
+    body_timeout: float = 60.0
+    """Seconds a client may take to send a request's body, once its headers are in."""
+    handshake_timeout: float = 60.0
+    """Seconds a handshake-era session may wait, after `initialize`, for its client's next request."""
     auth_token_env: str = ""
     allow_unauthenticated: bool = False
     allowed_hosts: tuple[str, ...] = ()
@@ -79,8 +91,13 @@ class McpConfig:
                 "Authorization carries this server's own bearer token, which must never reach the API; "
                 "forward the API's token in another header (such as X-Api-Token) or drop auth_token_env."
             )
-        if self.max_sessions < 1 or self.max_sessions_per_caller < 1:
-            raise ConfigError("max_sessions and max_sessions_per_caller must be 1 or more.")
+        for seconds in ("session_ttl", "header_timeout", "body_timeout", "handshake_timeout"):
+            value = getattr(self, seconds)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ConfigError(f"{seconds} must be more than 0 seconds, not {value!r}.")
+        for limit in ("max_sessions", "max_sessions_per_caller", "max_argument_bytes", "max_session_bytes", "max_connections_per_address"):
+            if isinstance(getattr(self, limit), bool) or not isinstance(getattr(self, limit), int) or getattr(self, limit) < 1:
+                raise ConfigError(f"{limit} must be a whole number, 1 or more, not {getattr(self, limit)!r}.")
         if self.public_url and not self.public_url.lower().startswith(("http://", "https://")):
             raise ConfigError(f"public_url must be an http:// or https:// URL, not {self.public_url!r}.")
         if self.tools not in ("fixed", "dynamic"):
@@ -117,10 +134,13 @@ class McpConfig:
     @property
     def load_options(self) -> dict[str, Any]:
         """How a URL source's schema is fetched: `load_schema`'s options (other sources ignore them)."""
-        from ..load._introspect import stderr_progress
-
         cache = self.cache
-        return {"use_cache": cache is not False, "refresh": cache == "refresh", "timeout": self.timeout, "progress": stderr_progress()}
+        options: dict[str, Any] = {"use_cache": cache is not False, "refresh": cache == "refresh", "timeout": self.timeout}
+        if self.source.lower().startswith(("http://", "https://")):  # only a fetch reports progress: a file's
+            from ..load._introspect import stderr_progress  # start stays clear of the HTTP client and graphql-core
+
+            options["progress"] = stderr_progress()
+        return options
 
     @property
     def session_options(self) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from contextvars import ContextVar
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["UpstreamClient", "forwarded_headers", "use_forwarded"]
+__all__ = ["UpstreamClient", "forwarded_headers", "request_headers", "use_forwarded"]
 
 _NONE: Mapping[str, str] = MappingProxyType({})
 _forwarded: ContextVar[Mapping[str, str]] = ContextVar("dagtools.forwarded", default=_NONE)
@@ -24,6 +24,15 @@ _forwarded: ContextVar[Mapping[str, str]] = ContextVar("dagtools.forwarded", def
 def forwarded_headers(headers: Mapping[str, str], names: tuple[str, ...]) -> dict[str, str]:
     """The allow-listed headers of one request (`headers` has lower-case names), under their configured names."""
     return {name: headers[name.lower()] for name in names if name.lower() in headers}
+
+
+def request_headers(ctx: Any) -> dict[str, str]:
+    """The HTTP headers of the request a handler serves (lower-case names); none outside HTTP."""
+    request = getattr(ctx, "request", None)
+    headers = getattr(request, "headers", None)
+    if not headers:
+        return {}
+    return {str(k).lower(): str(v) for k, v in headers.items()}
 
 
 async def _add_forwarded(request: Any) -> None:

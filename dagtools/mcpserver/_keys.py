@@ -36,6 +36,8 @@ __all__ = ["SESSION_HEADER", "SESSION_META_KEY", "SessionKey", "caller_of", "ses
 SESSION_HEADER = "Dagtools-Session"
 SESSION_META_KEY = "dagtools/session"
 ISSUED_SCOPE_KEY = "dagtools.issued_session"
+#: Set on a request refused for want of room: the seconds to send in `Retry-After` (with status 503).
+REFUSED_SCOPE_KEY = "dagtools.refused"
 
 _STRONG_KEY = re.compile(r"[A-Za-z0-9_-]{32,256}")
 _ANY_KEY = re.compile(r"[\x21-\x7e]{1,256}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Container
 from typing import TYPE_CHECKING, Any
 
 from ..load._cache import content_digest
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from ..load._loaded import LoadedSchema
     from ._config import McpConfig
 
-__all__ = ["cached_listing", "cached_size", "listable_from_cache", "opens_session", "remember_listing", "warm_up"]
+__all__ = ["cached_listing", "cached_size", "listable_from_cache", "opens_keyed", "opens_session", "remember_listing", "warm_up"]
 
 logger = logging.getLogger("dagtools")
 
@@ -76,6 +77,25 @@ def opens_session(ctx: Any, config: McpConfig, state_key: str) -> bool:
         return False
     connection = getattr(ctx.session, "_connection", None)
     return connection is not None and state_key not in connection.state
+
+
+def opens_keyed(ctx: Any, config: McpConfig, held: Container[str] | None) -> bool:
+    """Whether a stateless-era request would open a session (its key names none of those `held`), whose
+    list is every fresh session's: the first client may speak either era, and both fill the cache."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    from .._errors import ConfigError
+    from ._forwarding import forwarded_headers, request_headers
+    from ._keys import session_key
+
+    if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS or not listable_from_cache(config):
+        return False
+    headers = request_headers(ctx)
+    try:
+        key = session_key(ctx, headers, forwarded_headers(headers, config.forward_headers))
+    except ConfigError:
+        return False  # a refused key: the session path says why
+    return held is None or key.digest not in held
 
 
 def warm_up(build_schema: Any) -> None:

@@ -1,19 +1,20 @@
-"""The stateless era's keyed sessions, with quotas per caller so no caller can push out another's.
+"""The stateless era's keyed sessions, held in memory up to a capacity; a live session is never pushed out.
 
-Each owner (an authenticated caller, else a client address; see `_keys`) holds at most
-`per_caller` sessions: its next one pushes out its own least recently used. All owners together
-hold at most `max_sessions`: when that many are open, sessions idle longer than `ttl` go first,
-and if none has, a new session is refused with a message rather than taken from someone else.
-A dropped session is forgotten at once, so what it held (objects, long values, the arguments of
-its calls) is freed with it.
+Many users behind one proxy share an address, so an address is never an identity and has no quota:
+the pool counts sessions, not addresses. When it holds `max_sessions`:
+- sessions idle longer than `ttl` go first (they also go on their own, swept every few seconds);
+- with a store, the least recently used session that no request is using leaves memory: it is in
+  the store (every call is saved before its result returns), and its next request resumes it there;
+- without a store, a new session is refused with `SessionsFull`, which the HTTP face answers with
+  503 and `Retry-After` (the time until the least recently used session may expire).
+An authenticated caller holds at most `per_caller` sessions at once, the same way: its next one is
+refused (or, with a store, its own least recently used one leaves memory), never anyone else's.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import gc
 import logging
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -26,9 +27,20 @@ from .._errors import ConfigError
 from ..session._session import Session
 from ._keys import SessionKey
 
-__all__ = ["ClientState", "SessionPool", "release_memory"]
+__all__ = ["ClientState", "SessionPool", "SessionsFull"]
 
 logger = logging.getLogger("dagtools")
+
+#: Idle sessions are looked for at most this often (and whenever the pool is full).
+SWEEP_EVERY = 5.0
+
+
+class SessionsFull(ConfigError):
+    """No room for a new session now; `retry_after` is when, in seconds, there may be."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = max(1, math.ceil(retry_after))
 
 
 @dataclass(eq=False)
@@ -40,20 +52,33 @@ class ClientState:
     last_used: float = field(default_factory=time.monotonic)
     bus: Any = None
     listen: Any = None
+    #: Bytes of arguments and results this session's calls have added (see `_limits`).
+    held: int = 0
+
+    @property
+    def busy(self) -> bool:
+        return self.lock.locked()
 
 
 class SessionPool:
-    """Keyed sessions by key digest, in least-recently-used order per owner."""
+    """Keyed sessions by key digest, in least-recently-used order (overall and per owner)."""
 
-    def __init__(self, *, ttl: float, max_sessions: int, per_caller: int) -> None:
+    def __init__(
+        self, *, ttl: float, max_sessions: int, per_caller: int, stored: bool = False, on_close: Callable[[], None] = lambda: None
+    ) -> None:
         self.ttl = ttl
         self.max_sessions = max_sessions
         self.per_caller = per_caller
-        self._states: dict[str, ClientState] = {}
+        #: Whether every session is also in a store, so one may leave memory and come back.
+        self.stored = stored
+        self.on_close = on_close
+        self._states: OrderedDict[str, ClientState] = OrderedDict()
         self._owner_of: dict[str, str] = {}
         self._by_owner: dict[str, OrderedDict[str, None]] = {}
         self._opening: dict[str, anyio.Event] = {}
         self._last_sweep = time.monotonic()
+        #: Closers of sessions that left the pool, run by the next request (drop is synchronous).
+        self._to_close: list[Session] = []
 
     def __len__(self) -> int:
         return len(self._states)
@@ -65,8 +90,9 @@ class SessionPool:
         return len(self._by_owner.get(owner, ()))
 
     async def get(self, key: SessionKey, open_session: Callable[[], Awaitable[Session]]) -> ClientState:
-        """The session under `key`, opened with `open_session` on first use."""
+        """The session under `key`, opened with `open_session` on first use; `SessionsFull` when there is no room."""
         self._sweep()
+        await self._close_dropped()
         while key.digest in self._opening:  # another request of this client is opening its session
             await self._opening[key.digest].wait()
         state = self._states.get(key.digest)
@@ -82,43 +108,69 @@ class SessionPool:
             finally:
                 del self._opening[key.digest]
                 opened.set()
+        self._states.move_to_end(key.digest)
         self._by_owner[key.owner].move_to_end(key.digest)
         state.last_used = time.monotonic()
         return state
 
     def _admit(self, owner: str) -> None:
-        """Make room for one more session of `owner`, from its own sessions or idle ones only."""
-        mine = self._by_owner.get(owner)
-        if mine and len(mine) >= self.per_caller:
-            while mine and len(mine) >= self.per_caller:
-                self.drop(next(iter(mine)))
-            release_memory()
+        """Make room for one more session of `owner`, from idle or stored sessions only; else refuse."""
+        limited = owner.startswith("caller:")  # an address is never an identity: only callers have a quota
+        if limited and self.owned_by(owner) >= self.per_caller:
+            self._sweep(force=True)
+            if self.owned_by(owner) >= self.per_caller and not self._leave_memory(self._by_owner[owner]):
+                raise SessionsFull(
+                    f"This caller holds {self.per_caller} sessions, the most one caller may hold (max_sessions_per_caller), "
+                    f"and none has been idle {self.ttl:g} s yet; no live session is closed to make room. Reuse a session key you "
+                    "already have, or try again later.",
+                    self._retry_after(self._by_owner[owner]),
+                )
         if len(self._states) + len(self._opening) >= self.max_sessions:
             self._sweep(force=True)
-        if len(self._states) + len(self._opening) >= self.max_sessions:
-            raise ConfigError(
-                f"This server holds {self.max_sessions} sessions, the most it keeps, and none is idle yet; "
-                f"try again once one has been idle {self.ttl:g} s, or reuse a session key you already have."
+        if len(self._states) + len(self._opening) >= self.max_sessions and not self._leave_memory(self._states):
+            raise SessionsFull(
+                f"This server holds {self.max_sessions} sessions, the most it keeps (max_sessions), and none has been idle "
+                f"{self.ttl:g} s yet; no live session is closed to make room. Try again later, or reuse a session key you already have.",
+                self._retry_after(self._states),
             )
 
+    def _leave_memory(self, digests: Any) -> bool:
+        """With a store, let the least recently used idle session among `digests` leave memory (its next
+        request resumes it from the store); whether one did."""
+        if not self.stored:
+            return False
+        for digest in list(digests):
+            state = self._states.get(digest)
+            if state is not None and not state.busy:
+                self.drop(digest)
+                return True
+        return False
+
+    def _retry_after(self, digests: Any) -> float:
+        """Seconds until the least recently used of `digests` has been idle `ttl` (when it may be dropped)."""
+        first = next(iter(digests), None)
+        state = self._states.get(first) if first is not None else None
+        return self.ttl - (time.monotonic() - state.last_used) if state is not None else 1.0
+
     def _sweep(self, *, force: bool = False) -> None:
-        """Drop the sessions idle longer than the TTL (at most every 30 s unless forced)."""
+        """Drop the sessions idle longer than the TTL (at most every `SWEEP_EVERY` s unless forced)."""
         now = time.monotonic()
-        if not force and now - self._last_sweep < 30:
+        if not force and now - self._last_sweep < SWEEP_EVERY:
             return
         self._last_sweep = now
-        idle = [d for d, s in self._states.items() if now - s.last_used > self.ttl]
-        for digest in idle:
-            self.drop(digest)
-        if idle:
-            release_memory()
+        for digest, state in list(self._states.items()):  # least recently used first: stop at the first fresh one
+            if now - state.last_used <= self.ttl:
+                break
+            if not state.busy:
+                self.drop(digest)
 
     def drop(self, digest: str) -> ClientState | None:
-        """Forget one session; its listen stream, if any, is closed."""
+        """Forget one session; its listen stream, if any, is closed, and the session itself soon after."""
         state = self._states.pop(digest, None)
         owner = self._owner_of.pop(digest, None)
         if state is not None:
             logger.info("MCP session dropped (%d held)", len(self._states))
+            self._to_close.append(state.session)
         if owner is not None:
             owned = self._by_owner[owner]
             owned.pop(digest, None)
@@ -128,38 +180,16 @@ class SessionPool:
             state.listen.close()
         return state
 
+    async def _close_dropped(self) -> None:
+        if not self._to_close:
+            return
+        closing, self._to_close = self._to_close, []
+        while closing:
+            await closing.pop().aclose()
+        self.on_close()  # what they held goes back once the server is quiet (`_memory`)
+
     async def aclose(self) -> None:
         """Drop every session and close what each one owns."""
         for digest in list(self._states):
-            state = self.drop(digest)
-            if state is not None:
-                await _close(state.session)
-            del state  # nothing may hold a dropped session when the collection runs
-        release_memory()
-
-
-async def _close(session: Session) -> None:
-    await session.aclose()
-
-
-def release_memory() -> None:
-    """Give back at once what dropped sessions held.
-
-    A session's objects reference each other in cycles that Python's collector reaches only after
-    many more allocations, so an idle server kept a closed client's arguments (hundreds of MB from
-    large ones). Collecting now frees them; on glibc, `malloc_trim` then returns the freed pages to
-    the system. `serve_mcp` freezes what it loaded first, so a collection scans the sessions only.
-    """
-    gc.collect()
-    if _TRIM is not None:
-        _TRIM(0)
-
-
-def _malloc_trim() -> Any:
-    try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
-    except (OSError, AttributeError):  # not glibc
-        return None
-
-
-_TRIM = _malloc_trim()
+            self.drop(digest)
+        await self._close_dropped()

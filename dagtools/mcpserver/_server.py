@@ -9,7 +9,8 @@ Which session a request belongs to:
   bearer tokens, the SDK also binds an `Mcp-Session-Id` to the caller that opened it).
 - Stateless era (2026-07-28): requests carry no connection, so a key names the session (`_keys`):
   an unguessable key from the client, the authenticated caller, or a key the server issues; never
-  the client's address or name. Keyed sessions live in a pool with quotas per caller (`_pool`).
+  the client's address or name. Keyed sessions live in a pool that never pushes a live session out
+  to make room: at capacity a new one is refused (HTTP 503 with `Retry-After`), see `_pool`.
   With a store (`--store sqlite:///PATH` or `redis://...`) each keyed session is also kept there
   under its key's digest: every call is saved before its result returns, and a session this
   process does not hold (after a restart, or one another worker served) is resumed from the store.
@@ -20,23 +21,21 @@ Forwarded headers are read from every request and sent upstream with that reques
 
 from __future__ import annotations
 
-import gc
-import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
-
-import anyio
 
 from .._errors import ConfigError, DagtoolsError
 from .._tools import Tool, ToolCall, ToolResult
 from ..catalogue._render import render_tool
 from ..load._cached import load_cached
 from ._app import build_http_app, check_exposure
-from ._banner import describe_server, schema_size
+from ._banner import schema_size
 from ._config import McpConfig
-from ._forwarding import UpstreamClient, forwarded_headers, use_forwarded
-from ._keys import ISSUED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, session_key
-from ._listing import cached_listing, opens_session, remember_listing, warm_up
+from ._forwarding import UpstreamClient, forwarded_headers, request_headers, use_forwarded
+from ._keys import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, session_key
+from ._limits import argument_bytes, refusal
+from ._listing import cached_listing, opens_keyed, opens_session, remember_listing, warm_up
+from ._memory import MemoryReturn
 
 if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a session opens
     from ..catalogue._catalogue import Catalogue
@@ -47,7 +46,7 @@ if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a
     from ..session._toolsets import Toolset
     from ._pool import ClientState, SessionPool
 
-__all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer", "serve_mcp"]
+__all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer"]
 
 _STATE_KEY = "dagtools.session"
 
@@ -98,6 +97,7 @@ class McpToolServer:
             self._catalogue = self.catalogue
         self._dynamic = config.tools == "dynamic"
         self._sessions: SessionPool | None = None
+        self.memory = MemoryReturn()
         self._upstream: UpstreamClient | None = None
         # memory: is today's behaviour (sessions in the pool only); any other store outlives the process.
         self._store: SessionStore | None = None
@@ -148,7 +148,13 @@ class McpToolServer:
             from ._pool import SessionPool
 
             c = self.config
-            self._sessions = SessionPool(ttl=c.session_ttl, max_sessions=c.max_sessions, per_caller=c.max_sessions_per_caller)
+            self._sessions = SessionPool(
+                ttl=c.session_ttl,
+                max_sessions=c.max_sessions,
+                per_caller=c.max_sessions_per_caller,
+                stored=self._store is not None,
+                on_close=self.memory.session_closed,
+            )
         return self._sessions
 
     # -- sessions ------------------------------------------------------------------------------------
@@ -160,7 +166,7 @@ class McpToolServer:
     async def _state(self, ctx: Any) -> ClientState:
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-        headers = _headers(ctx)
+        headers = request_headers(ctx)
         # Every handler starts here, so every request runs with its own forwarded headers, or none.
         use_forwarded(forwarded_headers(headers, self.config.forward_headers))
         from ._pool import ClientState
@@ -172,11 +178,20 @@ class McpToolServer:
                 if state is None:
                     state = ClientState(session=await self._open())
                     connection.state[_STATE_KEY] = state
-                    connection.exit_stack.push_async_callback(_release, connection.state)
+                    connection.exit_stack.push_async_callback(_release, connection.state, self.memory)
                 return state
         key = session_key(ctx, headers, forwarded_headers(headers, self.config.forward_headers))
         # The digest names the session in the store too: neither the client's key nor a credential is kept.
-        state = await self._pool.get(key, lambda: self._open(key.digest))
+        from ._pool import SessionsFull
+
+        try:
+            state = await self._pool.get(key, lambda: self._open(key.digest))
+        except SessionsFull as full:
+            if ctx.request is not None:  # the HTTP face answers 503 with Retry-After
+                ctx.request.scope[REFUSED_SCOPE_KEY] = full.retry_after
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(code=self._types.INTERNAL_ERROR, message=str(full)) from None
         if key.issued and ctx.request is not None:
             ctx.request.scope[ISSUED_SCOPE_KEY] = key.issued
         return state
@@ -210,6 +225,11 @@ class McpToolServer:
             self._upstream = UpstreamClient(merge_headers(env_headers(), self.config.headers))
         return HttpExecutor(url, client=self._upstream.get(), timeout=self.config.timeout)
 
+    async def check_store(self) -> None:
+        """Refuse to start on a store that cannot be written (`SessionStore.check`), before any client comes."""
+        if self._store is not None:
+            await self._store.check()
+
     async def aclose(self) -> None:
         """Close every keyed session and the upstream client (connection sessions close with their connection)."""
         await self._pool.aclose()
@@ -231,7 +251,8 @@ class McpToolServer:
 
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         types = self._types
-        fresh = opens_session(ctx, self.config, _STATE_KEY)
+        # Whichever era the first client speaks, a session it opens now lists what every fresh one does.
+        fresh = opens_session(ctx, self.config, _STATE_KEY) or opens_keyed(ctx, self.config, self._sessions)
         if fresh and self._first_listing is not None:
             listed = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in self._first_listing])
             self._first_listing = None  # once: the warm-up makes the next list as cheap from the session
@@ -258,11 +279,11 @@ class McpToolServer:
         except DagtoolsError as error:
             return self._result(ToolResult.error(ToolCall(name=params.name), f"dagtools could not open a session: {error}"))
         arguments = dict(params.arguments or {})
-        async with state.lock:
-            try:  # the session as the store holds it (another worker may have served its last calls)
-                await state.session.catch_up()
-            except DagtoolsError as error:
-                return self._with_key(ctx, self._result(ToolResult.error(ToolCall(name=params.name), str(error))))
+        size = argument_bytes(arguments)
+        refused = refusal(self.config, state.held, size)
+        if refused is not None:
+            return self._with_key(ctx, self._result(ToolResult.error(ToolCall(name=params.name), refused)))
+        async with state.lock:  # a call catches up with the store itself, inside its turn (`SessionKeeper.run`)
             before = [t.name for t in self.tools_of(state.session)]
             call = ToolCall(name=params.name, arguments=arguments)
             try:
@@ -276,6 +297,8 @@ class McpToolServer:
             except DagtoolsError as error:  # the store refused (busy, changed meanwhile, gone): nothing was saved
                 result = ToolResult.error(call, str(error))
             changed = self._dynamic and [t.name for t in self.tools_of(state.session)] != before
+            if not result.is_error:  # what the session now keeps of this call
+                state.held += size + len(result.content)
         if changed:
             await self._tools_changed(ctx, state)
         return self._with_key(ctx, self._result(result))
@@ -332,66 +355,25 @@ class McpToolServer:
 
     # -- transports ----------------------------------------------------------------------------------
 
-    async def serve_stdio(self) -> None:
-        from mcp.server.stdio import stdio_server
-
-        try:
-            async with stdio_server() as (read_stream, write_stream):
-                await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
-        finally:
-            await self.aclose()
-
     def http_app(self) -> Any:
         """The streamable HTTP ASGI app (both protocol eras) at `config.path`, behind the gate of `_app`."""
         return build_http_app(self, check_exposure(self.config))
 
-    async def serve_http(self) -> None:
-        import uvicorn
 
-        config = uvicorn.Config(self.http_app(), host=self.config.host, port=self.config.port, log_level="warning", lifespan="on")
-        server = uvicorn.Server(config)
-        try:
-            await server.serve()
-        finally:
-            await self.aclose()
-
-
-def serve_mcp(config: McpConfig) -> None:
-    """Serve the configured API over the configured transport until the client or a signal stops it.
-    The schema is loaded first, outside the event loop that serves it, after the exposure check."""
-    if config.transport == "http":
-        check_exposure(config)
-    server = McpToolServer(config)
-    print(describe_server(server), file=sys.stderr, flush=True)  # stdout is the protocol in stdio mode
-    gc.collect()
-    gc.freeze()  # the schema and catalogue live as long as the process: later collections skip them
-    anyio.run(server.serve_http if config.transport == "http" else server.serve_stdio)
-
-
-async def _release(state: dict[str, Any]) -> None:
-    """A closed connection lets go of its session at once, and of everything the session held. Nothing
-    else may still point at the session when memory is released (a session's parts refer to each
-    other, so only a collection frees them): the callback takes the connection's state, not the session."""
+async def _release(state: dict[str, Any], memory: MemoryReturn) -> None:
+    """A closed connection lets go of its session at once; what the session held is given back once the
+    server is quiet (`_memory`). The callback takes the connection's state, not the session, so nothing
+    else points at the session once it is popped."""
     client = state.pop(_STATE_KEY, None)
     if client is None:
         return
-    from ._pool import release_memory
-
     await client.session.aclose()
     del client
-    release_memory()
+    memory.session_closed()
 
 
 def _in_memory(store: str) -> bool:
     return store.lower().startswith("memory:")
-
-
-def _headers(ctx: Any) -> dict[str, str]:
-    request = getattr(ctx, "request", None)
-    headers = getattr(request, "headers", None)
-    if not headers:
-        return {}
-    return {str(k).lower(): str(v) for k, v in headers.items()}
 
 
 def _version() -> str:

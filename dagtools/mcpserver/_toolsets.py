@@ -17,6 +17,7 @@ from .._tools import Tool, ToolCall
 from ..catalogue._describe import DESCRIBE_TOOLS, describe_names
 from ..catalogue._reach import example_call, example_path
 from ..catalogue._render import render_tool
+from ..session._active import MAX_NAMES
 from ..session._session import Session
 from ..session._toolsets import FunctionToolset, Toolset, close_names
 
@@ -110,10 +111,12 @@ class FixedToolset(Toolset):
     async def _select(self, arguments: dict[str, Any]) -> Any:
         names = arguments.get("tools")
         if names in (None, [], ""):
+            await self.session.catch_up()  # the objects held now, whichever worker served the last calls
             return self._session_select().description
         value = await self._through_session(self._session_select().name, {"tools": names})
-        listed = tool_schemas(self.session, [names] if isinstance(names, str) else list(names))
-        return {"result": value, "tools": listed, "next": "Run these with callTool(tool, arguments)."}
+        listed, left = tool_schemas(self.session, [names] if isinstance(names, str) else list(names))
+        answer = {"result": value, "tools": listed, "next": "Run these with callTool(tool, arguments)."}
+        return {**answer, "not_shown": _not_shown(left)} if left else answer
 
     async def _call(self, arguments: dict[str, Any]) -> Any:
         extra = set(arguments) - {"tool", "arguments"}
@@ -139,7 +142,7 @@ class FixedToolset(Toolset):
 
     def _describe(self, arguments: dict[str, Any]) -> Any:
         catalogue = self.session.catalogue
-        return describe_names(catalogue, arguments.get("tools"), example=example_call(catalogue)[0])
+        return describe_names(catalogue, arguments.get("tools"), example=example_call(catalogue)[0], most=MAX_NAMES, budget=SCHEMAS_BUDGET)
 
 
 def _describe_tool(session: Session) -> Tool:
@@ -161,14 +164,38 @@ def _describe_tool(session: Session) -> Tool:
     )
 
 
-def tool_schemas(session: Session, names: list[str]) -> list[dict[str, Any]]:
-    """Name, description and input schema of each named tool (`Type_*` expands), as MCP lists them."""
+#: Bytes of parameter schemas one selectTools or describeTools answer carries (about 8,000 tokens);
+#: the tools past it are named, for describeTools to show.
+SCHEMAS_BUDGET = 32 * 1024
+
+
+def tool_schemas(session: Session, names: list[str], budget: int = SCHEMAS_BUDGET) -> tuple[list[dict[str, Any]], list[str]]:
+    """Name, description and input schema of each named tool (`Type_*` expands), as MCP lists them, each
+    tool once however often it is named, within `budget` bytes; and the tools that did not fit."""
     catalogue = session.catalogue
-    out: list[dict[str, Any]] = []
-    for name in names:
-        expanded = catalogue.tools_for_type(name[:-2]) if name.endswith("_*") else [name]
-        for each in expanded:
+    wanted: dict[str, None] = {}
+    for name in dict.fromkeys(n for n in names if isinstance(n, str)):  # each name, and each glob, expanded once
+        for each in catalogue.tools_for_type(name[:-2]) if name.endswith("_*") else [name]:
             if each in catalogue:
-                rendered = render_tool(catalogue.tool(each), "mcp")
-                out.append({k: rendered[k] for k in ("name", "description", "inputSchema")})
-    return out
+                wanted[each] = None
+    out: list[dict[str, Any]] = []
+    left: list[str] = []
+    used = 0
+    for each in wanted:
+        if left:
+            left.append(each)
+            continue
+        rendered = render_tool(catalogue.tool(each), "mcp")
+        entry = {k: rendered[k] for k in ("name", "description", "inputSchema")}
+        size = len(json.dumps(entry, ensure_ascii=False))
+        if out and used + size > budget:
+            left.append(each)
+            continue
+        out.append(entry)
+        used += size
+    return out, left
+
+
+def _not_shown(left: list[str]) -> str:
+    names = ", ".join(left[:20]) + (f" and {len(left) - 20} more" if len(left) > 20 else "")
+    return f"These did not fit in one answer; describeTools shows their schemas: {names}."

@@ -11,7 +11,12 @@ from collections.abc import Iterable, Iterator
 from .._errors import ConfigError, ToolCallError
 from ..catalogue._catalogue import Catalogue
 
-__all__ = ["ActiveToolset"]
+__all__ = ["MAX_NAMES", "ActiveToolset"]
+
+#: Distinct names one selection may give (after repeats are dropped): a bound on the work and the answer.
+MAX_NAMES = 256
+#: Unknown names spelled out in one answer, each with its suggestions; the rest are counted.
+_UNKNOWN_SHOWN = 10
 
 
 class ActiveToolset:
@@ -63,9 +68,15 @@ class ActiveToolset:
         nothing raises and changes nothing.
         """
         skip = set(ignore)
+        given = list(dict.fromkeys(n.strip() for n in names if isinstance(n, str)))  # each name, and glob, once
+        if len(given) > MAX_NAMES:
+            raise ToolCallError(
+                f"That is {len(given)} different names; one selectTools call takes at most {MAX_NAMES}. "
+                f"Nothing was selected; select at most {self.cap} tools you need next."
+            )
         wanted: list[str] = []
         unknown: list[str] = []
-        for name in (n.strip() for n in names):
+        for name in given:
             if name in skip:
                 continue
             if name.endswith("_*") and self.catalogue.tools_for_type(name[:-2]):
@@ -100,11 +111,14 @@ class ActiveToolset:
         """What is wrong with each name, in one line: a disallowed mutation, a field no object reaches, a typo."""
         typos: list[str] = []
         reasons: list[str] = []
-        for name in unknown:
+        more = len(unknown) - _UNKNOWN_SHOWN
+        for name in unknown[:_UNKNOWN_SHOWN]:
+            name = name if len(name) <= 80 else name[:77] + "..."
             reason = self.catalogue.unavailable(name)
             if reason is not None:
                 reasons.append(reason.rstrip("."))
                 continue
             close = self.catalogue.suggest(name)
             typos.append(f"{name} (did you mean {', '.join(close)}?)" if close else name)
-        return "; ".join(([f"No tool named {'; '.join(typos)}"] if typos else []) + reasons)
+        counted = [f"{more} more unknown names"] if more > 0 else []
+        return "; ".join(([f"No tool named {'; '.join(typos)}"] if typos else []) + reasons + counted)

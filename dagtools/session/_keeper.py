@@ -1,5 +1,8 @@
 """A session kept in a store under a key: every turn runs on the latest stored state and is saved
-before its results are returned.
+before its results are returned. A turn saves what it changed (`Changes`): the objects it made, the
+messages it added, the objects it used (the order defaults come from) and the small fields that
+moved; a full snapshot is written only once the log of changes outgrows the last snapshot four
+times over, so a call in a session of 10,000 objects writes about what one in a session of 10 does.
 
 One turn on a key runs at a time, across tasks and processes (the store's lease). A turn first
 catches up with whatever another process saved since (only the version is read when nothing moved
@@ -14,12 +17,13 @@ import json
 import logging
 import zlib
 from collections.abc import Awaitable, Callable, Iterable
+from itertools import islice
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import ConfigError
 from ._context import Message
 from ._state import SessionState, message_json, object_json
-from ._store import SessionStore, StoreConflictError
+from ._store import SessionStore, StoreConflictError, StoredState
 
 if TYPE_CHECKING:
     from ._session import Session
@@ -88,11 +92,108 @@ def _reuse(cache: _Cache, items: Iterable[Any], to_json: Callable[[Any], Any]) -
     return kept, ",".join(parts)
 
 
-def decode_state(data: bytes) -> SessionState:
+def decode_state(data: bytes, log: Iterable[bytes] = ()) -> SessionState:
+    """The state a snapshot and the changes saved after it make."""
     try:
-        return SessionState.from_json(json.loads(data if data[:1] == b"{" else zlib.decompress(data)))
-    except (ValueError, KeyError, TypeError, zlib.error) as error:
+        state = _loads(data)
+        if log:
+            order = dict.fromkeys(state.get("recent") or ())
+            for change in log:
+                _apply(state, order, _loads(change))
+            state["recent"] = list(order)
+        return SessionState.from_json(state)
+    except (ValueError, KeyError, TypeError, AttributeError, zlib.error) as error:
         raise ConfigError(f"The stored session could not be read ({error}); delete it from the store and open a new one.") from None
+
+
+def _loads(data: bytes) -> Any:
+    return json.loads(data if data[:1] == b"{" else zlib.decompress(data))
+
+
+def _apply(state: dict[str, Any], order: dict[str, None], change: dict[str, Any]) -> None:
+    state["objects"].extend(change.get("objects", ()))
+    if "context" in change:
+        state["context"] = state["context"][: change["context_from"]] + change["context"]
+    for object_id in change.get("recent", ()):  # used or made by the call: now the most recent, in this order
+        order.pop(object_id, None)
+        order[object_id] = None
+    state.update(change.get("rest", {}))
+
+
+class Changes:
+    """What a session changed since it last matched the store: objects only grow, the context only grows
+    (else a snapshot is due), the order of use moves used objects last, the rest is small."""
+
+    def __init__(self) -> None:
+        self._base: tuple[int, int, Message | None, list[str], dict[str, str]] | None = None
+
+    def mark(self, session: Session, stored: SessionState | None = None) -> None:
+        """The session as the store now holds it: as it is (just saved), or as `stored` (just restored,
+        perhaps with messages of the host's after it that the store does not hold yet)."""
+        messages = session.context.messages
+        if stored is None:
+            self._base = (len(session.registry), len(messages), messages[-1] if messages else None, _order(session), _rest(session))
+            return
+        fields = stored.fields()
+        rest = {name: _dumps(value) for name, value in fields.items() if name not in ("objects", "context", "recent")}
+        count = len(stored.context)
+        self._base = (len(stored.objects), count, messages[count - 1] if count else None, list(stored.recent), rest)
+
+    def forget(self) -> None:
+        self._base = None
+
+    def encode(self, session: Session) -> bytes | None:
+        """The change since `mark`, or None when only a snapshot will do (nothing marked, a rewritten context)."""
+        if self._base is None:
+            return None
+        objects, count, last, order, rest = self._base
+        messages = session.context.messages
+        if len(session.registry) < objects or len(messages) < count or (count and messages[count - 1] is not last):
+            return None
+        change: dict[str, Any] = {"change": 1}
+        if len(session.registry) > objects:
+            change["objects"] = [object_json(e) for e in islice(session.registry, objects, None)]
+        if len(messages) > count:
+            change["context_from"], change["context"] = count, [message_json(m) for m in messages[count:]]
+        now = _order(session)
+        tail = now[_unchanged(order, now) :]
+        if tail:
+            change["recent"] = tail
+        moved = {name: json.loads(text) for name, text in _rest(session).items() if rest.get(name) != text}
+        if moved:
+            change["rest"] = moved
+        return _pack(_dumps(change).encode())
+
+
+def _order(session: Session) -> list[str]:
+    return [entry.id for entry in reversed(list(session.registry.recent()))]
+
+
+def _rest(session: Session) -> dict[str, str]:
+    fields = SessionState.of(session, bulk=False).fields()
+    return {name: _dumps(value) for name, value in fields.items() if name not in ("objects", "context", "recent")}
+
+
+def _unchanged(before: list[str], now: list[str]) -> int:
+    """How many IDs at the front of `now` are in the order they were in `before` with only used ones
+    taken out: everything after them is written again, in order (used objects move to the end)."""
+    position = {object_id: n for n, object_id in enumerate(now)}
+    i = j = 0
+    moved_from = len(now)
+    while i < len(now) and j < len(before) and i < moved_from:
+        if now[i] == before[j]:
+            i += 1
+        else:  # taken out of its place and used again: it is in the tail
+            moved_from = min(moved_from, position.get(before[j], len(now)))
+        j += 1
+    return min(i, moved_from)
+
+
+#: A snapshot is written instead of a change once the log would pass this many times the last
+#: snapshot's size (and at least `_LOG_FLOOR` bytes): resuming reads at most about five snapshots'
+#: worth, and a call's share of snapshot writes stays a fraction of its own change.
+_LOG_PER_SNAPSHOT = 4
+_LOG_FLOOR = 64 * 1024
 
 
 class SessionKeeper:
@@ -104,11 +205,26 @@ class SessionKeeper:
         #: The stored version this session holds: None when unknown (load before use), 0 when not stored yet.
         self.version: int | None = None
         self.encoder = StateEncoder()
+        self.changes = Changes()
         self._mark: tuple[int, Message | None] = (0, None)  # the context's length and last message when last stored
+        self._snapshot_bytes = 0
+        self._log_bytes = 0
+        #: Bytes the last save wrote, a change or a snapshot (for benches).
+        self.last_written = 0
 
-    def _remember(self, session: Session) -> None:
+    def _remember(self, session: Session, stored: SessionState | None = None) -> None:
         messages = session.context.messages
-        self._mark = (len(messages), messages[-1] if messages else None)
+        count = len(stored.context) if stored is not None else len(messages)
+        self._mark = (count, messages[count - 1] if count else None)
+        self.changes.mark(session, stored)
+
+    def _restore(self, session: Session, stored: StoredState, keep: list[Message] | None = None) -> None:
+        assert stored.data is not None
+        state = decode_state(stored.data, stored.log)
+        session.restore(state, keep=keep or ())
+        self._snapshot_bytes, self._log_bytes = len(stored.data), sum(len(change) for change in stored.log)
+        self.version = stored.version
+        self._remember(session, state)
 
     def _unsaved_messages(self, session: Session) -> list[Message]:
         """Messages the host appended since the last save (an agent's prompt and replies): kept across a
@@ -124,34 +240,31 @@ class SessionKeeper:
         async with self.store.lock(self.key):
             stored = await self.store.load(self.key)
             if stored is not None and stored.data is not None:
-                session.restore(decode_state(stored.data))
-                self.version = stored.version
-                self._remember(session)
+                self._restore(session, stored)
                 return True
             self.version = 0
+            self.changes.forget()
             await self._run_and_save(session, create)
             return False
 
     async def run(self, session: Session, action: Callable[[], Awaitable[T]]) -> T:
         """Run one turn on the latest stored state and save what it changed before returning."""
         async with self.store.lock(self.key):
-            stored = await self.store.load(self.key, known=self.version)
-            if stored is None:
-                raise ConfigError(f"Session {self.key!r} is no longer in the store (it was idle too long, or deleted); open a new one.")
-            if stored.data is not None:
-                session.restore(decode_state(stored.data), keep=self._unsaved_messages(session))
-                logger.debug("session %s caught up to version %d", self.key, stored.version)
-            self.version = stored.version
+            await self._catch_up(session)
             return await self._run_and_save(session, action)
 
     async def catch_up(self, session: Session) -> None:
         """Restore what another process saved since, without running anything or taking the lease: a
         load is atomic, and this task's own turns on `session` are not running (the caller's lock)."""
+        await self._catch_up(session)
+
+    async def _catch_up(self, session: Session) -> None:
         stored = await self.store.load(self.key, known=self.version)
         if stored is None:
             raise ConfigError(f"Session {self.key!r} is no longer in the store (it was idle too long, or deleted); open a new one.")
         if stored.data is not None:
-            session.restore(decode_state(stored.data), keep=self._unsaved_messages(session))
+            self._restore(session, stored, keep=self._unsaved_messages(session))
+            logger.debug("session %s caught up to version %d", self.key, stored.version)
         self.version = stored.version
 
     async def save(self, session: Session) -> None:
@@ -164,6 +277,7 @@ class SessionKeeper:
             result = await action()
         except BaseException:
             self.version = None  # what the session holds may be ahead of the store: reload before the next turn
+            self.changes.forget()
             raise
         await self._save(session)
         return result
@@ -171,15 +285,26 @@ class SessionKeeper:
     async def _save(self, session: Session) -> None:
         if self.version is None:
             raise ConfigError(f"Session {self.key!r} must be reloaded before it is saved; run a call first.")
+        change = self.changes.encode(session) if self.version else None
+        if change is not None and self._log_bytes + len(change) > max(_LOG_PER_SNAPSHOT * self._snapshot_bytes, _LOG_FLOOR):
+            change = None  # the log has outgrown the snapshot: write a new one
+        data = change if change is not None else self.encoder.encode(session)
         try:
-            self.version = await self.store.save(self.key, self.encoder.encode(session), version=self.version)
-            self._remember(session)
+            self.version = await self.store.save(self.key, data, version=self.version, change=change is not None)
         except StoreConflictError:
             self.version = None
+            self.changes.forget()
             raise StoreConflictError(
                 f"Session {self.key!r} was changed by another process while this call ran; "
                 "nothing of this call was saved. Run the call again."
             ) from None
         except BaseException:
             self.version = None
+            self.changes.forget()
             raise
+        if change is not None:
+            self._log_bytes += len(data)
+        else:
+            self._snapshot_bytes, self._log_bytes = len(data), 0
+        self.last_written = len(data)
+        self._remember(session)

@@ -4,11 +4,13 @@
     sqlite:///PATH          a file, safe for several processes on one machine (`sqlite:` for the default file)
     redis://HOST:PORT/DB    a Redis server, for several machines (the optional extra `redis`)
 
-A store keeps each session's plain data (`SessionState` as JSON bytes) under a key, with a version
-that every save must name: a save against a version that moved on fails with `StoreConflictError`,
-so no update is ever lost. Turns on one key are serialised by a lease (`lock`): mutations run exactly
-once, so a turn cannot simply be run again after losing a race. Sessions idle longer than `idle_ttl`
-seconds are removed. Credentials are never part of what is stored: they belong to requests.
+A store keeps each session's plain data under a key: a snapshot (`SessionState` as JSON bytes) and a
+log of what each call changed since it (a call saves its change, not the whole session; the keeper
+writes a new snapshot once the log outgrows the last one). Every save names the version it follows:
+a save against a version that moved on fails with `StoreConflictError`, so no update is ever lost.
+Turns on one key are serialised by a lease (`lock`): mutations run exactly once, so a turn cannot
+simply be run again after losing a race. Sessions idle longer than `idle_ttl` seconds are removed.
+Credentials are never part of what is stored: they belong to requests.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 import anyio
 
 from .._errors import ConfigError, DagtoolsError
+from ._store_holders import holder_gone, new_token
 
 __all__ = [
     "DEFAULT_IDLE_TTL",
@@ -61,6 +64,8 @@ class StoredState:
 
     version: int
     data: bytes | None
+    #: The changes saved since the snapshot `data`, oldest first (with `data` only).
+    log: tuple[bytes, ...] = ()
 
 
 class SessionStore(ABC):
@@ -81,9 +86,10 @@ class SessionStore(ABC):
         """The session under `key`, or None. When its version is `known`, `data` is None (nothing to read)."""
 
     @abstractmethod
-    async def save(self, key: str, data: bytes, *, version: int) -> int:
+    async def save(self, key: str, data: bytes, *, version: int, change: bool = False) -> int:
         """Write `data` if the stored version is `version` (0: the key must be new); the new version.
-        Raises `StoreConflictError` otherwise, and writes nothing."""
+        A snapshot replaces the session and its log; a `change` is appended to the log (the session
+        must exist). Raises `StoreConflictError` otherwise, and writes nothing."""
 
     @abstractmethod
     async def delete(self, key: str) -> bool:
@@ -118,14 +124,20 @@ class SessionStore(ABC):
     @asynccontextmanager
     async def _lease(self, key: str) -> AsyncIterator[None]:
         """Between processes: take the lease, keep renewing it while the turn runs, give it back."""
-        token = secrets.token_hex(16)
+        token = new_token()
         deadline = time.monotonic() + self.lock_timeout
-        pause = 0.002
+        pause, checked = 0.002, 0.0
         while not await self._acquire(key, token, LEASE_SECONDS):
             if time.monotonic() > deadline:
                 raise StoreBusyError(
                     f"Session {key!r} stayed busy for {self.lock_timeout:g}s in another process; try the call again later."
                 )
+            if time.monotonic() - checked > 0.1:  # a holder known to be gone (killed) is not waited for
+                checked = time.monotonic()
+                holder = await self._holder(key)
+                if holder is not None and holder_gone(holder):
+                    await self._release(key, holder)
+                    continue
             await anyio.sleep(pause)
             pause = min(pause * 2, 0.05)
         try:
@@ -155,6 +167,21 @@ class SessionStore(ABC):
     async def _release(self, key: str, token: str) -> None:
         """Give the lease back if `token` still holds it."""
 
+    async def _holder(self, key: str) -> str | None:
+        """The token that holds the lease on `key` now, if any (see `_store_holders`)."""
+        return None
+
+    async def check(self) -> None:
+        """Write, read back and delete a probe session: a store that cannot be written is refused at start,
+        with an error that names it and what to do, not at a client's first call."""
+        key = f"dagtools-probe-{secrets.token_hex(8)}"
+        await self.save(key, b"{}", version=0)
+        try:
+            if await self.load(key) is None:
+                raise ConfigError(f"The session store {self!r} did not keep what was written to it; check its settings.")
+        finally:
+            await self.delete(key)
+
 
 class MemoryStore(SessionStore):
     """Sessions in this process's memory, encoded as the other stores encode them. The task lock is the lease."""
@@ -164,6 +191,7 @@ class MemoryStore(SessionStore):
     def __init__(self, **options: float) -> None:
         super().__init__(**options)
         self._sessions: dict[str, tuple[int, bytes, float]] = {}
+        self._logs: dict[str, list[bytes]] = {}
 
     async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
         found = self._sessions.get(key)
@@ -171,16 +199,24 @@ class MemoryStore(SessionStore):
             return None
         version, data, _ = found
         self._sessions[key] = (version, data, time.time())
-        return StoredState(version=version, data=None if version == known else data)
+        if version == known:
+            return StoredState(version=version, data=None)
+        return StoredState(version=version, data=data, log=tuple(self._logs.get(key, ())))
 
-    async def save(self, key: str, data: bytes, *, version: int) -> int:
-        current = self._sessions.get(key, (0, b"", 0.0))[0]
-        if current != version:
+    async def save(self, key: str, data: bytes, *, version: int, change: bool = False) -> int:
+        current, snapshot, _ = self._sessions.get(key, (0, b"", 0.0))
+        if current != version or (change and not current):
             raise StoreConflictError(f"Session {key!r} is at version {current}, not {version}.")
+        if change:
+            self._logs.setdefault(key, []).append(data)
+            data = snapshot
+        else:
+            self._logs.pop(key, None)
         self._sessions[key] = (version + 1, data, time.time())
         return version + 1
 
     async def delete(self, key: str) -> bool:
+        self._logs.pop(key, None)
         return self._sessions.pop(key, None) is not None
 
     async def expire(self) -> int:
@@ -188,6 +224,7 @@ class MemoryStore(SessionStore):
         idle = [key for key, (_, _, used) in self._sessions.items() if used < cutoff]
         for key in idle:
             del self._sessions[key]
+            self._logs.pop(key, None)
         return len(idle)
 
     def __len__(self) -> int:

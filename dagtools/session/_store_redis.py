@@ -1,6 +1,7 @@
 """Sessions in Redis, for workers on several machines (redis-py's asyncio client, the extra `redis`).
 
-Each session is one hash (`version`, `data`) that expires after `idle_ttl` seconds without use, so
+Each session is one hash (`version`, `data`: its snapshot) and a list (the changes since), both expiring
+after `idle_ttl` seconds without use, so
 Redis itself forgets idle sessions. Saves and leases are small Lua scripts, each atomic on the server:
 a save writes only when the stored version is the one the caller read (a version field rather than
 WATCH/MULTI: one round trip, and no connection held between the read and the write).
@@ -17,20 +18,33 @@ __all__ = ["RedisStore"]
 
 _PREFIX = "dagtools:session:"
 _LEASE = "dagtools:lease:"
+_LOG = "dagtools:log:"
 
-# KEYS[1] session; ARGV: known version, idle ms. Returns {version} or {version, data}; {} when absent.
+# KEYS[1] session, KEYS[2] its log; ARGV: known version, idle ms. Returns {version} or {version, data,
+# change...}; {} when absent.
 _LOAD = """
 local v = redis.call('HGET', KEYS[1], 'version')
 if not v then return {} end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
 if v == ARGV[1] then return {v} end
-return {v, redis.call('HGET', KEYS[1], 'data')}
+local out = {v, redis.call('HGET', KEYS[1], 'data')}
+for _, change in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do out[#out + 1] = change end
+return out
 """
-# KEYS[1] session; ARGV: expected version, data, idle ms. Returns the new version, or -1 - the current one.
+# KEYS[1] session, KEYS[2] its log; ARGV: expected version, data, idle ms, 1 for a change (appended to the
+# log) or 0 for a snapshot (replacing the session and its log). Returns the new version, or -1 - the current one.
 _SAVE = """
 local v = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
-if v ~= tonumber(ARGV[1]) then return -1 - v end
-redis.call('HSET', KEYS[1], 'version', v + 1, 'data', ARGV[2])
+if v ~= tonumber(ARGV[1]) or (ARGV[4] == '1' and v == 0) then return -1 - v end
+if ARGV[4] == '1' then
+  redis.call('HSET', KEYS[1], 'version', v + 1)
+  redis.call('RPUSH', KEYS[2], ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+else
+  redis.call('HSET', KEYS[1], 'version', v + 1, 'data', ARGV[2])
+  redis.call('DEL', KEYS[2])
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return v + 1
 """
@@ -76,13 +90,16 @@ class RedisStore(SessionStore):
             raise ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {error}. Check that it is running.") from None
 
     async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
-        found = await self._call(self._load, [_PREFIX + key], [-1 if known is None else known, self._idle_ms])
+        found = await self._call(self._load, [_PREFIX + key, _LOG + key], [-1 if known is None else known, self._idle_ms])
         if not found:
             return None
-        return StoredState(version=int(found[0]), data=bytes(found[1]) if len(found) > 1 else None)
+        if len(found) == 1:
+            return StoredState(version=int(found[0]), data=None)
+        return StoredState(version=int(found[0]), data=bytes(found[1]), log=tuple(bytes(c) for c in found[2:]))
 
-    async def save(self, key: str, data: bytes, *, version: int) -> int:
-        saved = int(await self._call(self._save, [_PREFIX + key], [version, data, self._idle_ms]))
+    async def save(self, key: str, data: bytes, *, version: int, change: bool = False) -> int:
+        arguments = [version, data, self._idle_ms, 1 if change else 0]
+        saved = int(await self._call(self._save, [_PREFIX + key, _LOG + key], arguments))
         if saved < 0:
             raise StoreConflictError(f"Session {key!r} is at version {-1 - saved}, not {version}.")
         return saved
@@ -91,7 +108,7 @@ class RedisStore(SessionStore):
         from redis.exceptions import RedisError
 
         try:
-            return bool(await self._redis.delete(_PREFIX + key))
+            return bool(await self._redis.delete(_PREFIX + key, _LOG + key))
         except RedisError as error:
             raise ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {error}. Check that it is running.") from None
 
@@ -103,6 +120,17 @@ class RedisStore(SessionStore):
 
     async def _release(self, key: str, token: str) -> None:
         await self._call(self._release_lease, [_LEASE + key], [token])
+
+    async def _holder(self, key: str) -> str | None:
+        from redis.exceptions import RedisError
+
+        try:
+            holder = await self._redis.get(_LEASE + key)
+        except RedisError as error:
+            raise ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {error}. Check that it is running.") from None
+        if holder is None:
+            return None
+        return holder.decode("utf-8", "replace") if isinstance(holder, bytes) else str(holder)
 
     async def aclose(self) -> None:
         await self._redis.aclose()

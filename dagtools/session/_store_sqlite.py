@@ -3,8 +3,9 @@
 The stdlib driver blocks, so every statement runs in a worker thread, one at a time per store. The
 file is in WAL mode (readers never wait for the writer) with `synchronous=FULL`, so a save is on disk
 before the call that made it returns. Writes take SQLite's write lock up front (`BEGIN IMMEDIATE`)
-and check the version inside that transaction, so two processes cannot both win; leases live in
-their own table, with an expiry so a killed holder frees its key.
+and check the version inside that transaction, so two processes cannot both win. Leases live in a
+file of their own beside it (`PATH-leases`, never synced), with an expiry so a killed holder frees
+its key.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any, Callable, TypeVar
 
 import anyio
 
-from .._errors import ConfigError
+from .._errors import ConfigError, ExecutorError
 from ._store import SessionStore, StoreConflictError, StoredState
 
 _OPEN_ATTEMPTS = 20
@@ -28,8 +29,9 @@ T = TypeVar("T")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (key TEXT PRIMARY KEY, version INTEGER NOT NULL, data BLOB NOT NULL, used REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS sessions_used ON sessions (used);
-CREATE TABLE IF NOT EXISTS leases (key TEXT PRIMARY KEY, token TEXT NOT NULL, expires REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS changes (key TEXT NOT NULL, version INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (key, version));
 """
+_LEASES = "CREATE TABLE IF NOT EXISTS lease.leases (key TEXT PRIMARY KEY, token TEXT NOT NULL, expires REAL NOT NULL)"
 #: Expire idle sessions at most this often, as part of a save.
 _EXPIRE_EVERY = 60.0
 
@@ -56,6 +58,12 @@ class SqliteStore(SessionStore):
                     db.execute("PRAGMA journal_mode=WAL")
                     db.execute("PRAGMA synchronous=FULL")
                     db.executescript(_SCHEMA)
+                    # Leases live in a file of their own that is never synced: a lease lost in a crash was
+                    # held by a process that is gone, so only sessions pay for durability (one sync a call).
+                    db.execute("ATTACH DATABASE ? AS lease", (f"{self.path}-leases",))
+                    db.execute("PRAGMA lease.journal_mode=WAL")
+                    db.execute("PRAGMA lease.synchronous=OFF")
+                    db.execute(_LEASES)
                 except BaseException:
                     db.close()
                     raise
@@ -79,7 +87,13 @@ class SqliteStore(SessionStore):
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         def in_thread() -> T:
             with self._guard:
-                return work(self._connect())
+                try:
+                    return work(self._connect())
+                except sqlite3.Error as error:  # disk full, a read-only file, a damaged one: say which store and what to do
+                    raise ExecutorError(
+                        f"The session store {self.path} failed: {error}. Check that the file and its folder are writable "
+                        "and the disk has room, or start the server with another --store."
+                    ) from None
 
         return await anyio.to_thread.run_sync(in_thread, limiter=self._limiter)
 
@@ -91,22 +105,31 @@ class SqliteStore(SessionStore):
             if row[0] == known:
                 return StoredState(version=row[0], data=None)
             row = db.execute("SELECT version, data FROM sessions WHERE key = ?", (key,)).fetchone()
-            return None if row is None else StoredState(version=row[0], data=bytes(row[1]))
+            if row is None:
+                return None
+            log = tuple(bytes(r[0]) for r in db.execute("SELECT data FROM changes WHERE key = ? ORDER BY version", (key,)))
+            return StoredState(version=row[0], data=bytes(row[1]), log=log)
 
         return await self._run(work)
 
-    async def save(self, key: str, data: bytes, *, version: int) -> int:
+    async def save(self, key: str, data: bytes, *, version: int, change: bool = False) -> int:
         def work(db: sqlite3.Connection) -> int:
             now = time.time()
             with _immediate(db):
                 row = db.execute("SELECT version FROM sessions WHERE key = ?", (key,)).fetchone()
                 current = row[0] if row else 0
-                if current != version:
+                if current != version or (change and not current):
                     raise StoreConflictError(f"Session {key!r} is at version {current}, not {version}.")
-                db.execute("INSERT OR REPLACE INTO sessions (key, version, data, used) VALUES (?, ?, ?, ?)", (key, version + 1, data, now))
+                if change:  # the call's change only: the snapshot stays as it is
+                    db.execute("UPDATE sessions SET version = ?, used = ? WHERE key = ?", (version + 1, now, key))
+                    db.execute("INSERT INTO changes (key, version, data) VALUES (?, ?, ?)", (key, version + 1, data))
+                else:
+                    replace = "INSERT OR REPLACE INTO sessions (key, version, data, used) VALUES (?, ?, ?, ?)"
+                    db.execute(replace, (key, version + 1, data, now))
+                    db.execute("DELETE FROM changes WHERE key = ?", (key,))
                 if now - self._expired_at > _EXPIRE_EVERY:
                     self._expired_at = now
-                    db.execute("DELETE FROM sessions WHERE used < ?", (now - self.idle_ttl,))
+                    _expire(db, now - self.idle_ttl)
             return version + 1
 
         return await self._run(work)
@@ -114,6 +137,7 @@ class SqliteStore(SessionStore):
     async def delete(self, key: str) -> bool:
         def work(db: sqlite3.Connection) -> bool:
             with _immediate(db):
+                db.execute("DELETE FROM changes WHERE key = ?", (key,))
                 return db.execute("DELETE FROM sessions WHERE key = ?", (key,)).rowcount > 0
 
         return await self._run(work)
@@ -122,8 +146,8 @@ class SqliteStore(SessionStore):
         def work(db: sqlite3.Connection) -> int:
             now = time.time()
             with _immediate(db):
-                db.execute("DELETE FROM leases WHERE expires < ?", (now,))
-                return db.execute("DELETE FROM sessions WHERE used < ?", (now - self.idle_ttl,)).rowcount
+                db.execute("DELETE FROM lease.leases WHERE expires < ?", (now,))
+                return _expire(db, now - self.idle_ttl)
 
         return await self._run(work)
 
@@ -131,10 +155,10 @@ class SqliteStore(SessionStore):
         def work(db: sqlite3.Connection) -> bool:
             now = time.time()
             with _immediate(db):
-                row = db.execute("SELECT token, expires FROM leases WHERE key = ?", (key,)).fetchone()
+                row = db.execute("SELECT token, expires FROM lease.leases WHERE key = ?", (key,)).fetchone()
                 if row is not None and row[0] != token and row[1] > now:
                     return False
-                db.execute("INSERT OR REPLACE INTO leases (key, token, expires) VALUES (?, ?, ?)", (key, token, now + seconds))
+                db.execute("INSERT OR REPLACE INTO lease.leases (key, token, expires) VALUES (?, ?, ?)", (key, token, now + seconds))
                 return True
 
         return await self._run(work)
@@ -142,9 +166,16 @@ class SqliteStore(SessionStore):
     async def _release(self, key: str, token: str) -> None:
         def work(db: sqlite3.Connection) -> None:
             with _immediate(db):
-                db.execute("DELETE FROM leases WHERE key = ? AND token = ?", (key, token))
+                db.execute("DELETE FROM lease.leases WHERE key = ? AND token = ?", (key, token))
 
         await self._run(work)
+
+    async def _holder(self, key: str) -> str | None:
+        def work(db: sqlite3.Connection) -> str | None:
+            row = db.execute("SELECT token FROM lease.leases WHERE key = ? AND expires >= ?", (key, time.time())).fetchone()
+            return str(row[0]) if row else None
+
+        return await self._run(work)
 
     async def aclose(self) -> None:
         def work() -> None:
@@ -157,6 +188,14 @@ class SqliteStore(SessionStore):
 
     def __repr__(self) -> str:
         return f"SqliteStore({str(self.path)!r})"
+
+
+def _expire(db: sqlite3.Connection, cutoff: float) -> int:
+    """Forget the sessions last used before `cutoff`, with their logs; how many went."""
+    gone = db.execute("DELETE FROM sessions WHERE used < ?", (cutoff,)).rowcount
+    if gone:
+        db.execute("DELETE FROM changes WHERE key NOT IN (SELECT key FROM sessions)")
+    return int(gone)
 
 
 class _immediate:
