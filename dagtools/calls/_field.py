@@ -46,6 +46,7 @@ class PreparedCall:
     next_page: Callable[[str], str] | None = None
     answer: Result | None = None
     document: Document | None = None  # built once for a call prepared before (see FieldCalls.prepare)
+    types: tuple[str, ...] = ()  # the concrete types the answer is known to be (see FieldCalls.known_types)
 
 
 class FieldCalls:
@@ -76,7 +77,7 @@ class FieldCalls:
         if key is not None and prepared.answer is None:
             if len(self._prepared) >= _PREPARED_LIMIT:
                 del self._prepared[next(iter(self._prepared))]
-            prepared = self._prepared[key] = replace(prepared, document=self.queries.build(prepared.steps, operation=prepared.operation))
+            prepared = self._prepared[key] = replace(prepared, document=self.document(prepared))
         return prepared
 
     def _prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
@@ -98,12 +99,29 @@ class FieldCalls:
                 **{k: (str(v) if isinstance(v, Ref) else v) for k, v in bound.shown.items()},
             }
             next_page = _next_page(tool.name, shown)
-        return PreparedCall(steps, operation, expression, field.type, next_page=next_page)
+        types = self.known_types(ref.field_name, field.type, bound.shown) if parent is None else ()
+        return PreparedCall(steps, operation, expression, field.type, next_page=next_page, types=types)
+
+    def known_types(self, field_name: str, field_type: Any, shown: dict[str, Any]) -> tuple[str, ...]:
+        """The concrete types a root Relay lookup answers with when it is given held objects: `node(id:
+        Issue#3)` is an Issue and `nodes(ids: [Issue#3, User#1])` Issues and Users, so its document
+        selects those types' fragments, not one for every type that implements `Node`. () when an
+        object is given by the API's own global id, whose type is not known before the answer."""
+        lookup = self.catalogue.dialect.node_lookup
+        if lookup is None or field_name not in ("node", "nodes") or len(shown) != 1:
+            return ()
+        given = shown.get(lookup[0] if field_name == "node" else lookup[0] + "s")
+        refs = given if isinstance(given, list) else [given]
+        if not refs or not all(isinstance(r, Ref) for r in refs):
+            return ()
+        types = sorted({str(r).split("#", 1)[0] for r in refs})
+        returned = get_named_type(field_type).name
+        return tuple(types) if all(self.catalogue.is_of_type(t, returned) for t in types) else ()
 
     def document(self, prepared: PreparedCall, *, alias: str | None = None) -> Document:
         if alias is None and prepared.document is not None:
             return prepared.document
-        return self.queries.build(prepared.steps, operation=prepared.operation, alias=alias)
+        return self.queries.build(prepared.steps, operation=prepared.operation, alias=alias, types=prepared.types)
 
     async def run(self, prepared: PreparedCall, *, description: str = "") -> Result:
         """Send the call's document and read the answer."""
