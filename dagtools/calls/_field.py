@@ -99,7 +99,7 @@ class FieldCalls:
                 **{k: (str(v) if isinstance(v, Ref) else v) for k, v in bound.shown.items()},
             }
             next_page = _next_page(tool.name, shown)
-        types = self.known_types(ref.field_name, field.type, bound.shown) if parent is None else ()
+        types = self.known_types(ref.field_name, field.type, bound.shown) if ref.type_name == self.catalogue.query_type else ()
         return PreparedCall(steps, operation, expression, field.type, next_page=next_page, types=types)
 
     def known_types(self, field_name: str, field_type: Any, shown: dict[str, Any]) -> tuple[str, ...]:
