@@ -1,6 +1,6 @@
 """Speed and size figures, as ratios measured in one run on this machine, each against its target.
 
-    python bench/run.py            # core figures (catalogue, toolset, calls, registry, cli) and the rest
+    python bench/run.py            # core figures (catalogue, toolset, documents, calls, registry, cli) and the rest
     python bench/run.py --core     # core figures only
 
 Prints `figure: value  # target ...: met` lines (see bench/_figures.py) and exits 1 when a target is
@@ -83,6 +83,14 @@ def tool_size_figures() -> None:
     text = json.dumps(render_tool(catalogue.tool("Query_issues"), "openai"))
     figure("linear_query_issues_tool_bytes", len(text.encode()))
     figure("linear_query_issues_tool_tokens_o200k", tokens_o200k(text), "<= 1000")
+
+
+def document_figures() -> None:
+    """`max_read_document_bytes[SCHEMA]`: the largest document any single read sends on each public
+    schema (bench/documents.py says which reads, and how they are built)."""
+    from documents import run_document_bench
+
+    run_document_bench()
 
 
 async def call_figures() -> None:
@@ -183,6 +191,7 @@ def cli_figures() -> None:
 def main() -> int:
     catalogue_figures()
     tool_size_figures()
+    document_figures()
     asyncio.run(call_figures())
     registry_figures()
     cli_figures()

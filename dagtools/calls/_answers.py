@@ -11,6 +11,7 @@ The walk follows the schema, so it costs one step per value the document selecte
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from graphql import (
@@ -24,9 +25,8 @@ from graphql import (
 )
 
 from .._values import MAX_DEPTH, value_problem
-from ._documents import read_back
 
-__all__ = ["answer_problem", "locate"]
+__all__ = ["answer_problem", "locate", "read_back"]
 
 _BUILT_IN_KINDS: dict[str, tuple[type, ...]] = {
     "String": (str,),
@@ -159,3 +159,19 @@ def _quote(text: str, limit: int = 60) -> str:
 
 def _where(path: tuple[str | int, ...]) -> str:
     return "`data." + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".") + "`" if path else "`data`"
+
+
+def read_back(value: Any, renames: Mapping[str, str], depth: int = 0) -> Any:
+    """The answer with each alias a selection wrote replaced by the field name it reads. Past any
+    depth a document can select, the rest is left as it is: checking the answer refuses it then."""
+    if depth > _READ_BACK_DEPTH:
+        return value
+    if isinstance(value, list):
+        return [read_back(item, renames, depth + 1) for item in value]
+    if isinstance(value, dict):
+        return {renames.get(key, key): read_back(item, renames, depth + 1) for key, item in value.items()}
+    return value
+
+
+#: Deeper than any selection dagtools writes (object, connection, edge, node, list items).
+_READ_BACK_DEPTH = 64

@@ -18,6 +18,15 @@ argument-free field: its scalars, the objects it links to with their previews (a
 shows `state: CLOSED`), and objects without identity one level down with their scalars (the user
 errors, `errors: [UserError!]!` or `userErrors`, that say why nothing was written). Recursion stops
 there, and a linked interface of many types reads its identity alone, so the document stays short.
+
+Documents stay small however many members an abstract type has (GitHub's `Node` has over 200):
+- a read whose result's concrete types are known (`node(id:)` given a held `Issue#3`) selects those
+  types' fragments only (`build(..., types=...)`);
+- a field every member reads and an interface declares (Relay's `id`) is asked once, on the
+  interface, not in one `... on X { id }` per member;
+- past ABSTRACT_SELECTION_BYTES, the members' previews shrink together (every member keeps the same
+  number of its first preview fields, names first) until the selection fits; identities are always
+  read, so every object can still be minted and re-rooted, and its own tools read the rest.
 """
 
 from __future__ import annotations
@@ -36,9 +45,16 @@ from ._handles import Step, thaw
 from ._keys import key_field
 from ._validation import check_document, debugging
 
-__all__ = ["AnswerPath", "Document", "QueryBuilder", "read_back"]
+__all__ = ["ABSTRACT_SELECTION_BYTES", "AnswerPath", "Document", "QueryBuilder"]
 
 _ALIASED = re.compile(r"(\w+): \w")  # `alias: field` in a selection (variables read `name: $v0`)
+
+#: Bytes of text the selection of one interface or union result may take: with the chain and the
+#: variables around it, any one read stays within 4 KB (DESIGN.md's budget), where selecting every
+#: member's preview of GitHub's `Node` took 28 KB.
+ABSTRACT_SELECTION_BYTES = 3_000
+#: Preview fields each member keeps, tried in turn until an abstract selection fits (None: all).
+_PREVIEW_STEPS: tuple[int | None, ...] = (None, 3, 2, 1, 0)
 
 
 class AnswerPath(tuple):
@@ -84,14 +100,25 @@ class QueryBuilder:
         builder: QueryBuilder = catalogue.derived("documents", lambda: cls(catalogue))
         return builder
 
-    def build(self, steps: tuple[Step, ...], *, operation: str = "query", alias: str | None = None, keys: tuple[str, ...] = ()) -> Document:
+    def build(
+        self,
+        steps: tuple[Step, ...],
+        *,
+        operation: str = "query",
+        alias: str | None = None,
+        keys: tuple[str, ...] = (),
+        types: tuple[str, ...] = (),
+    ) -> Document:
         """The document that reads the end of `steps`: a leaf value, or an object's type, id and preview.
+
         `keys` are read beside the last step, on the object it is read on: what tells that object
-        apart, so the caller can check the chain still ends at the same one (calls/_keys.py)."""
-        key = (operation, alias, keys, *[(s.field, *[k for k, _ in s.arguments], s.on, s.index is not None) for s in steps])
+        apart, so the caller can check the chain still ends at the same one (calls/_keys.py).
+        `types` are the concrete types the end is known to be (`node(id:)` given a held `Issue#3`):
+        an interface or union result then selects only their fragments."""
+        key = (operation, alias, keys, types, *[(s.field, *[k for k, _ in s.arguments], s.on, s.index is not None) for s in steps])
         shape = self._shapes.get(key)
         if shape is None:
-            shape = self._shape(steps, operation, alias, keys)
+            shape = self._shape(steps, operation, alias, keys, types)
             if debugging():
                 check_document(self.catalogue.schema, shape.text)
             self._shapes[key] = shape
@@ -103,7 +130,9 @@ class QueryBuilder:
             path = AnswerPath(path, shape.renames)
         return Document(shape.text, variables, path, operation)
 
-    def _shape(self, steps: tuple[Step, ...], operation: str, alias: str | None, keys: tuple[str, ...] = ()) -> _Shape:
+    def _shape(
+        self, steps: tuple[Step, ...], operation: str, alias: str | None, keys: tuple[str, ...] = (), types: tuple[str, ...] = ()
+    ) -> _Shape:
         schema = self.catalogue.schema
         current: Any = schema.mutation_type if operation == "mutation" else schema.query_type
         declarations: list[str] = []
@@ -134,7 +163,7 @@ class QueryBuilder:
         elif operation == "mutation":
             body = f" {{ {self.snapshot_selection(current.name)} }}"
         else:
-            body = f" {{ {self.selection(current.name)} }}"
+            body = f" {{ {self.selection(current.name, types)} }}"
         for position, (condition, field_text) in enumerate(reversed(pieces)):
             body = field_text + body
             if position == 0 and keys and len(pieces) > 1:
@@ -147,25 +176,93 @@ class QueryBuilder:
         renames = {a: self.renames[a] for a in set(_ALIASED.findall(text)) & self.renames.keys()}
         return _Shape(text, tuple(path), tuple(names), renames)
 
-    def selection(self, type_name: str) -> str:
-        """What minting reads: `__typename`, and per concrete type its identity and preview fields."""
-        cached = self._selections.get(type_name)
+    def selection(self, type_name: str, types: tuple[str, ...] = ()) -> str:
+        """What minting reads: `__typename`, and per concrete type its identity and preview fields
+        (of `types` only, when the concrete types are known)."""
+        key = f"{type_name} as {' '.join(types)}" if types else type_name
+        cached = self._selections.get(key)
         if cached is not None:
             return cached
         connection = connection_of(self.catalogue, type_name)
         if connection is not None:
-            out = self._selections[type_name] = connection.selection(self.selection(connection.node_type))
+            out = self._selections[key] = connection.selection(self.selection(connection.node_type))
             return out
         schema = self.catalogue.schema
         type_ = schema.get_type(type_name)
-        parts = ["__typename"]
         if isinstance(type_, GraphQLObjectType):
-            parts += self._fields_read(type_name)
+            out = " ".join(["__typename", *self._fields_read(type_name)])
         elif is_abstract_type(type_):
-            members = [(c.name, [(f, "") for f in self._fields_read(c.name)]) for c in schema.get_possible_types(type_)]
-            parts += self._fragments(members)
-        out = self._selections[type_name] = " ".join(parts)
+            members = [m for m in schema.get_possible_types(type_) if not types or m.name in types]
+            out = self._abstract_selection(type_, members or list(schema.get_possible_types(type_)))
+        else:
+            out = "__typename"
+        self._selections[key] = out
         return out
+
+    def _abstract_selection(self, abstract: Any, members: list[GraphQLObjectType]) -> str:
+        """`__typename`, the fields every member reads asked once where an interface declares them,
+        and one fragment per member for the rest; past ABSTRACT_SELECTION_BYTES the members' own
+        preview fields shrink together (see the module's docstring)."""
+        full: list[tuple[GraphQLObjectType, list[str]]] = []
+        kept: dict[str, set[str]] = {}  # per member: what it reads whatever the room (identity, sync)
+        for member in members:
+            identity = self.catalogue.identity(member.name)
+            fields = [identity.field] if identity is not None else []
+            fields += [f for f in self.catalogue.preview_fields(member.name) if f not in fields]
+            if self.catalogue.dialect.forces(member.name):
+                fields.append("sync")  # Dagger evaluates lazily: reading sync makes a failing pipeline fail now
+            full.append((member, fields))
+            kept[member.name] = {identity.field} if identity is not None else set()
+            kept[member.name] |= {"sync"} & set(fields)
+        shared = self._shared(abstract, full)
+        out = ""
+        for keep in _PREVIEW_STEPS:
+            reads = []
+            for member, fields in full:
+                own = [f for f in fields if f not in shared and f not in kept[member.name]]
+                allowed = set(own if keep is None else own[:keep]) | kept[member.name] | shared.keys()
+                reads.append((member, [f for f in fields if f in allowed]))
+            out = self._write(abstract, reads, shared)
+            if len(out.encode()) <= ABSTRACT_SELECTION_BYTES:
+                break
+        return out
+
+    def _shared(self, abstract: Any, reads: list[tuple[GraphQLObjectType, list[str]]]) -> dict[str, str | None]:
+        """Fields every member that reads anything reads, and that can be asked once for all of them:
+        on the abstract type itself where it is an interface that declares the field (None), else, for
+        two or more members, in a spread on an interface they all implement (its name)."""
+        reading = [(m, fields) for m, fields in reads if fields]
+        shared: dict[str, str | None] = {}
+        if not reading:
+            return shared
+        common = [i for i in reading[0][0].interfaces if all(i in m.interfaces for m, _ in reading[1:])] if len(reading) > 1 else []
+        for name in reading[0][1]:
+            if not all(name in fields for _, fields in reading[1:]):
+                continue
+            if isinstance(abstract, GraphQLInterfaceType) and name in abstract.fields:
+                shared[name] = None
+            else:
+                holder = next((i for i in common if name in i.fields), None)
+                if holder is not None:
+                    shared[name] = holder.name
+        return shared
+
+    def _write(self, abstract: Any, reads: list[tuple[GraphQLObjectType, list[str]]], shared: dict[str, str | None]) -> str:
+        """The selection of `abstract` reading `reads` (member, its fields): the `shared` fields once
+        (see `_shared`), then each member's fragment with the rest."""
+        first: dict[str, tuple[str, str]] = {}
+        parts = ["__typename"]
+        spreads: dict[str, list[str]] = {}
+        for name, holder in shared.items():
+            declared = abstract if holder is None else self.catalogue.schema.get_type(holder)
+            first[name] = (str(declared.fields[name].type), "")  # type: ignore[union-attr]
+            if holder is None:
+                parts.append(name)
+            else:
+                spreads.setdefault(holder, []).append(name)
+        parts += [f"... on {holder} {{ {' '.join(names)} }}" for holder, names in spreads.items()]
+        rest = [(m.name, [(f, "") for f in fields if f not in shared]) for m, fields in reads]
+        return " ".join(parts + self._fragments(rest, first))
 
     def snapshot_selection(self, type_name: str) -> str:
         """What a mutation's result reads, since it never runs again (see "Mutation payloads" above)."""
@@ -225,28 +322,23 @@ class QueryBuilder:
         return ""  # too long even lean: its tool says what the snapshot holds instead
 
     def _identity_selection(self, type_name: str) -> str:
-        """`__typename` and the identity field: asked once on an interface that declares the field all
-        its members are re-rooted on, else per member."""
+        """`__typename` and the identity of each concrete type that has one: `id` once on an
+        interface that declares it, rather than `... on X { id }` for each of its members."""
         schema = self.catalogue.schema
         type_ = schema.get_type(type_name)
         if type_ is None:
             return ""
         concretes = list(schema.get_possible_types(type_)) if is_abstract_type(type_) else [type_]
-        members = []
+        members: list[tuple[GraphQLObjectType, list[str]]] = []
         for concrete in concretes:
             identity = self.catalogue.identity(concrete.name) if isinstance(concrete, GraphQLObjectType) else None
-            if identity is not None:
-                members.append((concrete.name, [(identity.field, "")]))
-        shared = {field for _, [(field, _)] in members}
-        if len(shared) == 1:
-            field = next(iter(shared))
-            if isinstance(type_, GraphQLInterfaceType) and field in type_.fields:
-                return f"__typename {field}"
-            held = [set(schema.get_type(name).interfaces) for name, _ in members]  # type: ignore[union-attr]
-            common = sorted((i for i in set.intersection(*held) if field in i.fields), key=lambda i: i.name) if held else []
-            if common:  # a union whose members share an interface: `... on Node { id }`
-                return f"__typename ... on {common[0].name} {{ {field} }}"
-        return " ".join(["__typename", *self._fragments(members)]) if members else ""
+            if identity is not None and isinstance(concrete, GraphQLObjectType):
+                members.append((concrete, [identity.field]))
+        if not members:
+            return ""
+        if not is_abstract_type(type_):
+            return " ".join(["__typename", *self._fragments([(m.name, [(f, "") for f in fs]) for m, fs in members])])
+        return self._write(type_, members, self._shared(type_, members))
 
     def _field_names(self) -> frozenset[str]:
         return self._all_field_names
@@ -257,11 +349,12 @@ class QueryBuilder:
         types = self.catalogue.schema.type_map.values()
         return frozenset(f for t in types for f in getattr(t, "fields", {}))
 
-    def _fragments(self, members: list[tuple[str, list[tuple[str, str]]]]) -> list[str]:
+    def _fragments(self, members: list[tuple[str, list[tuple[str, str]]]], first: dict[str, tuple[str, str]] | None = None) -> list[str]:
         """`... on Member { fields }` for each member (fields as (name, subselection)), aliasing a field
-        whose type or subselection differs from the one read under that name in an earlier member."""
+        whose type or subselection differs from the one read under that name in an earlier member (or
+        in `first`, the response names already taken outside the fragments)."""
         schema = self.catalogue.schema
-        first: dict[str, tuple[str, str]] = {}  # response name -> (type, subselection) of its first reader
+        first = dict(first or {})  # response name -> (type, subselection) of its first reader
         out = []
         for member, fields in members:
             if not fields:
@@ -292,23 +385,8 @@ class QueryBuilder:
         return fields
 
 
-def read_back(value: Any, renames: Mapping[str, str], depth: int = 0) -> Any:
-    """The answer with each alias a selection wrote replaced by the field name it reads. Past any
-    depth a document can select, the rest is left as it is: checking the answer refuses it then."""
-    if depth > _READ_BACK_DEPTH:
-        return value
-    if isinstance(value, list):
-        return [read_back(item, renames, depth + 1) for item in value]
-    if isinstance(value, dict):
-        return {renames.get(key, key): read_back(item, renames, depth + 1) for key, item in value.items()}
-    return value
-
-
 #: Characters a mutation payload's read of one linked object may take with its preview (see `_linked`).
 _LINKED_ROOM = 1_200
 #: How many levels of objects without identity a payload reads below itself (`errors { message }`,
 #: `commentEdge { cursor node { ... } }`): one, so a document stays short however the types nest.
 _NESTED_DEPTH = 1
-
-#: Deeper than any selection dagtools writes (object, connection, edge, node, list items).
-_READ_BACK_DEPTH = 64

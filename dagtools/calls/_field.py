@@ -35,7 +35,7 @@ from ._moved import dotted, moved, unreachable
 from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_linked, present_payload
 from ._previews import page_room, shape_page
-from ._references import Ref
+from ._references import Ref, known_types
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
     from ..session._long_values import LongValues
@@ -60,6 +60,7 @@ class PreparedCall:
     holder: str | None = None  # the ID of the object the field is read on
     via: Handle | None = None  # the holder's handle when the call was bound
     keys: Key = ()  # the holder's key, checked at the end of the chain before the answer is used
+    types: tuple[str, ...] = ()  # the concrete types the answer is known to be (see calls/_references.py's known_types)
 
 
 class FieldCalls:
@@ -94,7 +95,7 @@ class FieldCalls:
 
     def _build(self, prepared: PreparedCall, alias: str | None = None) -> Document:
         keys = tuple(name for name, _ in prepared.keys)
-        return self.queries.build(prepared.steps, operation=prepared.operation, alias=alias, keys=keys)
+        return self.queries.build(prepared.steps, operation=prepared.operation, alias=alias, keys=keys, types=prepared.types)
 
     def _prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
         bound = bind_arguments(self.catalogue, self.registry, tool, arguments)
@@ -121,7 +122,10 @@ class FieldCalls:
             }
             next_page = hint_next_page(tool.name, shown)
         if parent is None:
-            return PreparedCall(steps, operation, expression, field.type, next_page=next_page)
+            types = (
+                known_types(self.catalogue, ref.field_name, field.type, bound.shown) if ref.type_name == self.catalogue.query_type else ()
+            )
+            return PreparedCall(steps, operation, expression, field.type, next_page=next_page, types=types)
         chained = parent.handle.snapshot is not None  # reached by a chain: check it still ends at this object
         keys = tuple((name, value) for name, value in parent.key if name != ref.field_name) if chained else ()
         return PreparedCall(steps, operation, expression, field.type, next_page=next_page, holder=parent.id, via=parent.handle, keys=keys)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from graphql import is_composite_type
+from graphql import get_named_type, is_composite_type
 
 from .._errors import ToolCallError
 from ..catalogue._catalogue import Catalogue
@@ -18,7 +18,7 @@ from ._handles import parse_object_id
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
     from ..session._registry import ObjectEntry, Registry
 
-__all__ = ["Ref", "article", "held_or_raw", "reference_value", "resolve_reference"]
+__all__ = ["Ref", "article", "held_or_raw", "known_types", "reference_value", "resolve_reference"]
 
 
 class Ref(str):
@@ -144,3 +144,20 @@ def _is_raw_id(catalogue: Catalogue, registry: Registry, value: str) -> bool:
         return True
     type_name = parsed[0].lower()
     return catalogue.schema.get_type(parsed[0]) is None and all(t.lower() != type_name for t in registry.types())
+
+
+def known_types(catalogue: Catalogue, field_name: str, field_type: Any, shown: dict[str, Any]) -> tuple[str, ...]:
+    """The concrete types a root Relay lookup answers with when it is given held objects: `node(id:
+    Issue#3)` is an Issue and `nodes(ids: [Issue#3, User#1])` Issues and Users, so its document
+    selects those types' fragments, not one for every type that implements `Node`. () when an
+    object is given by the API's own global id, whose type is not known before the answer."""
+    lookup = catalogue.dialect.node_lookup
+    if lookup is None or field_name not in ("node", "nodes") or len(shown) != 1:
+        return ()
+    given = shown.get(lookup[0] if field_name == "node" else lookup[0] + "s")
+    refs = given if isinstance(given, list) else [given]
+    if not refs or not all(isinstance(r, Ref) for r in refs):
+        return ()
+    types = sorted({str(r).split("#", 1)[0] for r in refs})
+    returned = get_named_type(field_type).name
+    return tuple(types) if all(catalogue.is_of_type(t, returned) for t in types) else ()
