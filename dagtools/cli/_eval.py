@@ -79,7 +79,10 @@ def _eval(args: argparse.Namespace) -> int:
         headers[name.strip()] = value.strip()
     tasks = [task for path in args.tasks for task in load_tasks(path)]
     modes = [m.strip() for m in args.tools.split(",") if m.strip()]
-    args.out.mkdir(parents=True, exist_ok=True)
+    try:  # before any attempt runs: a report that cannot be written is said first
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"--out {args.out} cannot be made: {error.strerror or error}; name a folder you can write to.") from None
     options = {"base_url": args.base_url, "max_retries": args.retries, "timeout": args.turn_timeout}
 
     def progress(attempt: Any) -> None:

@@ -1,6 +1,7 @@
 """Task files: what to ask, on which API, and how to tell that an attempt succeeded.
 
-    source: ../kitchen/api.py:schema        # default for every task; paths are relative to the file
+    source: ../kitchen/api.py:schema        # default for every task; paths are relative to the file,
+                                             # $NAME reads an environment variable (a URL)
     mutations: false                         # or true, or a list of mutation names
     tasks:
       - name: fries
@@ -20,6 +21,7 @@ A file may also be one task (its keys at the top level, `name` defaulting to the
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -145,7 +147,14 @@ def _task(path: Path, index: int, item: Any) -> EvalTask:
 
 
 def _source(path: Path, source: str) -> str:
-    """A file source (`api.py:schema`, `schema.graphql`) relative to the task file; URLs as they are."""
+    """A file source (`api.py:schema`, `schema.graphql`) relative to the task file; URLs as they are;
+    `$NAME` the value of that environment variable (an API's address differs between machines)."""
+    if source.startswith("$"):
+        name = source[1:].strip("{}")
+        value = os.environ.get(name, "").strip()
+        if not value:
+            raise ConfigError(f"Task file {path}: the source is ${name}, which is not set; set it to the API's URL.")
+        return value if is_url(value) else _source(Path.cwd() / "-", value)
     if is_url(source) or source == "dagger":
         return source
     file, sep, attribute = source.partition(".py:")
