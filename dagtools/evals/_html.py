@@ -18,7 +18,7 @@ from ._stats import Row
 __all__ = ["to_html", "write_page"]
 
 _MODE_COLOURS = {"fixed": "#8250df", "dynamic": "#0969da", "deferred": "#1a7f37", "query": "#bc4c00"}
-_LABEL_WIDTH, _PLOT_WIDTH, _BAR, _GAP, _TOP = 340, 480, 18, 10, 34
+_PLOT_WIDTH, _BAR, _GAP, _TOP, _CHAR, _LABEL_CHARS = 480, 18, 10, 34, 7.0, 60
 
 _CSS = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1f2328; }
@@ -62,13 +62,23 @@ def write_page(path: Path, rows: Sequence[Row], *, title: str = "dagtools eval",
     path.write_text(to_html(rows, title=title, threshold=threshold))
 
 
-def _x(rate: float) -> float:
-    return _LABEL_WIDTH + rate * _PLOT_WIDTH
+def _label(row: Row) -> str:
+    """The row's name beside its bar, its middle left out when long (the whole name is in the table)."""
+    text = f"{row.task} · {row.model} · {row.mode}"
+    if len(text) <= _LABEL_CHARS:
+        return text
+    keep = _LABEL_CHARS - 1
+    return text[: keep // 3] + "…" + text[-(keep - keep // 3) :]
 
 
 def _plot(rows: Sequence[Row], threshold: float | None) -> str:
+    left = 16 + _CHAR * max((len(_label(r)) for r in rows), default=10)
+
+    def _x(rate: float) -> float:
+        return left + rate * _PLOT_WIDTH
+
     height = _TOP + len(rows) * (_BAR + _GAP) + 10
-    width = _LABEL_WIDTH + _PLOT_WIDTH + 70
+    width = left + _PLOT_WIDTH + 70
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" aria-label="success rates">']
     for tick in (0, 0.25, 0.5, 0.75, 1):
         x = _x(tick)
@@ -77,12 +87,12 @@ def _plot(rows: Sequence[Row], threshold: float | None) -> str:
     for index, row in enumerate(rows):
         y = _TOP + index * (_BAR + _GAP)
         middle = y + _BAR / 2
-        label = html.escape(f"{row.task} · {row.model} · {row.mode}")
+        label, whole = html.escape(_label(row)), html.escape(f"{row.task} · {row.model} · {row.mode}")
         colour = _MODE_COLOURS.get(row.mode, "#57606a")
-        parts.append(f'<text x="{_LABEL_WIDTH - 8}" y="{middle + 4:.1f}" text-anchor="end">{label}</text>')
+        parts.append(f'<text x="{left - 8:.1f}" y="{middle + 4:.1f}" text-anchor="end">{label}<title>{whole}</title></text>')
         parts.append(
-            f'<rect class="bar" x="{_LABEL_WIDTH}" y="{y}" width="{row.rate * _PLOT_WIDTH:.1f}" height="{_BAR}" fill="{colour}" '
-            f'fill-opacity="0.8"><title>{label}: {row.successes}/{row.attempts}</title></rect>'
+            f'<rect class="bar" x="{left:.1f}" y="{y}" width="{row.rate * _PLOT_WIDTH:.1f}" height="{_BAR}" fill="{colour}" '
+            f'fill-opacity="0.8"><title>{whole}: {row.successes}/{row.attempts}</title></rect>'
         )
         low, high, top, bottom = _x(row.low), _x(row.high), y + 3, y + _BAR - 3
         parts.append(
