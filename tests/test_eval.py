@@ -21,6 +21,7 @@ from dagtools.examples.kitchen import api as kitchen
 from dagtools.executors._local import LocalExecutor
 
 from .conftest import ROOT
+from .fake_models import FRIES_TURNS, anthropic_server  # noqa: F401 - fixture
 from .thirdparty import swapi_url  # noqa: F401 - fixture
 
 KITCHEN_TASKS = ROOT / "examples/evals/kitchen/tasks.yaml"
@@ -171,6 +172,31 @@ def test_swapi_suite_counts_on_a_third_party_server(swapi_url, tmp_path):  # noq
         ("hero", "query"): 0,  # a query tool gives no handle to save
     }
     assert rows[("director", "query")]["failure"] == 'output director is not "George Lucas"'
+
+
+def test_a_hosted_model_runs_dynamic_and_deferred_and_its_own_token_counts_are_reported(anthropic_server, tmp_path):  # noqa: F811
+    import os
+
+    tasks = tmp_path / "fries.yaml"
+    whole = (KITCHEN_TASKS.read_text().split("  - name: varieties")[0]).replace(
+        "../../kitchen/api.py", str(ROOT / "examples/kitchen/api.py")
+    )
+    tasks.write_text(whole)
+    env = {**os.environ, "ANTHROPIC_API_KEY": "test-key"}
+    run = dagtools(
+        "eval", str(tasks), "--model", "anthropic:fake", "--base-url", anthropic_server.url, "-n", "2",
+        "--tools", "dynamic,deferred", "--out", str(tmp_path / "out"), "--min-success", "1", env=env,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert anthropic_server.problems == []
+    attempts, rows = read_lines(tmp_path / "out")
+    assert set(rows) == {("fries", "dynamic"), ("fries", "deferred")}
+    turns = len(FRIES_TURNS)
+    for row in rows.values():
+        assert (row["successes"], row["attempts"], row["tokens_counted_by"]) == (2, 2, "model")
+        assert row["calls"] == sum(len(turn) for turn in FRIES_TURNS)
+        # The fake server counts 200 + the turn's number input tokens and 20 output tokens a turn.
+        assert (row["input_tokens"], row["output_tokens"]) == (sum(200 + t for t in range(turns)), 20 * turns)
 
 
 def test_the_report_page_renders_in_a_browser(kitchen_eval):
