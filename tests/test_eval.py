@@ -130,6 +130,12 @@ def test_a_task_file_whose_state_check_writes_is_refused(tmp_path):
     assert "state check 1 is a mutation; a check only reads, so write a query" in run.stderr
 
 
+def test_a_script_folder_without_a_mode_script_stops_the_eval_and_names_the_file(tmp_path):
+    run = dagtools("eval", str(KITCHEN_TASKS), "--model", SWAPI_SCRIPTS, "-n", "2", "--out", str(tmp_path))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "no script for task fries in dynamic mode; write" in run.stderr and "fries/dynamic.yaml" in run.stderr
+
+
 def test_the_query_baseline_refuses_a_mutation_and_changes_nothing():
     executor = LocalExecutor(kitchen.schema)
     reads = QueryToolset(executor)
@@ -146,6 +152,12 @@ def test_the_query_baseline_refuses_a_mutation_and_changes_nothing():
         after = await call(writes, "mutation { tip(amount: 0) }")
         assert before == after  # the refused tip never reached the API
         assert await call(reads, "{ potato { variety } }") == {"data": {"potato": {"variety": "Russet"}}}
+        named = QueryToolset(executor, mutations=["tip"])
+        assert isinstance(await call(named, "mutation { tip(amount: 0) }"), dict)
+        with pytest.raises(ToolCallError, match="loadOvenFromID is not allowed here; the mutations allowed are tip"):
+            await call(named, 'mutation { tip(amount: 0) loadOvenFromID(id: "x") { id } }')
+        with pytest.raises(ToolCallError, match="subscriptions never run"):
+            await call(writes, "subscription { tip }")
         small = QueryToolset(executor, budget=40)
         cut = await call(small, "{ potatoes { variety description } }")
         assert isinstance(cut, dict) and len(cut["cut"]) == 40 and "was cut after 40" in cut["note"]

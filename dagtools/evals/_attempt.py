@@ -86,7 +86,7 @@ def _agent(task: EvalTask, session: Session, model: CountedModel, mode: str) -> 
     if mode == "fixed":
         view = OfferedSession(session, FixedToolset(session))
         return Agent(cast(Session, view), model, system_prompt=FIXED_NOTE, max_steps=steps)
-    query = QueryToolset(session.executor, mutations=bool(task.mutations), budget=session.options.result_budget)
+    query = QueryToolset(session.executor, mutations=task.mutations, budget=session.options.result_budget)
     view = OfferedSession(session, CombinedToolset([query, save_toolset(session)]), system=_query_prompt(task, session), record=True)
     return Agent(cast(Session, view), model, max_steps=steps)
 

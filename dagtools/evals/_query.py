@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from graphql import GraphQLError, OperationDefinitionNode, parse
+from graphql import FieldNode, GraphQLError, OperationDefinitionNode, parse
 
 from .._errors import ToolCallError
 from .._tools import Tool
@@ -26,6 +26,10 @@ QUERY_TOOL = "query"
 def operation_kind(document: str, operation_name: str | None = None) -> str:
     """The kind of operation `document` runs ("query", "mutation", "subscription"); ToolCallError
     when it does not parse or names no operation that can run."""
+    return _operation(document, operation_name).operation.value
+
+
+def _operation(document: str, operation_name: str | None) -> OperationDefinitionNode:
     try:
         parsed = parse(document)
     except GraphQLError as error:
@@ -36,13 +40,14 @@ def operation_kind(document: str, operation_name: str | None = None) -> str:
     if len(operations) != 1:
         names = ", ".join(o.name.value for o in operations if o.name) or "none named"
         raise ToolCallError(f"The document must hold exactly one operation to run (or name one with operationName); it holds {names}.")
-    return operations[0].operation.value
+    return operations[0]
 
 
 class QueryToolset(Toolset):
-    """One tool, `query(query, variables?, operationName?)`, run by `executor`."""
+    """One tool, `query(query, variables?, operationName?)`, run by `executor`. `mutations`: False
+    (reads only), True, or the names of the mutation fields allowed, as the catalogue takes them."""
 
-    def __init__(self, executor: Executor, *, mutations: bool = False, budget: int = 4000) -> None:
+    def __init__(self, executor: Executor, *, mutations: bool | list[str] = False, budget: int = 4000) -> None:
         self.executor = executor
         self.mutations = mutations
         self.budget = budget
@@ -50,7 +55,13 @@ class QueryToolset(Toolset):
             name=QUERY_TOOL,
             description=(
                 "Run a GraphQL operation on the API and get its JSON answer (data and errors). "
-                + ("Queries and mutations are allowed. " if mutations else "Only queries are allowed; mutations are refused. ")
+                + (
+                    f"Queries and the mutations {', '.join(mutations)} are allowed. "
+                    if isinstance(mutations, list) and mutations
+                    else "Queries and mutations are allowed. "
+                    if mutations
+                    else "Only queries are allowed; mutations are refused. "
+                )
                 + "Pass values as variables. Ask for the fields you need: a long answer is cut. "
                 "Use introspection (__schema, __type) to learn the API's types and fields."
             ),
@@ -66,7 +77,7 @@ class QueryToolset(Toolset):
             },
             kind="local",
             read_only=not mutations,
-            destructive=mutations,
+            destructive=bool(mutations),
         )
 
     def list_tools(self) -> list[Tool]:
@@ -83,13 +94,22 @@ class QueryToolset(Toolset):
                 'query takes {"query": "<GraphQL document>", "variables": {...}, "operationName"?: "..."}'
                 + (f"; it has no parameter {', '.join(extra)}." if extra else ".")
             )
-        kind = operation_kind(document, name)
+        operation = _operation(document, name)
+        kind = operation.operation.value
         if kind != "query" and not (kind == "mutation" and self.mutations):
             raise ToolCallError(
                 f"This {kind} was not run: the query tool only reads here"
                 + (" (subscriptions never run)." if kind == "subscription" else "; mutations are off for this API.")
                 + " Ask with a query operation instead."
             )
+        if kind == "mutation" and isinstance(self.mutations, list):
+            fields = [s.name.value for s in operation.selection_set.selections if isinstance(s, FieldNode)]
+            refused = [f for f in fields if f not in self.mutations] or ([] if fields else ["(fragments)"])
+            if refused:
+                raise ToolCallError(
+                    f"This mutation was not run: {', '.join(refused)} is not allowed here; "
+                    f"the mutations allowed are {', '.join(self.mutations) or 'none'}, each named as a field of the operation."
+                )
         response = await self.executor.execute(document, variables or None, operation_name=name)
         answer: dict[str, Any] = {"data": response.data}
         if response.errors:

@@ -57,14 +57,26 @@ async def run_eval(
         async with limiter:
             model = CountedModel(model_for(spec, task.name, mode, number, **options))
             folder = out / _slug(task.name) / _slug(spec) / mode
-            attempt = await run_attempt(task, model, mode, number, folder, **session_options)
+            try:
+                attempt = await run_attempt(task, model, mode, number, folder, **session_options)
+            except ConfigError:
+                raise  # the task or the model is wrong for every attempt: stop and say so
+            except Exception as error:  # one attempt's failure (a folder, the API) is counted, not fatal to the rest
+                failure = f"the attempt failed: {type(error).__name__}: {error}"
+                attempt = Attempt(task=task.name, model=model.name, mode=mode, number=number, ok=False, failure=failure, reason="error")
         done[(task.name, spec, mode, number)] = attempt
         if on_attempt is not None:
             on_attempt(attempt)
 
-    async with anyio.create_task_group() as group:
-        for job in jobs:
-            group.start_soon(one, *job)
+    try:
+        async with anyio.create_task_group() as group:
+            for job in jobs:
+                group.start_soon(one, *job)
+    except BaseExceptionGroup as failed:  # a task or model wrong for every attempt: the first such error, as it is
+        wrong = _first(failed, DagtoolsError)
+        if wrong is not None:
+            raise wrong from None
+        raise
     order = {t.name: i for i, t in enumerate(tasks)}
     keys = sorted(done, key=lambda k: (order[k[0]], models.index(k[1]), list(modes).index(k[2]), k[3]))
     return [done[k] for k in keys]
@@ -84,6 +96,17 @@ async def _can_defer(spec: str, task: str, options: dict[str, Any]) -> bool:
         close = getattr(model, "aclose", None)
         if close is not None:
             await close()
+
+
+def _first(group: BaseExceptionGroup, kind: type[Exception]) -> Exception | None:
+    for error in group.exceptions:
+        if isinstance(error, kind):
+            return error
+        if isinstance(error, BaseExceptionGroup):
+            found = _first(error, kind)
+            if found is not None:
+                return found
+    return None
 
 
 def _slug(text: str) -> str:
