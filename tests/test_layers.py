@@ -31,6 +31,7 @@ LAYERS = [
     {"dagtools.calls"},
     {"dagtools.session"},
     {"dagtools.agent", "dagtools.models", "dagtools.scripts", "dagtools.toolsconfig", "dagtools.mcpserver", "dagtools.integrations"},
+    {"dagtools.evals"},
     {"dagtools.cli"},
     {"dagtools"},
 ]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import DagtoolsError
 from ..catalogue._render import FORMATS
+from ._eval import add_eval_command
 from ._mcp import add_mcp_command
 from ._options import add_http_options, check_addresses, stdout_closed
 from ._run import add_model_options, add_run_arguments
@@ -104,6 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     call.set_defaults(handler=_call)
 
     add_mcp_command(commands)
+    add_eval_command(commands)
 
     tools = commands.add_parser("tools", help="print the toolset a model starts with (or the whole catalogue)")
     add_source_options(tools)

@@ -1,0 +1,125 @@
+"""`dagtools eval`: how often a model does each task on an API, per tool mode, with a report.
+
+    dagtools eval examples/evals/kitchen/tasks.yaml --model script:examples/evals/kitchen/scripts -n 5 \\
+        --tools dynamic,fixed,query --min-success 0.8
+
+It prints a table, writes `results.jsonl` and `report.html` (and each attempt's script and trace) to
+`--out`, and exits 1 when a row's success rate is under `--min-success`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_eval_command"]
+
+HOSTED = """\
+hosted models: pass the provider's key in its usual variable and name the model, such as
+  OPENAI_API_KEY=... dagtools eval tasks.yaml --model openai:gpt-4o-mini -n 10 --tools dynamic,query
+  ANTHROPIC_API_KEY=... dagtools eval tasks.yaml --model anthropic:claude-sonnet-4-5 --tools deferred
+  dagtools eval tasks.yaml --model openai:NAME --base-url http://localhost:8000/v1   (vLLM, llama.cpp)
+A task file's API is reached as `dagtools run` reaches it: -H for headers, or DAGTOOLS_AUTHORIZATION.
+script:PATH models replay scripts (PATH/TASK/MODE.yaml in a folder; `attempts:` items in turn)."""
+
+
+def add_eval_command(commands: Any) -> None:
+    parser = commands.add_parser(
+        "eval",
+        help="success rates of models on task files, per tool mode: dagtools eval TASKS... --model M -n N",
+        description="Run each task N times per model and tool mode, in fresh sessions, and report success rates "
+        "(Wilson 95% intervals), calls, tokens, time and the commonest failure.",
+        epilog=HOSTED,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("tasks", nargs="+", help="task files (YAML): source, prompt, inputs, outputs, checks")
+    parser.add_argument("--model", action="append", required=True, metavar="PROVIDER:NAME", help="a model to evaluate (repeatable)")
+    parser.add_argument("-n", "--attempts", type=int, default=5, metavar="N", help="attempts per task, model and tool mode (5)")
+    parser.add_argument(
+        "--tools",
+        default="dynamic",
+        metavar="MODES",
+        help="comma-separated tool modes: fixed, dynamic (default), deferred (anthropic:, openai-responses:), "
+        "query (the baseline: one GraphQL query tool)",
+    )
+    parser.add_argument("--concurrency", type=int, default=4, metavar="N", help="attempts running at once (4)")
+    parser.add_argument("--out", type=Path, default=Path("eval-out"), metavar="DIR", help="where the report and attempts go (eval-out)")
+    parser.add_argument("--min-success", type=float, metavar="RATE", help="exit 1 when a row's success rate is under RATE, such as 0.8")
+    parser.add_argument("--base-url", help="a compatible server for the provider (vLLM, Ollama, llama.cpp for openai:NAME)")
+    parser.add_argument("--retries", type=int, default=2, metavar="N", help="times a failed model request is sent again (2)")
+    parser.add_argument("--turn-timeout", type=float, default=300.0, metavar="SECONDS", help="the longest one model turn may take (300)")
+    parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="the longest one API call may take (30)")
+    parser.add_argument(
+        "-H", "--header", action="append", default=[], metavar="'NAME: VALUE'", help="send this header to a URL source (repeatable)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON lines instead of a table")
+    parser.set_defaults(handler=_eval)
+
+
+def _eval(args: argparse.Namespace) -> int:
+    import anyio
+
+    from .._errors import ConfigError
+    from ..evals._html import write_page
+    from ..evals._report import print_table, write_lines
+    from ..evals._stats import summarise
+    from ..evals._suite import run_eval
+    from ..evals._tasks import load_tasks
+
+    if args.min_success is not None and not 0 <= args.min_success <= 1:
+        raise ConfigError(f"--min-success {args.min_success:g} must be a rate between 0 and 1, such as 0.8.")
+    headers = {}
+    for text in args.header:
+        name, sep, value = text.partition(":")
+        if not sep or not name.strip():
+            raise ConfigError(f"-H {text!r} is not a header; write it as 'Name: value'.")
+        headers[name.strip()] = value.strip()
+    tasks = [task for path in args.tasks for task in load_tasks(path)]
+    modes = [m.strip() for m in args.tools.split(",") if m.strip()]
+    try:  # before any attempt runs: a report that cannot be written is said first
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"--out {args.out} cannot be made: {error.strerror or error}; name a folder you can write to.") from None
+    options = {"base_url": args.base_url, "max_retries": args.retries, "timeout": args.turn_timeout}
+
+    def progress(attempt: Any) -> None:
+        mark = "ok" if attempt.ok else f"failed: {attempt.failure}"
+        print(f"dagtools: {attempt.task} {attempt.model} {attempt.mode} #{attempt.number}: {mark}", file=sys.stderr)
+
+    def skipped(note: str) -> None:
+        print(f"dagtools: {note}", file=sys.stderr)
+
+    attempts = anyio.run(
+        lambda: run_eval(
+            tasks,
+            args.model,
+            modes,
+            args.attempts,
+            args.out,
+            concurrency=args.concurrency,
+            model_options=options,
+            on_attempt=progress,
+            on_skip=skipped,
+            headers=headers or None,
+            timeout=args.timeout,
+        )
+    )
+    rows = summarise(attempts)
+    write_lines(args.out / "results.jsonl", rows, attempts)
+    write_page(args.out / "report.html", rows, threshold=args.min_success)
+    if args.json:
+        for row in rows:
+            print(json.dumps(row.to_json(), ensure_ascii=False))
+    else:
+        print_table(rows, sys.stdout)
+    print(
+        f"dagtools: {len(attempts)} attempts; report in {args.out / 'report.html'}, JSON lines in {args.out / 'results.jsonl'}",
+        file=sys.stderr,
+    )
+    under = [r for r in rows if args.min_success is not None and r.rate < args.min_success]
+    for row in under:
+        print(f"dagtools: {row.task} {row.model} {row.mode}: {100 * row.rate:.0f}% is under {100 * args.min_success:.0f}%", file=sys.stderr)
+    return 1 if under or not rows else 0

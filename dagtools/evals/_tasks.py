@@ -1,0 +1,207 @@
+"""Task files: what to ask, on which API, and how to tell that an attempt succeeded.
+
+    source: ../kitchen/api.py:schema        # default for every task; paths are relative to the file,
+                                             # $NAME reads an environment variable (a URL)
+    mutations: false                         # or true, or a list of mutation names
+    tasks:
+      - name: fries
+        prompt: Bake me some french fries.
+        inputs:  {potato: {field: potato, description: ...}}     # as in a `dagtools call` script
+        outputs: {fries: {type: Plate, description: ...}}
+        checks:
+          outputs:                           # on the saved outputs
+            fries: {handle: Plate}           # a Type#N of this type (or one that implements it)
+            count: {equals: 3}               # or {type: integer}, {contains: "text"}
+          state:                             # on the API after the run: a read-only query
+            - query: "{ plate { fries { id } } }"
+              expect: {plate: {fries: null}}  # a subset of `data`, as a script's `expect`
+
+A file may also be one task (its keys at the top level, `name` defaulting to the file's name).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._errors import ConfigError, ToolCallError
+from .._yaml import read_data
+from ..load._kinds import is_url
+from ._query import operation_kind
+
+__all__ = ["EvalTask", "OutputCheck", "StateCheck", "load_tasks"]
+
+_TYPES: dict[str, type | tuple[type, ...]] = {
+    "string": str,
+    "integer": int,
+    "number": (int, float),
+    "boolean": bool,
+    "list": list,
+    "object": dict,
+}
+_TASK_KEYS = {"name", "source", "mutations", "prompt", "inputs", "outputs", "checks", "max_steps"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutputCheck:
+    """What one saved output must be: equal to a value, of a JSON type, a handle of a type, or hold a text."""
+
+    output: str
+    equals: Any = None
+    has_equals: bool = False
+    type: str | None = None
+    handle: str | None = None
+    contains: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class StateCheck:
+    """A read-only query run after the attempt, whose `data` must contain `expect`."""
+
+    query: str
+    variables: dict[str, Any] = field(default_factory=dict)
+    expect: Any = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvalTask:
+    name: str
+    source: str
+    prompt: str
+    mutations: bool | list[str] = False
+    inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    outputs: dict[str, Any] = field(default_factory=dict)
+    output_checks: tuple[OutputCheck, ...] = ()
+    state_checks: tuple[StateCheck, ...] = ()
+    max_steps: int | None = None
+    origin: str = ""
+
+
+def load_tasks(path: str | Path) -> list[EvalTask]:
+    """Every task of a task file, checked before any attempt runs."""
+    path = Path(path)
+    data = read_data(path, "Task file")
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"Task file {path} must be a mapping: `tasks: [...]` with a `source`, or one task.")
+    defaults = {k: data[k] for k in ("source", "mutations", "max_steps") if k in data}
+    if "tasks" in data:
+        extra = set(data) - {"tasks", "source", "mutations", "max_steps"}
+        if extra:
+            raise ConfigError(f"Task file {path} has unknown keys {sorted(extra)}; use tasks, source, mutations and max_steps.")
+        items = data["tasks"]
+        if not isinstance(items, list) or not items:
+            raise ConfigError(f"Task file {path}: tasks must be a non-empty list.")
+    else:
+        items = [{"name": path.stem, **data}]
+    tasks = [_task(path, index, {**defaults, **item} if isinstance(item, Mapping) else item) for index, item in enumerate(items)]
+    names = [t.name for t in tasks]
+    doubled = sorted({n for n in names if names.count(n) > 1})
+    if doubled:
+        raise ConfigError(f"Task file {path} names {', '.join(doubled)} more than once; give each task its own name.")
+    return tasks
+
+
+def _task(path: Path, index: int, item: Any) -> EvalTask:
+    where = f"Task file {path}, task {index + 1}"
+    if not isinstance(item, Mapping):
+        raise ConfigError(f"{where} must be a mapping with name, prompt, outputs and checks.")
+    extra = set(item) - _TASK_KEYS
+    if extra:
+        raise ConfigError(f"{where} has unknown keys {sorted(extra)}; use {', '.join(sorted(_TASK_KEYS))}.")
+    for key in ("name", "source", "prompt"):
+        if not isinstance(item.get(key), str) or not item[key].strip():
+            raise ConfigError(f"{where} needs a `{key}` (text).")
+    name = str(item["name"])
+    where = f"Task file {path}, task {name}"
+    mutations = item.get("mutations", False)
+    if not isinstance(mutations, bool) and not (isinstance(mutations, list) and all(isinstance(m, str) for m in mutations)):
+        raise ConfigError(f"{where}: mutations must be true, false or a list of mutation names.")
+    inputs, outputs = item.get("inputs") or {}, item.get("outputs") or {}
+    if not isinstance(inputs, Mapping) or not isinstance(outputs, Mapping):
+        raise ConfigError(f"{where}: inputs and outputs must be mappings, as in a `dagtools call` script.")
+    checks = item.get("checks") or {}
+    if not isinstance(checks, Mapping) or set(checks) - {"outputs", "state"}:
+        raise ConfigError(f"{where}: checks must be a mapping with `outputs` and/or `state`.")
+    output_checks = tuple(_output_check(where, name, spec, outputs) for name, spec in (checks.get("outputs") or {}).items())
+    state_checks = tuple(_state_check(where, i, spec) for i, spec in enumerate(checks.get("state") or []))
+    if not output_checks and not state_checks and not outputs:
+        raise ConfigError(f"{where} has nothing to check: declare outputs, or add checks on the outputs or the API's state.")
+    max_steps = item.get("max_steps")
+    if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
+        raise ConfigError(f"{where}: max_steps must be a positive integer.")
+    return EvalTask(
+        name=name,
+        source=_source(path, str(item["source"])),
+        prompt=str(item["prompt"]),
+        mutations=mutations,
+        inputs={str(k): dict(v) for k, v in inputs.items()},
+        outputs=dict(outputs),
+        output_checks=output_checks,
+        state_checks=state_checks,
+        max_steps=max_steps,
+        origin=str(path),
+    )
+
+
+def _source(path: Path, source: str) -> str:
+    """A file source (`api.py:schema`, `schema.graphql`) relative to the task file; URLs as they are;
+    `$NAME` the value of that environment variable (an API's address differs between machines)."""
+    if source.startswith("$"):
+        name = source[1:].strip("{}")
+        value = os.environ.get(name, "").strip()
+        if not value:
+            raise ConfigError(f"Task file {path}: the source is ${name}, which is not set; set it to the API's URL.")
+        return value if is_url(value) else _source(Path.cwd() / "-", value)
+    if is_url(source) or source == "dagger":
+        return source
+    file, sep, attribute = source.partition(".py:")
+    candidate = path.parent / (file + ".py" if sep else source)
+    if not candidate.exists():
+        return source
+    return f"{candidate.resolve().with_suffix('')}.py:{attribute}" if sep else str(candidate.resolve())
+
+
+def _output_check(where: str, name: Any, spec: Any, outputs: Mapping[str, Any]) -> OutputCheck:
+    if name not in outputs:
+        raise ConfigError(f"{where}: checks.outputs names {name!r}, which is not a declared output ({', '.join(outputs) or 'none'}).")
+    if not isinstance(spec, Mapping) or not spec or set(spec) - {"equals", "type", "handle", "contains"}:
+        raise ConfigError(f"{where}: the check on output {name} takes equals, type, handle or contains.")
+    kind = spec.get("type")
+    if kind is not None and kind not in _TYPES:
+        raise ConfigError(f"{where}: output {name}'s type must be one of {', '.join(_TYPES)}, not {kind!r}.")
+    return OutputCheck(
+        output=str(name),
+        equals=spec.get("equals"),
+        has_equals="equals" in spec,
+        type=kind,
+        handle=str(spec["handle"]) if "handle" in spec else None,
+        contains=str(spec["contains"]) if "contains" in spec else None,
+    )
+
+
+def _state_check(where: str, index: int, spec: Any) -> StateCheck:
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("query"), str) or "expect" not in spec:
+        raise ConfigError(f"{where}: state check {index + 1} needs a `query` and an `expect`.")
+    try:
+        kind = operation_kind(spec["query"])
+    except ToolCallError as error:
+        raise ConfigError(f"{where}: state check {index + 1}: {error}") from None
+    if kind != "query":
+        raise ConfigError(f"{where}: state check {index + 1} is a {kind}; a check only reads, so write a query.")
+    variables = spec.get("variables") or {}
+    if not isinstance(variables, Mapping):
+        raise ConfigError(f"{where}: state check {index + 1}: variables must be a mapping.")
+    return StateCheck(query=spec["query"], variables=dict(variables), expect=spec["expect"])
+
+
+def type_problem(check: OutputCheck, value: Any) -> str | None:
+    """Why `value` fails the JSON type of `check`, if it does."""
+    if check.type is None:
+        return None
+    expected = _TYPES[check.type]
+    if isinstance(value, bool) and check.type in ("integer", "number"):
+        return f"is not {check.type}"
+    return None if isinstance(value, expected) else f"is not {'an' if check.type[0] in 'aeiou' else 'a'} {check.type}"
