@@ -61,12 +61,109 @@ def _reads(recorder: Recorder) -> list[Any]:
     return [r.json() for r in recorder.requests if not r.is_introspection]
 
 
+def _check_homeworlds(answer: dict[str, Any]) -> None:
+    """The chain's answer says which pilot comes from which planet, by IDs and names."""
+    (starship, pilots), *_ = answer["result"].items()
+    assert answer["objects"][starship] == "Millennium Falcon"
+    found = {answer["objects"][pilot]: answer["preview"][planet]["name"] for pilot, planet in pilots.items()}
+    assert found == HOMEWORLDS
+
+
 async def test_swapi_homeworlds_of_a_starships_pilots_in_one_dynamic_call(counted_swapi: tuple[str, Recorder]) -> None:
     url, recorder = counted_swapi
     async with await open_session(url, cache=False) as session:
         before = len(_reads(recorder))
         result = await session.call_tool(ToolCall(name="callChain", arguments={"steps": CHAIN}))
         assert not result.is_error, result.value
-        print(json.dumps(result.value, indent=1))
-        print(len(result.content.encode()))
+        sent = _reads(recorder)[before:]
+        assert len(sent) == 1 and "pilotConnection" in sent[0]["query"] and "homeworld" in sent[0]["query"]
+        _check_homeworlds(result.value)
+        assert session.context.messages.count  # recorded as one model turn like any call
+        # every object on the way is minted as usual: a pilot's own tool reads that pilot, from its identity
+        pilot = next(k for k, v in result.value["objects"].items() if v == "Han Solo")
+        session.select(["Person_birthYear"])
+        born = await session.call_tool(ToolCall(name="Person_birthYear", arguments={"Person": pilot}))
+        assert born.value == {"result": "29BBY"}
+        print(f"SWAPI multi-hop task in dynamic mode: 1 call, {len(result.content.encode())} bytes read")
+
+
+async def test_a_bad_argument_in_step_three_is_refused_before_anything_is_sent(counted_swapi: tuple[str, Recorder]) -> None:
+    url, recorder = counted_swapi
+    async with await open_session(url, cache=False) as session:
+        before, objects = len(recorder.requests), len(session.registry)
+        steps = [*CHAIN[:2], {"tool": "Person_filmConnection", "arguments": {"first": "lots"}}]
+        result = await session.call_tool(ToolCall(name="callChain", arguments={"steps": steps}))
+        assert result.is_error
+        message = result.value["error"]
+        assert message.startswith("Step 3 of the chain: Bad argument for Person_filmConnection: first:") and "Nothing was sent" in message
+        wrong = await session.call_tool(ToolCall(name="callChain", arguments={"steps": [CHAIN[0], {"tool": "Person_homeworld"}]}))
+        assert "Person_homeworld is a field of Person, but step 1 (Query_starship) gives Starship objects" in wrong.value["error"]
+        named = await session.call_tool(
+            ToolCall(name="callChain", arguments={"steps": [CHAIN[0], {"tool": "Starship_name", "arguments": {"Starship": "Starship#1"}}]})
+        )
+        assert "leave out Starship" in named.value["error"]
+        assert len(recorder.requests) == before and len(session.registry) == objects  # nothing reached the server, nothing minted
+
+
+async def test_a_chain_through_values_without_identity_mints_items_that_read_their_own_object() -> None:
+    """Ariadne's time slots have no id: each is reached again through its place in the list, key checked."""
+    from tests.pyservers.booking import app as booking_app
+
+    recorder = Recorder(booking_app())
+    with serve_asgi(recorder) as base:
+        async with await open_session(f"{base}/graphql", cache=False) as session:
+            before = len(recorder.requests)
+            steps = [{"tool": "Query_slots", "arguments": {"day": "2030-01-01"}}, {"tool": "Slot_room"}]
+            result = await session.call_tool(ToolCall(name="callChain", arguments={"steps": steps}))
+            assert not result.is_error, result.value
+            assert len(recorder.requests) == before + 1
+            slots = result.value["result"]
+            assert len(slots) >= 2 and all(room.startswith("Room#") for room in slots.values())
+            second = list(slots)[1]
+            session.select(["Slot_price", "Slot_startsAt"])
+            price = await session.call_tool(ToolCall(name="Slot_price", arguments={"Slot": second, "currency": "EUR"}))
+            assert price.value == {"result": 25.0}  # the second slot's own price, read through its place in the list
+            starts = await session.call_tool(ToolCall(name="Slot_startsAt", arguments={"Slot": second}))
+            assert starts.value["result"] == result.value["objects"][second]
+
+
+async def _fixed_bytes(client: Any, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], int]:
+    answers, read = [], 0
+    for name, arguments in calls:
+        answer = await client.call_tool(name, arguments)
+        assert not answer.is_error, answer.content[0].text
+        read += len(answer.content[0].text.encode())
+        answers.append(json.loads(answer.content[0].text))
+    return answers, read
+
+
+async def test_swapi_multi_hop_task_in_fixed_mode_reads_less_in_fewer_calls(counted_swapi: tuple[str, Recorder]) -> None:
+    pytest.importorskip("mcp")
+    from mcp import Client
+
+    from dagtools.mcpserver._config import McpConfig
+    from dagtools.mcpserver._server import McpToolServer
+
+    url, recorder = counted_swapi
+    server = McpToolServer(McpConfig(source=url, tools="fixed", cache=False))
+    async with Client(server.server, mode="legacy") as client:
+        before = len(_reads(recorder))
+        (chained,), after_bytes = await _fixed_bytes(client, [("callChain", {"steps": CHAIN})])
         assert len(_reads(recorder)) - before == 1
+        _check_homeworlds(chained)
+    # the same task one hop a call, as it ran before chains: starship, pilots, then each pilot's homeworld
+    async with Client(McpToolServer(McpConfig(source=url, tools="fixed", cache=False)).server, mode="legacy") as client:
+        hops = [
+            ("callTool", {"tool": "Query_starship", "arguments": {"starshipID": "10"}}),
+            ("callTool", {"tool": "Starship_pilotConnection", "arguments": {}}),
+        ]
+        answers, hop_bytes = await _fixed_bytes(client, hops)
+        pilots = answers[1]["result"]
+        homes = [("callTool", {"tool": "Person_homeworld", "arguments": {"Person": p}}) for p in pilots]
+        answers, more = await _fixed_bytes(client, homes)
+        hop_bytes += more
+        assert {a["preview"]["name"] for a in answers} == set(HOMEWORLDS.values())
+    print(
+        f"SWAPI multi-hop task in fixed mode: 1 call, {after_bytes} bytes read; one hop a call: {2 + len(pilots)} calls, {hop_bytes} bytes"
+    )
+    assert after_bytes <= hop_bytes

@@ -142,10 +142,8 @@ def _fits(catalogue: Catalogue, end: str, owner: str) -> bool:
     if end_type is None or owner_type is None:
         return False
     if is_abstract_type(end_type):  # read on the members that are `owner`
-        return bool(
-            {t.name for t in schema.get_possible_types(end_type)} & {t.name for t in _concretes(schema, owner_type)}  # type: ignore[arg-type]
-        )
-    return is_abstract_type(owner_type) and schema.is_sub_type(owner_type, end_type)  # type: ignore[arg-type]
+        return bool({t.name for t in schema.get_possible_types(end_type)} & {t.name for t in _concretes(schema, owner_type)})
+    return is_abstract_type(owner_type) and schema.is_sub_type(owner_type, end_type)
 
 
 def _concretes(schema: Any, type_: Any) -> list[Any]:

@@ -7,7 +7,6 @@ select now. They stay inside a token budget however big the schema or the regist
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -17,7 +16,6 @@ from graphql import GraphQLInputObjectType, GraphQLInputType, GraphQLList, Graph
 
 from .._errors import ConfigError, ToolCallError
 from .._tools import Tool
-from ..calls._chain_calls import CALL_CHAIN, MAX_STEPS, example_chain
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._describe import DESCRIBE_TOOLS, describe_names, pointed_path
 from ..catalogue._json_schema import SchemaRenderer
@@ -28,7 +26,6 @@ from ._registry import Registry
 from ._toolsets import FunctionToolset
 
 __all__ = [
-    "CALL_CHAIN",
     "DESCRIBE_TOOLS",
     "READ_RESULT",
     "SAVE",
@@ -36,7 +33,6 @@ __all__ = [
     "Output",
     "ValueInput",
     "add_describe_tools",
-    "call_chain_tool",
     "describe_tools",
     "describe_tools_tool",
     "estimate_tokens",
@@ -303,41 +299,4 @@ def add_describe_tools(toolset: FunctionToolset, catalogue: Catalogue, active: C
         lambda: describe_tools_tool(catalogue, active()),
         lambda arguments: describe_tools(catalogue, arguments),
         listed=lambda: bool(pointed_path_of(catalogue, active())),
-    )
-
-
-def call_chain_tool(catalogue: Catalogue) -> Tool:
-    """callChain: several field tools in one call and one request, each on what the step before
-    returns (see calls/_chain_calls.py), with an example chain of this API."""
-    example = json.dumps({"steps": example_chain(catalogue)}, ensure_ascii=False)
-    return Tool(
-        name=CALL_CHAIN,
-        description=(
-            f"Run tools one after another in one call, each on the objects the step before returns, such as {example}. "
-            "Step 1 is a Query tool or names its object (as the tool's own call would); each later step is a tool of "
-            "the type the step before returns and names no object. A step over a list runs on each item. "
-            "Every object on the way gets its Type#N ID; the result maps each to what the next step gave, "
-            "and the last step's objects come with previews. Tools need not be selected first."
-        ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "steps": {
-                    "type": "array",
-                    "minItems": 1,
-                    "maxItems": MAX_STEPS,
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "tool": {"type": "string", "description": "A tool name, Type_field."},
-                            "arguments": {"type": "object", "description": "The tool's arguments, as its schema says."},
-                        },
-                        "required": ["tool"],
-                    },
-                }
-            },
-            "required": ["steps"],
-            "additionalProperties": False,
-        },
-        kind="local",
     )

@@ -25,30 +25,19 @@ from graphql import get_named_type, is_composite_type
 
 from .._errors import ConfigError, ToolCallError
 from .._tools import Tool, ToolCall, ToolResult
-from ..calls._chain_calls import prepare_chain, run_chain
 from ..calls._chains import parse_chain
 from ..calls._field import PreparedCall
 from ..catalogue._catalogue import Catalogue, is_list
 from ..catalogue._describe import DESCRIBE_TOOLS
 from ..catalogue._reach import example_call
 from ..executors._base import Executor
+from ._chain_tool import add_call_chain
 from ._context import Context, Message
 from ._deferred import DeferredTools, deferred_tools
 from ._fields import FieldToolset
 from ._keeper import SessionKeeper
 from ._long_values import LongValues
-from ._metatools import (
-    CALL_CHAIN,
-    READ_RESULT,
-    SAVE,
-    SELECT_TOOLS,
-    ValueInput,
-    add_describe_tools,
-    call_chain_tool,
-    read_result_tool,
-    save_tool,
-    select_tools_tool,
-)
+from ._metatools import READ_RESULT, SAVE, SELECT_TOOLS, ValueInput, add_describe_tools, read_result_tool, save_tool, select_tools_tool
 from ._options import SessionOptions
 from ._outputs import Output, OutputSpec, check_outputs, normalize_outputs
 from ._registry import ObjectEntry, Registry
@@ -345,7 +334,7 @@ class Session:
             meta.add(SAVE, save_tool(self.catalogue, self.outputs), self._save)
         meta.add(READ_RESULT, read_result_tool(), self._read_result, when=lambda: bool(self.long_values))
         add_describe_tools(meta, self.catalogue, lambda: self.fields.active)
-        meta.add(CALL_CHAIN, call_chain_tool(self.catalogue), self._call_chain)
+        add_call_chain(meta, self.catalogue, self.fields.calls)
         return meta
 
     def _select_tools_tool(self) -> Tool:
@@ -374,11 +363,6 @@ class Session:
         shown = ", ".join(f"{k} = {v}" for k, v in self.saved.items())
         return f"Saved {shown}. The outputs are with the user now."
 
-    async def _call_chain(self, arguments: dict[str, Any]) -> Any:
-        _only(arguments, {"steps"}, CALL_CHAIN)
-        chain = prepare_chain(self.fields.calls, arguments.get("steps"))
-        return await run_chain(self.fields.calls, chain)
-
     def _read_result(self, arguments: dict[str, Any]) -> Any:
         _only(arguments, {"ref", "offset"}, READ_RESULT)
         return self.long_values.read(str(arguments.get("ref", "")), arguments.get("offset", 0))
@@ -399,7 +383,7 @@ class Session:
 
 
 #: Names the meta-tools hold whether or not they apply now (save without outputs, readResult before a cut).
-_META_NAMES = (SELECT_TOOLS, SAVE, READ_RESULT, DESCRIBE_TOOLS, CALL_CHAIN)
+_META_NAMES = (SELECT_TOOLS, SAVE, READ_RESULT, DESCRIBE_TOOLS)
 
 
 def _only(arguments: dict[str, Any], allowed: set[str], tool: str) -> None:
