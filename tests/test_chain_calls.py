@@ -78,7 +78,6 @@ async def test_swapi_homeworlds_of_a_starships_pilots_in_one_dynamic_call(counte
         sent = _reads(recorder)[before:]
         assert len(sent) == 1 and "pilotConnection" in sent[0]["query"] and "homeworld" in sent[0]["query"]
         _check_homeworlds(result.value)
-        assert session.context.messages.count  # recorded as one model turn like any call
         # every object on the way is minted as usual: a pilot's own tool reads that pilot, from its identity
         pilot = next(k for k, v in result.value["objects"].items() if v == "Han Solo")
         session.select(["Person_birthYear"])
@@ -167,3 +166,65 @@ async def test_swapi_multi_hop_task_in_fixed_mode_reads_less_in_fewer_calls(coun
         f"SWAPI multi-hop task in fixed mode: 1 call, {after_bytes} bytes read; one hop a call: {2 + len(pilots)} calls, {hop_bytes} bytes"
     )
     assert after_bytes <= hop_bytes
+
+
+async def test_a_chain_from_a_value_that_moved_is_refused_not_answered_about_another() -> None:
+    """A chain may start from an object reached by a chain; the request checks it still sits there."""
+    from tests.pyservers.booking import app as booking_app
+
+    recorder = Recorder(booking_app())
+    with serve_asgi(recorder) as base:
+        async with await open_session(f"{base}/graphql", cache=False, mutations=True) as session:
+            session.select(["Query_slots", "Mutation_book"])
+            await session.call_tool(ToolCall(name="Query_slots", arguments={"day": "2030-01-01"}))
+            steps = [{"tool": "Slot_room", "arguments": {"Slot": "Slot#2"}}]
+            room = await session.call_tool(ToolCall(name="callChain", arguments={"steps": steps}))
+            assert not room.is_error, room.value
+            assert room.value["result"].startswith("Room#")
+            booked = await session.call_tool(
+                ToolCall(name="Mutation_book", arguments={"day": "2030-01-01", "startsAt": "09:00", "name": "Eve"})
+            )
+            assert not booked.is_error, booked.value  # 09:00 moves to the end: Slot#2's place now holds 10:00
+            objects = len(session.registry)
+            moved = await session.call_tool(ToolCall(name="callChain", arguments={"steps": steps}))
+            assert moved.is_error and "Slot#2 is no longer where it was found" in moved.value["error"]
+            assert len(session.registry) == objects
+
+
+async def test_deferred_mode_lists_call_chain_from_the_start_and_runs_it(counted_swapi: tuple[str, Recorder]) -> None:
+    from dagtools.session._deferred import deferred_tools
+
+    url, recorder = counted_swapi
+    async with await open_session(url, cache=False) as session:
+        listed = deferred_tools(session)
+        chain = next(t for t in listed.shown if t.name == "callChain")
+        assert '"tool": "Query_' in chain.description  # an example built from the served API
+        before = len(_reads(recorder))
+        result = await session.call_tools([ToolCall(name="callChain", arguments={"steps": CHAIN})])
+        assert not result[0].is_error, result[0].value
+        _check_homeworlds(result[0].value)
+        assert len(_reads(recorder)) - before == 1
+
+
+async def test_swapi_multi_hop_task_in_dynamic_mode_reads_less_than_one_hop_a_call(counted_swapi: tuple[str, Recorder]) -> None:
+    url, _ = counted_swapi
+    async with await open_session(url, cache=False) as session:
+        chained = await session.call_tool(ToolCall(name="callChain", arguments={"steps": CHAIN}))
+        after = len(chained.content.encode())
+    async with await open_session(url, cache=False) as session:  # the same task one hop a call, as before chains
+        read = 0
+
+        async def hop(name: str, **arguments: Any) -> Any:
+            nonlocal read
+            result = await session.call_tool(ToolCall(name=name, arguments=arguments))
+            assert not result.is_error, result.value
+            read += len(result.content.encode())
+            return result.value
+
+        await hop("selectTools", tools=["Query_starship", "Starship_pilotConnection", "Person_homeworld"])
+        await hop("Query_starship", starshipID="10")
+        pilots = (await hop("Starship_pilotConnection"))["result"]
+        homes = [await hop("Person_homeworld", Person=pilot) for pilot in pilots]
+        assert {home["preview"]["name"] for home in homes} == set(HOMEWORLDS.values())
+    print(f"SWAPI multi-hop task in dynamic mode: 1 call, {after} bytes read; one hop a call: {3 + len(pilots)} calls, {read} bytes")
+    assert after <= read

@@ -44,6 +44,7 @@ __all__ = ["CALL_CHAIN", "PreparedChain", "example_chain", "prepare_chain", "run
 
 CALL_CHAIN = "callChain"
 MAX_STEPS = 8
+_LABEL = 80  # characters of the name an object on the way is shown by
 _CUT = 300  # characters of a long value a chain shows; the field's own tool reads all of it
 
 
@@ -242,9 +243,12 @@ async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
     start_steps = chain.start.handle.steps if chain.start is not None else ()
     first = chain.expression.split(".", 1)[0] if chain.start is None else f"{chain.start.id}.{chain.links[0].step.field}"
     tree = reader.walk(value, 0, start_steps, first)
-    out: Result = {"result": tree}
-    if reader.named:
-        out["objects"] = reader.named
+    out: Result = calls.long_values.present(tree, chain.expression)  # a tree past the budget is cut, the rest left to readResult
+    named = _within(reader.named, calls.long_values.budget - len(json.dumps(out, ensure_ascii=False)))
+    if named:
+        out["objects"] = named
+    if len(named) < len(reader.named):
+        reader.notes.append(f"{len(reader.named) - len(named)} objects on the way are not named here; their own tools read them.")
     if reader.last:
         shown, note = calls.shape(reader.last, out)
         if shown:
@@ -256,6 +260,18 @@ async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
     if reader.notes:
         out["note"] = " ".join(reader.notes)
     return out
+
+
+def _within(named: dict[str, Any], room: int) -> dict[str, Any]:
+    """The names of the objects on the way, as many as fit in `room` characters, in the order met."""
+    kept: dict[str, Any] = {}
+    used = 2
+    for key, label in named.items():
+        used += len(json.dumps({key: label}, ensure_ascii=False))
+        if used > room:
+            break
+        kept[key] = label
+    return kept
 
 
 class _Reader:
@@ -319,7 +335,7 @@ class _Reader:
             return entry.id, entry.id
         label = next((v for v in entry.preview.values() if isinstance(v, str)), None)
         if label is not None:
-            self.named[entry.id] = label
+            self.named[entry.id] = label if len(label) <= _LABEL else label[: _LABEL - 1] + "…"
         return entry.id, self.walk(nested, index + 1, entry.handle.steps, f"{entry.id}.{following.step.field}")
 
 
