@@ -228,3 +228,19 @@ async def test_swapi_multi_hop_task_in_dynamic_mode_reads_less_than_one_hop_a_ca
         assert {home["preview"]["name"] for home in homes} == set(HOMEWORLDS.values())
     print(f"SWAPI multi-hop task in dynamic mode: 1 call, {after} bytes read; one hop a call: {3 + len(pilots)} calls, {read} bytes")
     assert after <= read
+
+
+async def test_a_chain_through_an_interface_to_a_value(counted_swapi: tuple[str, Recorder]) -> None:
+    """`node(id:)` answers the Node interface: the next step reads its Person fields in a fragment,
+    and a last step that reads a value answers the value."""
+    url, recorder = counted_swapi
+    async with await open_session(url, cache=False) as session:
+        han = "cGVvcGxlOjE0"  # swapi's global id of people/14, Han Solo
+        steps = [{"tool": "Query_node", "arguments": {"id": han}}, {"tool": "Person_homeworld"}, {"tool": "Planet_name"}]
+        before = len(_reads(recorder))
+        result = await session.call_tool(ToolCall(name="callChain", arguments={"steps": steps}))
+        assert not result.is_error, result.value
+        assert len(_reads(recorder)) - before == 1
+        ((person, homes),) = result.value["result"].items()
+        assert result.value["objects"][person] == "Han Solo"
+        assert list(homes.values()) == ["Corellia"]
