@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from graphql import get_named_type, is_abstract_type, is_composite_type
 
 from .._errors import ExecutorError, ToolCallError
-from ..catalogue._catalogue import Catalogue
+from ..catalogue._catalogue import Catalogue, is_list
 from ..catalogue._reach import example_call
 from ._answers import answer_problem, locate
 from ._arguments import bind_arguments, parse_arguments
@@ -345,6 +345,26 @@ def example_chain(catalogue: Catalogue) -> list[dict[str, Any]]:
 
 
 def _example_chain(catalogue: Catalogue) -> list[dict[str, Any]]:
+    """Best: a root tool needing no argument that hands out many objects, then a tool of theirs that
+    hands out objects too (`Query_allFilms` then `Film_characterConnection`); else a root tool that
+    makes the type of the usual example call, then that call."""
+    best: tuple[tuple[bool, bool], str, str] | None = None
+    for root in catalogue.tools_for_type(catalogue.query_type) if catalogue.query_type else ():
+        target = _handed_out(catalogue, root)
+        if catalogue.tool(root).parameters.get("required") or target is None:
+            continue
+        free = [n for n in catalogue.tools_for_type(target) if not catalogue.tool(n).parameters.get("required")]
+        following = next((n for n in free if _handed_out(catalogue, n) is not None), free[0] if free else None)
+        if following is None:
+            continue
+        many = connection_of(catalogue, catalogue.target(root)) is not None or is_list(catalogue.field(catalogue.ref(root)).type)
+        score = (_handed_out(catalogue, following) is not None, many)
+        if best is None or score > best[0]:
+            best = (score, root, following)
+        if score == (True, True):
+            break
+    if best is not None:
+        return [{"tool": best[1]}, {"tool": best[2]}]
     name, arguments = example_call(catalogue)
     ref = catalogue.ref(name)
     if catalogue.is_root(ref.type_name):
@@ -357,6 +377,14 @@ def _example_chain(catalogue: Catalogue) -> list[dict[str, Any]]:
     given = {k: _placeholder(maker.parameters["properties"][k]) for k in maker.parameters.get("required", ())}
     first: dict[str, Any] = {"tool": maker.name, "arguments": given} if given else {"tool": maker.name}
     return [first, {"tool": name}]
+
+
+def _handed_out(catalogue: Catalogue, name: str) -> str | None:
+    """The object type a tool hands out (a connection's nodes), when it has tools and is no root."""
+    target = catalogue.target(name)
+    connection = connection_of(catalogue, target)
+    target = connection.node_type if connection is not None else target
+    return target if not catalogue.is_root(target) and catalogue.tools_for_type(target) else None
 
 
 def _placeholder(schema: dict[str, Any]) -> Any:
