@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[0] = str(ROOT)  # not bench/, whose mcp.py would hide the MCP SDK
 
 from bench._figures import exit_status, figure, tokens_o200k, unmeasured  # noqa: E402
-
 from dagtools import ToolCall, open_session  # noqa: E402
 
 CHAIN = [
