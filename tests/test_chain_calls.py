@@ -83,6 +83,16 @@ async def test_swapi_homeworlds_of_a_starships_pilots_in_one_dynamic_call(counte
         session.select(["Person_birthYear"])
         born = await session.call_tool(ToolCall(name="Person_birthYear", arguments={"Person": pilot}))
         assert born.value == {"result": "29BBY"}
+        # and a chain may start from one: its handle is `node(id:)`, the Node interface, read as a Person
+        again = await session.call_tool(
+            ToolCall(
+                name="callChain",
+                arguments={"steps": [{"tool": "Person_homeworld", "arguments": {"Person": pilot}}, {"tool": "Planet_name"}]},
+            )
+        )
+        assert not again.is_error, again.value
+        ((planet, name),) = again.value["result"].items()
+        assert name == "Corellia" and planet.startswith("Planet#")
         print(f"SWAPI multi-hop task in dynamic mode: 1 call, {len(result.content.encode())} bytes read")
 
 

@@ -93,7 +93,6 @@ def prepare_chain(calls: FieldCalls, raw_steps: Any) -> PreparedChain:
         ref = catalogue.ref(name)
         if not tool.read_only or ref.type_name == catalogue.mutation_type:
             raise ToolCallError(f"Step {number} of the chain: {name} writes; a chain only reads. Call {name} on its own.")
-        on = None
         if links:
             before = links[-1]
             if before.end is None:
@@ -108,10 +107,8 @@ def prepare_chain(calls: FieldCalls, raw_steps: Any) -> PreparedChain:
                     f"Step {number} of the chain runs on what step {number - 1} returns; leave out {tool.object_parameter}."
                 )
             arguments = {k: v for k, v in arguments.items() if k != tool.object_parameter}
-            on = ref.type_name if ref.type_name != before.end else None
-            tool = replace(tool, object_parameter=None)
         try:
-            bound = bind_arguments(catalogue, calls.registry, tool, arguments)
+            bound = bind_arguments(catalogue, calls.registry, tool, arguments, chained=bool(links))
         except ToolCallError as error:
             raise ToolCallError(f"Step {number} of the chain: {error} Nothing was sent.") from None
         if not links:
@@ -120,11 +117,11 @@ def prepare_chain(calls: FieldCalls, raw_steps: Any) -> PreparedChain:
                 raise ToolCallError(
                     f"Step 1 of the chain: {start.id} came from a mutation and cannot be read again; start from a Query tool."
                 )
-            on = ref.type_name if start is not None and ref.type_name != start.type_name else None
         field = catalogue.field(ref)
         named = get_named_type(field.type)
         connection = connection_of(catalogue, named.name)
         end = connection.node_type if connection is not None else (named.name if is_composite_type(named) else None)
+        on = ref.type_name if links or start is not None else None  # as a field call writes it: a fragment where the type differs
         links.append(_Link(name, Step.of(ref.field_name, bound.values, on=on), field.type, end, connection))
         shown_parts.append(expression_of(start.id if start and number == 1 else None, ref.field_name, bound.shown))
     expression = ".".join(shown_parts)
@@ -184,8 +181,10 @@ def _document(
             path.append(step.index)
         current = get_named_type(current.fields[step.field].type)
     texts: list[str] = []
-    for link in links:  # each step's field, on the type it belongs to
+    conditions: list[str | None] = []  # the fragment each step's field needs, where it reads on another type
+    for link in links:
         owner = schema.get_type(link.step.on) if link.step.on else current
+        conditions.append(link.step.on if owner is not current else None)
         texts.append(call(link.step, owner))
         current = schema.get_type(link.end) if link.end else None
     body = ""
@@ -194,16 +193,16 @@ def _document(
         if link.end is not None:
             inner = calls.queries.selection(link.end)
             if index + 1 < len(links):
-                following = links[index + 1]
                 nested = texts[index + 1] + body
-                inner += f" ... on {following.step.on} {{ {nested} }}" if following.step.on else f" {nested}"
+                condition = conditions[index + 1]
+                inner += f" ... on {condition} {{ {nested} }}" if condition else f" {nested}"
             body = f" {{ {link.connection.selection(inner) if link.connection else inner} }}"
         else:
             body = ""
     first = links[0]
     text = texts[0] + body
-    if first.step.on:
-        text = f"... on {first.step.on} {{ {text} }}"
+    if conditions[0]:
+        text = f"... on {conditions[0]} {{ {text} }}"
     if keys:
         text = " ".join(keys) + " " + text
     path.append(first.step.field)
