@@ -254,3 +254,14 @@ async def test_a_chain_through_an_interface_to_a_value(counted_swapi: tuple[str,
         ((person, homes),) = result.value["result"].items()
         assert result.value["objects"][person] == "Han Solo"
         assert list(homes.values()) == ["Corellia"]
+
+
+async def test_a_chain_past_its_object_bound_mints_nothing(counted_swapi: tuple[str, Recorder], monkeypatch: pytest.MonkeyPatch) -> None:
+    from dagtools.calls import _chain_calls
+
+    monkeypatch.setattr(_chain_calls, "MAX_OBJECTS", 5)  # the task mints 9: a starship, 4 pilots, 4 planets
+    url, _ = counted_swapi
+    async with await open_session(url, cache=False) as session:
+        result = await session.call_tool(ToolCall(name="callChain", arguments={"steps": CHAIN}))
+        assert result.is_error and "answered 9 objects, more than the 5 a chain takes" in result.value["error"]
+        assert len(session.registry) == 0

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 from graphql import get_named_type, is_abstract_type, is_composite_type
 
 from .._errors import ExecutorError, ToolCallError
-from ..catalogue._catalogue import Catalogue, is_list
-from ..catalogue._reach import example_call
+from ..catalogue._catalogue import Catalogue
+from ..catalogue._chain_example import example_chain
 from ._answers import answer_problem, locate
 from ._arguments import bind_arguments, parse_arguments
 from ._connections import Connection, connection_of
@@ -40,10 +40,11 @@ from ._validation import check_document, debugging
 if TYPE_CHECKING:
     from ..session._registry import ObjectEntry
 
-__all__ = ["CALL_CHAIN", "PreparedChain", "example_chain", "prepare_chain", "run_chain"]
+__all__ = ["CALL_CHAIN", "MAX_OBJECTS", "MAX_STEPS", "PreparedChain", "prepare_chain", "run_chain"]
 
 CALL_CHAIN = "callChain"
 MAX_STEPS = 8
+MAX_OBJECTS = 1_000  # objects one chain mints: a fan-out past this is refused, whole, before any is made
 _LABEL = 80  # characters of the name an object on the way is shown by
 _CUT = 300  # characters of a long value a chain shows; the field's own tool reads all of it
 
@@ -238,6 +239,12 @@ async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
     problem = answer_problem(calls.catalogue.schema, chain.links[0].field_type, value, chain.expression)
     if problem is not None:
         raise ToolCallError(nonsense(chain.expression, problem))
+    found = _count(value, chain.links, 0)
+    if found > MAX_OBJECTS:
+        raise ToolCallError(
+            f"{chain.expression} answered {found:,} objects, more than the {MAX_OBJECTS} a chain takes in one call; nothing was "
+            "made of them. Ask for fewer (`first` on a connection step), or run the first steps and chain on from some of their objects."
+        )
     reader = _Reader(calls, chain.links)
     start_steps = chain.start.handle.steps if chain.start is not None else ()
     first = chain.expression.split(".", 1)[0] if chain.start is None else f"{chain.start.id}.{chain.links[0].step.field}"
@@ -259,6 +266,23 @@ async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
     if reader.notes:
         out["note"] = " ".join(reader.notes)
     return out
+
+
+def _count(value: Any, links: tuple[_Link, ...], index: int) -> int:
+    """How many objects minting the answer would make, counted before any is made."""
+    link = links[index]
+    if value is None or link.end is None:
+        return 0
+    if link.connection is not None and isinstance(value, dict):
+        items = link.connection.items(value)
+    else:
+        items = value if isinstance(value, list) else [value]
+    total = 0
+    following = links[index + 1] if index + 1 < len(links) else None
+    for item in items:
+        if isinstance(item, dict):
+            total += 1 + (_count(item.get(following.step.field), links, index + 1) if following else 0)
+    return total
 
 
 def _within(named: dict[str, Any], room: int) -> dict[str, Any]:
@@ -336,56 +360,3 @@ class _Reader:
         if label is not None:
             self.named[entry.id] = label if len(label) <= _LABEL else label[: _LABEL - 1] + "…"
         return entry.id, self.walk(nested, index + 1, entry.handle.steps, f"{entry.id}.{following.step.field}")
-
-
-def example_chain(catalogue: Catalogue) -> list[dict[str, Any]]:
-    """A chain of this API for descriptions: a root tool that hands out a type, then a tool of that type."""
-    return catalogue.derived("example chain", lambda: _example_chain(catalogue))
-
-
-def _example_chain(catalogue: Catalogue) -> list[dict[str, Any]]:
-    """Best: a root tool needing no argument that hands out many objects, then a tool of theirs that
-    hands out objects too (`Query_allFilms` then `Film_characterConnection`); else a root tool that
-    makes the type of the usual example call, then that call."""
-    best: tuple[tuple[bool, bool], str, str] | None = None
-    for root in catalogue.tools_for_type(catalogue.query_type) if catalogue.query_type else ():
-        target = _handed_out(catalogue, root)
-        if catalogue.tool(root).parameters.get("required") or target is None:
-            continue
-        free = [n for n in catalogue.tools_for_type(target) if not catalogue.tool(n).parameters.get("required")]
-        following = next((n for n in free if _handed_out(catalogue, n) is not None), free[0] if free else None)
-        if following is None:
-            continue
-        many = connection_of(catalogue, catalogue.target(root)) is not None or is_list(catalogue.field(catalogue.ref(root)).type)
-        score = (_handed_out(catalogue, following) is not None, many)
-        if best is None or score > best[0]:
-            best = (score, root, following)
-        if score == (True, True):
-            break
-    if best is not None:
-        return [{"tool": best[1]}, {"tool": best[2]}]
-    name, arguments = example_call(catalogue)
-    ref = catalogue.ref(name)
-    if catalogue.is_root(ref.type_name):
-        return [{"tool": name, "arguments": arguments}]
-    makers = [m for m in catalogue.makers(ref.type_name) if catalogue.is_root(catalogue.ref(m).type_name)]
-    makers.sort(key=lambda m: (bool(catalogue.tool(m).parameters.get("required")), len(m)))
-    if not makers:
-        return [{"tool": name, "arguments": arguments}]
-    maker = catalogue.tool(makers[0])
-    given = {k: _placeholder(maker.parameters["properties"][k]) for k in maker.parameters.get("required", ())}
-    first: dict[str, Any] = {"tool": maker.name, "arguments": given} if given else {"tool": maker.name}
-    return [first, {"tool": name}]
-
-
-def _handed_out(catalogue: Catalogue, name: str) -> str | None:
-    """The object type a tool hands out (a connection's nodes), when it has tools and is no root."""
-    target = catalogue.target(name)
-    connection = connection_of(catalogue, target)
-    target = connection.node_type if connection is not None else target
-    return target if not catalogue.is_root(target) and catalogue.tools_for_type(target) else None
-
-
-def _placeholder(schema: dict[str, Any]) -> Any:
-    kind = schema.get("type")
-    return 1 if kind == "integer" else True if kind == "boolean" else "1"

@@ -9,9 +9,10 @@ from typing import Any
 
 from .._errors import ToolCallError
 from .._tools import Tool
-from ..calls._chain_calls import CALL_CHAIN, MAX_STEPS, example_chain, prepare_chain, run_chain
+from ..calls._chain_calls import CALL_CHAIN, MAX_STEPS, prepare_chain, run_chain
 from ..calls._field import FieldCalls
 from ..catalogue._catalogue import Catalogue
+from ..catalogue._chain_example import example_chain
 from ._toolsets import FunctionToolset
 
 __all__ = ["CALL_CHAIN", "add_call_chain", "call_chain_tool"]
