@@ -33,7 +33,7 @@ from ._documents import read_back
 from ._expressions import expression_of, nonsense
 from ._field import FieldCalls, Result
 from ._handles import Step
-from ._moved import moved
+from ._moved import dotted, moved, unreachable
 from ._partial import shown_error
 from ._validation import check_document, debugging
 
@@ -69,6 +69,7 @@ class PreparedChain:
     variables: dict[str, Any]
     path: tuple[str | int, ...]  # where the first step's answer sits in `data`
     keys: tuple[tuple[str, Any], ...] = ()  # the start object's key, checked when it was reached by a chain
+    first: str = ""  # the first step as the model reads it, the expression of what it mints
 
 
 def prepare_chain(calls: FieldCalls, raw_steps: Any) -> PreparedChain:
@@ -129,7 +130,7 @@ def prepare_chain(calls: FieldCalls, raw_steps: Any) -> PreparedChain:
     prefix = start.handle.steps if start is not None else ()
     keys = tuple(start.key) if start is not None and start.handle.snapshot is not None else ()
     text, variables, path = _document(calls, prefix, links, tuple(name for name, _ in keys))
-    return PreparedChain(start, tuple(links), expression, text, variables, path, keys)
+    return PreparedChain(start, tuple(links), expression, text, variables, path, keys, shown_parts[0])
 
 
 def _fits(catalogue: Catalogue, end: str, owner: str) -> bool:
@@ -228,6 +229,9 @@ async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
     raw, depth, problem = locate(data, chain.path)
     if problem is not None:
         raise ToolCallError(nonsense(chain.expression, problem))
+    if chain.start is not None and raw is None and depth < len(chain.path):  # null on the way to the start object
+        re_rooted = chain.start.identity is not None and calls.catalogue.identity(chain.start.type_name) is not None
+        raise ToolCallError(unreachable(chain.expression, chain.start, dotted(chain.path[:depth]), re_rooted=re_rooted))
     if chain.keys and depth == len(chain.path):
         refusal = moved(chain.expression, chain.start, locate(data, chain.path[:-1])[0], chain.keys)
         if refusal is not None:
@@ -247,8 +251,7 @@ async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
         )
     reader = _Reader(calls, chain.links)
     start_steps = chain.start.handle.steps if chain.start is not None else ()
-    first = chain.expression.split(".", 1)[0] if chain.start is None else f"{chain.start.id}.{chain.links[0].step.field}"
-    tree = reader.walk(value, 0, start_steps, first)
+    tree = reader.walk(value, 0, start_steps, chain.first)
     out: Result = calls.long_values.present(tree, chain.expression)  # a tree past the budget is cut, the rest left to readResult
     named = _within(reader.named, calls.long_values.budget - len(json.dumps(out, ensure_ascii=False)))
     if named:
