@@ -229,9 +229,6 @@ async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
     raw, depth, problem = locate(data, chain.path)
     if problem is not None:
         raise ToolCallError(nonsense(chain.expression, problem))
-    if chain.start is not None and raw is None and depth < len(chain.path):  # null on the way to the start object
-        re_rooted = chain.start.identity is not None and calls.catalogue.identity(chain.start.type_name) is not None
-        raise ToolCallError(unreachable(chain.expression, chain.start, dotted(chain.path[:depth]), re_rooted=re_rooted))
     if chain.keys and depth == len(chain.path):
         refusal = moved(chain.expression, chain.start, locate(data, chain.path[:-1])[0], chain.keys)
         if refusal is not None:
@@ -239,6 +236,9 @@ async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
     if raw is None and errors:
         said = "; ".join(shown_error(e).rstrip(". ") for e in errors[:3])
         raise ToolCallError(f"{chain.expression} failed: {said}. Nothing was made of it.")
+    if chain.start is not None and raw is None and depth < len(chain.path):  # null on the way to the start object
+        re_rooted = chain.start.identity is not None and calls.catalogue.identity(chain.start.type_name) is not None
+        raise ToolCallError(unreachable(chain.expression, chain.start, dotted(chain.path[:depth]), re_rooted=re_rooted))
     value = read_back(raw, calls.queries.renames)
     problem = answer_problem(calls.catalogue.schema, chain.links[0].field_type, value, chain.expression)
     if problem is not None:
