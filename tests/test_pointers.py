@@ -168,7 +168,11 @@ async def test_mcp_fixed_examples_come_from_the_api_and_pointers_resolve() -> No
     server = github_server("fixed")
     async with Client(server.server, mode="legacy") as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        assert set(tools) == {"selectTools", "callTool", "describeTools"}
+        assert set(tools) == {"selectTools", "callTool", "describeTools", "callChain"}
+        found = re.search(r"such as (\{.*?\})\. ", tools["callChain"].description or "")
+        assert found is not None, tools["callChain"].description
+        chain = json.loads(found.group(1))["steps"]
+        assert len(chain) == 2 and all(step["tool"] in server.catalogue for step in chain)  # a chain of this API's tools
         for tool in tools.values():
             assert "Potato" not in (tool.description or "") + json.dumps(tool.input_schema)
         shape = r'callTool\(tool: "([A-Za-z0-9_]+)", arguments: \{"([A-Za-z0-9_]+)": "([A-Za-z0-9_]+)#1"\}\)'

@@ -149,8 +149,9 @@ def _plan(catalogue: Catalogue, tool: Tool) -> _Plan:
     return plan
 
 
-def bind_arguments(catalogue: Catalogue, registry: Registry, tool: Tool, arguments: dict[str, Any]) -> Bound:
-    """Check a field tool's arguments and resolve its object and references. Raises ToolCallError."""
+def bind_arguments(catalogue: Catalogue, registry: Registry, tool: Tool, arguments: dict[str, Any], *, chained: bool = False) -> Bound:
+    """Check a field tool's arguments and resolve its object and references. Raises ToolCallError.
+    A `chained` call runs on what a chain's step before returns, so it binds no object of its own."""
     plan = _plan(catalogue, tool)
     declared = plan.declared
     parent: ObjectEntry | None = None
@@ -164,7 +165,7 @@ def bind_arguments(catalogue: Catalogue, registry: Registry, tool: Tool, argumen
             close = get_close_matches(name, list(declared) + ([object_parameter] if object_parameter else []), n=1)
             hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         raise ToolCallError(f"{tool.name} has no parameter {', '.join(hints)}. Its parameters: {signature(catalogue, tool)}.")
-    if object_parameter is not None:
+    if object_parameter is not None and not chained:
         given = arguments.get(object_parameter)
         type_name = plan.type_name
         if given is None:

@@ -32,8 +32,12 @@ def listable_from_cache(config: McpConfig) -> bool:
     return not config.inputs and (not config.store or config.store.lower().startswith("memory:"))
 
 
+#: The built-in tools every session lists: part of the key, so a list written before one was added is never served.
+_BUILT_IN = "selectTools callTool callChain describeTools save readResult"
+
+
 def _key(config: McpConfig) -> str:
-    shaping = {"tools": config.tools, "lenient": config.lenient, **config.session_options}
+    shaping = {"tools": config.tools, "lenient": config.lenient, "built-in": _BUILT_IN, **config.session_options}
     return content_digest("mcp-listing", json.dumps(shaping, sort_keys=True, default=repr))[:32]
 
 

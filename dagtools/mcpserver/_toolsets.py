@@ -1,7 +1,7 @@
 """The fixed toolset an MCP client can see of one session, for clients that never re-read the tool list.
 
-A constant handful of tools (`selectTools`, `callTool`, `describeTools`, and `save` when outputs are
-declared) over the session's own toolset: `selectTools` returns the selected tools' full schemas, so
+A constant handful of tools (`selectTools`, `callTool`, `callChain`, `describeTools`, and `save` when
+outputs are declared) over the session's own toolset: `selectTools` returns the selected tools' full schemas, so
 the model learns their parameters from the result, and `callTool(tool, arguments)` runs any selected
 tool through the session, which records it. The dynamic mode needs no toolset of its own: it is the
 session's toolset, whose list changes as the model selects tools.
@@ -14,6 +14,7 @@ from typing import Any
 
 from .._errors import ToolCallError
 from .._tools import Tool, ToolCall
+from ..calls._chain_calls import CALL_CHAIN
 from ..catalogue._describe import DESCRIBE_TOOLS, describe_names
 from ..catalogue._reach import example_call, example_path
 from ..catalogue._render import render_tool
@@ -28,7 +29,7 @@ _NAMES = {"type": "array", "items": {"type": "string"}}
 
 
 class FixedToolset(Toolset):
-    """Four constant tools over one session. Only the descriptions follow the session."""
+    """A few constant tools over one session. Only the descriptions follow the session."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -36,9 +37,12 @@ class FixedToolset(Toolset):
         self._own.add("selectTools", self._select_tool, self._select)
         self._own.add(CALL_TOOL, self._call_tool_tool, self._call)
         self._own.add(DESCRIBE_TOOLS, _describe_tool(session), self._describe)
+        chain = session.meta.get(CALL_CHAIN)
+        if chain is not None:  # several tools in one call and one request: a multi-hop question in one turn
+            self._own.add(CALL_CHAIN, chain, lambda arguments: self._through_session(CALL_CHAIN, arguments))
         for tool in session.meta.list_tools():
             if tool.kind == "save":
-                self._own.add(tool.name, tool, lambda arguments: self._through_session(tool.name, arguments))
+                self._own.add(tool.name, tool, self._passed_on(tool.name))
 
     def list_tools(self) -> list[Tool]:
         return self._own.list_tools()
@@ -133,6 +137,10 @@ class FixedToolset(Toolset):
                 raise ToolCallError("callTool runs the API's tools; call the tool you want directly.")
             return await self._own.call_tool(own, inner if isinstance(inner, dict) else {})
         return await self._through_session(tool, inner, select=True)
+
+    def _passed_on(self, name: str) -> Any:
+        """A handler running the session's own tool `name` (bound now, not to a loop's last tool)."""
+        return lambda arguments: self._through_session(name, arguments)
 
     async def _through_session(self, name: str, arguments: dict[str, Any] | str, *, select: bool = False) -> Any:
         result = await self.session.call_tool(ToolCall(name=name, arguments=arguments), select=select)

@@ -31,6 +31,7 @@ from ..catalogue._catalogue import Catalogue, is_list
 from ..catalogue._describe import DESCRIBE_TOOLS
 from ..catalogue._reach import example_call
 from ..executors._base import Executor
+from ._chain_tool import add_call_chain
 from ._context import Context, Message
 from ._deferred import DeferredTools, deferred_tools
 from ._fields import FieldToolset
@@ -333,6 +334,7 @@ class Session:
             meta.add(SAVE, save_tool(self.catalogue, self.outputs), self._save)
         meta.add(READ_RESULT, read_result_tool(), self._read_result, when=lambda: bool(self.long_values))
         add_describe_tools(meta, self.catalogue, lambda: self.fields.active)
+        add_call_chain(meta, self.catalogue, self.fields.calls)
         return meta
 
     def _select_tools_tool(self) -> Tool:
