@@ -26,10 +26,9 @@ from graphql import get_named_type, is_abstract_type, is_composite_type
 from .._errors import ExecutorError, ToolCallError
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._chain_example import example_chain
-from ._answers import answer_problem, locate
+from ._answers import answer_problem, locate, read_back
 from ._arguments import bind_arguments, parse_arguments
 from ._connections import Connection, connection_of
-from ._documents import read_back
 from ._expressions import expression_of, nonsense
 from ._field import FieldCalls, Result
 from ._handles import Step
