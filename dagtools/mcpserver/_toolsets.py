@@ -17,6 +17,7 @@ from .._tools import Tool, ToolCall
 from ..catalogue._describe import DESCRIBE_TOOLS, describe_names
 from ..catalogue._reach import example_call, example_path
 from ..catalogue._render import render_tool
+from ..session._metatools import SEARCH_PARAMETER
 from ..session._session import Session
 from ..session._toolsets import FunctionToolset, Toolset, close_names
 
@@ -71,7 +72,8 @@ class FixedToolset(Toolset):
                         **_NAMES,
                         "description": f'The tools to select, such as ["{example_call(self.session.catalogue)[0]}"] '
                         "(Type_* selects all of a type's tools).",
-                    }
+                    },
+                    "search": {"type": "string", "description": SEARCH_PARAMETER},
                 },
                 "additionalProperties": False,
             },
@@ -109,9 +111,12 @@ class FixedToolset(Toolset):
 
     async def _select(self, arguments: dict[str, Any]) -> Any:
         names = arguments.get("tools")
+        if arguments.get("search") is not None and names in (None, [], ""):  # names and lines, nothing selected
+            return await self._through_session(self._session_select().name, {"search": arguments["search"]})
         if names in (None, [], ""):
             return self._session_select().description
-        value = await self._through_session(self._session_select().name, {"tools": names})
+        searched = {"search": arguments["search"]} if arguments.get("search") is not None else {}
+        value = await self._through_session(self._session_select().name, {"tools": names, **searched})
         listed = tool_schemas(self.session, [names] if isinstance(names, str) else list(names))
         return {"result": value, "tools": listed, "next": "Run these with callTool(tool, arguments)."}
 

@@ -31,6 +31,7 @@ from ..catalogue._catalogue import Catalogue, is_list
 from ..catalogue._describe import DESCRIBE_TOOLS
 from ..catalogue._reach import example_call
 from ..executors._base import Executor
+from . import _metatools
 from ._context import Context, Message
 from ._deferred import DeferredTools, deferred_tools
 from ._fields import FieldToolset
@@ -343,7 +344,9 @@ class Session:
         return self._select_cache[1]
 
     def _select(self, arguments: dict[str, Any]) -> str:
-        _only(arguments, {"tools"}, SELECT_TOOLS)
+        _only(arguments, {"tools", "search"}, SELECT_TOOLS)
+        if arguments.get("search") is not None:  # names and one line each; selects only what `tools` names
+            return _metatools.search_select(self, arguments)
         names = arguments.get("tools")
         if isinstance(names, str):
             names = [names]
