@@ -221,7 +221,13 @@ _SEARCH_QUERY_LIMIT = 500
 
 
 def search_index(session: Session) -> SearchIndex:
-    """What selectTools(search: ...) searches in a session: the catalogue's tools."""
+    """What selectTools(search: ...) searches in a session: the catalogue's tools, and the host's
+    operations where it serves some."""
+    from ._operations import OperationToolset
+
+    for toolset in session.toolset.toolsets:
+        if isinstance(toolset, OperationToolset):
+            return toolset.operations.search_index()
     return catalogue_search(session.catalogue)
 
 

@@ -38,6 +38,7 @@ from ._fields import FieldToolset
 from ._keeper import SessionKeeper
 from ._long_values import LongValues
 from ._metatools import READ_RESULT, SAVE, SELECT_TOOLS, ValueInput, add_describe_tools, read_result_tool, save_tool, select_tools_tool
+from ._operations import OperationToolset, operation_toolset
 from ._options import SessionOptions
 from ._outputs import Output, OutputSpec, check_outputs, normalize_outputs
 from ._registry import ObjectEntry, Registry
@@ -77,6 +78,8 @@ class Session:
         self.meta = self._meta_toolset()
         self.host = FunctionToolset()
         self.toolset = CombinedToolset([self.meta, self.fields, self.host])
+        if options.operations is not None:  # found by selectTools and its search, listed once selected
+            self.toolset.toolsets.append(operation_toolset(self, str(options.operations)))
         self._pending: dict[str, ToolCall] = {}
         self._calls = 0
         self._select_cache: tuple[tuple[int, int], Tool] | None = None
@@ -355,6 +358,8 @@ class Session:
         return self._select_names(names, partial=True)
 
     def _select_names(self, names: list[str], *, partial: bool = False) -> str:
+        for toolset in self.toolset.toolsets:  # operations keep their own selection
+            names = [n for n in names if not toolset.claim(n)] if isinstance(toolset, OperationToolset) else names
         others = [t.name for toolset in self.toolset.toolsets if toolset is not self.fields for t in toolset.list_tools()]
         return self.fields.active.select(names, ignore=[*_META_NAMES, *others], partial=partial)
 
