@@ -173,7 +173,8 @@ def tool_schemas(session: Session, names: list[str]) -> list[dict[str, Any]]:
     for name in names:
         expanded = catalogue.tools_for_type(name[:-2]) if name.endswith("_*") else [name]
         for each in expanded:
-            if each in catalogue:
-                rendered = render_tool(catalogue.tool(each), "mcp")
+            tool = catalogue.tool(each) if each in catalogue else session.toolset.get(each)
+            if tool is not None and (each in catalogue or tool.kind == "api"):  # a field, or a host's operation
+                rendered = render_tool(tool, "mcp")
                 out.append({k: rendered[k] for k in ("name", "description", "inputSchema")})
     return out
