@@ -112,3 +112,25 @@ async def test_select_tools_search_over_mcp_in_fixed_mode():
         both = value(await client.call_tool("selectTools", {"tools": ["Potato_peel"], "search": "peel a potato"}))
         assert both["result"].startswith("ok") and "(selected)" in both["result"]
         assert [tool["name"] for tool in both["tools"]] == ["Potato_peel"]
+
+
+async def test_select_tools_search_in_deferred_mode_answers_text_and_reveals_nothing():
+    async with await kitchen_session() as session:
+        listed = session.deferred_tools()
+        rendered = listed.render("anthropic")
+        select = next(t for t in rendered if t["name"] == "selectTools")
+        assert "search" in select["input_schema"]["properties"]
+        call = ToolCall(name="selectTools", arguments={"search": "peel a potato"}, id="call_1")
+        result = (await session.call_tools([call]))[0]
+        assert listed.reveals(call, result) == []
+        answer = listed.answer(call, result, "anthropic")
+        assert answer[0]["type"] == "tool_result" and "- Potato_peel: " in answer[0]["content"][0]["text"]
+
+
+def test_operations_in_the_config_file_are_read_beside_it(tmp_path):
+    from dagtools.mcpserver._config import load_mcp_config
+
+    config = tmp_path / "mcp.yaml"
+    config.write_text("source: api.graphql\noperations: ops\n")
+    loaded = load_mcp_config(config)
+    assert loaded.operations == str(tmp_path / "ops") and loaded.session_options["operations"] == str(tmp_path / "ops")
