@@ -200,6 +200,7 @@ class SearchIndex:
     the postings of its own words."""
 
     entries: list[SearchEntry]
+    #: word -> (entry, its saturated weight there)
     _postings: dict[str, list[tuple[int, float]]] = field(default_factory=dict, init=False, repr=False)
     _lengths: list[float] = field(default_factory=list, init=False, repr=False)
     _keys: list[frozenset[str]] = field(default_factory=list, init=False, repr=False)
@@ -223,7 +224,9 @@ class SearchIndex:
         self._average = average or 1.0
         for number, weighted in enumerate(counts):
             for word, tf in weighted.items():
-                self._postings.setdefault(word, []).append((number, tf))
+                # BM25's saturated term frequency depends only on the entry: computed once, here
+                norm = tf * (_K1 + 1) / (tf + _K1 * (1 - _B + _B * self._lengths[number] / self._average))
+                self._postings.setdefault(word, []).append((number, norm))
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -253,8 +256,7 @@ class SearchIndex:
         terms = self._terms(query)
         for term, weight in terms.items():
             idf = self._idf(term) * weight
-            for number, tf in self._postings[term]:
-                norm = tf * (_K1 + 1) / (tf + _K1 * (1 - _B + _B * self._lengths[number] / self._average))
+            for number, norm in self._postings[term]:
                 scores[number] = scores.get(number, 0.0) + idf * norm
         best = heapq.nlargest(_RERANKED, scores.items(), key=lambda item: item[1])
         exact = {part.lower() for part in _SPLIT.findall(query)}
