@@ -153,6 +153,9 @@ async def test_a_bad_operation_is_refused_at_start_with_its_file_and_line(swapi_
     bad.write_text("query {\n  allFilms { films { title } }\n}\n")
     with pytest.raises(ConfigError, match=r"speed.graphql:1: an operation without a name"):
         await open_session(swapi_url, cache=False, operations=str(operations))
+    bad.write_text("# Shadows a built-in tool.\nquery save { allFilms { films { title } } }\n")
+    with pytest.raises(ConfigError, match=r"speed.graphql:2: save cannot name a tool"):
+        await open_session(swapi_url, cache=False, operations=str(operations))
     bad.write_text("query Broken {\n  allFilms { \n")
     with pytest.raises(ConfigError, match=r"speed.graphql:3: Syntax Error"):
         await open_session(swapi_url, cache=False, operations=str(operations))

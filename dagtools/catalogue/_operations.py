@@ -54,6 +54,8 @@ _MANIFEST_FORMAT = "apollo-persisted-query-manifest"
 _MAX_FILES = 2000
 _MAX_FILE_BYTES = 1_000_000
 _MAX_OPERATIONS = 5000
+#: The built-in tools' names, which an operation cannot take.
+_RESERVED = frozenset({"selectTools", "save", "readResult", "describeTools", "callTool"})
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,8 @@ def load_operations(source: str | Path, catalogue: Catalogue) -> OperationSet:
         for operation in _operations_of(text, where, first_line, catalogue):
             if operation.name in operations:
                 raise ConfigError(f"{operation.where}: {operation.name} is defined already, at {operations[operation.name].where}.")
+            if operation.name in _RESERVED or len(operation.name) > 64:
+                raise ConfigError(f"{operation.where}: {operation.name} cannot name a tool (a built-in tool's name, or over 64 letters).")
             if operation.name in catalogue or catalogue.unavailable(operation.name):
                 raise ConfigError(f"{operation.where}: {operation.name} is the name of a field tool; rename the operation.")
             if _allowed(catalogue, operation):
