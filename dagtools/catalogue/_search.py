@@ -37,6 +37,8 @@ _COVERAGE = 1.5
 _EXACT = 0.3
 #: Only the best this many by BM25F are ranked again by coverage: a query stays within a few ms.
 _RERANKED = 300
+#: A write the query asks for by its verb ("close an issue") over reads that share its nouns.
+_ACTION = 1.4
 _K1 = 1.2
 _B = 0.6
 #: Root tools are where a model starts; among equals they come first.
@@ -220,6 +222,7 @@ class SearchIndex:
             self._lengths.append(length)
             self._exact.append(frozenset(part.lower() for part in _SPLIT.findall(entry.fields.get("name", ""))))
             self._keys.append(frozenset(search_words(f"{entry.fields.get('name', '')} {entry.fields.get('type', '')}")))
+        self._actions = _actions(self.entries)
         average = (sum(self._lengths) / len(self._lengths)) if self._lengths else 1.0
         self._average = average or 1.0
         for number, weighted in enumerate(counts):
@@ -249,6 +252,19 @@ class SearchIndex:
                 terms.setdefault(stem, 0.5)
         return {t: w for t, w in terms.items() if t in self._postings}
 
+    def _query_actions(self, query: str) -> set[str]:
+        """The verbs of a request ("close", "add") that name mutations here; a past form ("created")
+        describes rather than asks, so it is no request."""
+        found: set[str] = set()
+        for part in _SPLIT.findall(query):
+            word = part.lower()
+            if word.endswith("ed"):
+                continue
+            for stem in (_stem(word), *(_stem(alt) for alt in _SYNONYMS.get(word, ()))):
+                if stem in self._actions:
+                    found.add(stem)
+        return found
+
     def search(self, query: str, *, limit: int = 10, names: Iterable[str] | None = None) -> list[SearchHit]:
         """The best `limit` entries for `query`, best first (only those in `names` when given)."""
         allowed = set(names) if names is not None else None
@@ -259,6 +275,7 @@ class SearchIndex:
             for number, norm in self._postings[term]:
                 scores[number] = scores.get(number, 0.0) + idf * norm
         best = heapq.nlargest(_RERANKED, scores.items(), key=lambda item: item[1])
+        acts = self._query_actions(query)
         exact = {part.lower() for part in _SPLIT.findall(query)}
         ranked: list[SearchHit] = []
         for number, score in best:
@@ -269,9 +286,30 @@ class SearchIndex:
             covered = sum(terms.get(key, 0.0) for key in keys) / len(keys) if keys else 0.0
             covered += _EXACT * len(exact & self._exact[number]) / len(self._exact[number] or (1,))
             score *= 1 + _COVERAGE * covered
+            if acts and entry.fields.get("kind") == "mutation" and acts & keys:
+                score *= _ACTION
             ranked.append(SearchHit(entry.name, entry.line, score * (_ROOT_BOOST if entry.root else 1.0)))
         ranked.sort(key=lambda hit: (-hit.score, hit.name))
         return ranked[:limit]
+
+
+#: English verbs of writes; those that begin or end a mutation's name here are this API's write verbs.
+_WRITE_VERBS = frozenset(
+    "create add new update edit change set delete remove archive unarchive close reopen merge assign unassign subscribe "
+    "unsubscribe star unstar follow unfollow lock unlock pin unpin transfer request submit dismiss resolve unresolve move mark "
+    "start invite accept decline cancel enable disable convert link unlink approve rename restore retire share unshare".split()
+)
+
+
+def _actions(entries: list[SearchEntry]) -> frozenset[str]:
+    """The write verbs that begin or end mutations' names here (`addStar`, `issueCreate`)."""
+    verbs = {_stem(verb) for verb in _WRITE_VERBS}
+    found: set[str] = set()
+    for entry in entries:
+        if entry.fields.get("kind") == "mutation":
+            words = search_words(entry.fields.get("name", ""))
+            found.update(word for word in (words[:1] + words[-1:]) if word in verbs)
+    return frozenset(found)
 
 
 def tool_line(description: str | None, fallback: str) -> str:
