@@ -175,3 +175,16 @@ async def test_a_mutation_operation_obeys_the_mutation_setting(media_url: str, t
         assert not rated.is_error, rated.value
         movie = rated.value["result"]["rateMovie"]
         assert movie["rating"] == 4 and movie["object"].startswith("Movie#")
+
+
+async def test_in_dynamic_mode_a_selected_operation_joins_the_tool_list(swapi_url: str, operations: Path):
+    server = McpToolServer(McpConfig(source=swapi_url, tools="dynamic", operations=str(operations), cache=False))
+    async with Client(server.server, mode="legacy") as client:
+        assert "FilmTitles" not in [tool.name for tool in (await client.list_tools()).tools]
+        found = value(await client.call_tool("selectTools", {"search": "titles of every film"}))
+        assert "- FilmTitles: Every film's title, in release order." in found
+        assert value(await client.call_tool("selectTools", {"tools": ["FilmTitles"]})) == "ok"
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert listed["FilmTitles"].description == "Every film's title, in release order."
+        films = value(await client.call_tool("FilmTitles", {}))
+        assert len(films["result"]["allFilms"]["films"]) == 6
