@@ -45,6 +45,8 @@ from graphql import (
 from .._errors import ConfigError
 from .._tools import Tool
 from ._catalogue import Catalogue
+from ._fit import fit
+from ._json_schema import PARAMETER_BUDGET
 from ._search import SearchEntry, SearchIndex, catalogue_entries, tool_line
 
 __all__ = ["ID_ALIAS", "TYPE_ALIAS", "Operation", "OperationSet", "load_operations", "operations_of"]
@@ -248,7 +250,7 @@ def _tool(catalogue: Catalogue, name: str, definition: OperationDefinitionNode, 
     return Tool(
         name=name,
         description=description,
-        parameters=parameters,
+        parameters=fit(parameters, PARAMETER_BUDGET),  # within the same budget as a field tool's
         kind="api",
         read_only=not is_mutation,
         destructive=is_mutation,
