@@ -202,6 +202,7 @@ def main() -> int:
         ("handles", "run_handles_bench"),
         ("mcp", "run_mcp_bench"),
         ("previews", "run_previews_bench"),
+        ("search", "run_search_bench"),
     ):
         path = ROOT / "bench" / f"{module}.py"
         if not path.exists():

@@ -37,7 +37,8 @@ You are working with an API through tools. How they work:
   object to work on; other parameters that name objects take IDs too.
 - You start with few tools. The description of selectTools lists the objects you hold and the tools
   you can select; call selectTools with the names you need, and they are yours from the next turn on.
-  Select several at once when you know you will need them.
+  Select several at once when you know you will need them. Not sure of a name? selectTools(search:
+  "words for what you need") lists the tools that match, selecting none.
 - When a call fails, its result says what went wrong and what to do next. Nothing changed; fix the
   call and go on."""
 

@@ -117,6 +117,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     tools.add_argument("--all", action="store_true", help="every tool in the catalogue, not the initial toolset")
     tools.add_argument("--json", action="store_true", help="print exactly the JSON array of tools")
+    tools.add_argument("--search", metavar="WORDS", help="the tools that match these words, best first (names and one line each)")
     tools.set_defaults(handler=_tools)
     return parser
 
@@ -269,6 +270,25 @@ def _demo(args: argparse.Namespace) -> int:
 # -- tools -----------------------------------------------------------------------------------------------
 
 
+def _search(catalogue: Any, words: str, *, as_json: bool) -> int:
+    """`dagtools tools SOURCE --search WORDS`: what selectTools(search:) finds, without a session."""
+    from ..catalogue._search import catalogue_search
+
+    if not words.strip():
+        print('dagtools: --search takes words, such as --search "who starred a repository"', file=sys.stderr)
+        return 2
+    hits = catalogue_search(catalogue).search(words, limit=10)
+    if as_json:
+        print(json.dumps([{"name": h.name, "description": h.line, "score": round(h.score, 3)} for h in hits], ensure_ascii=False, indent=1))
+        return 0
+    if not hits:
+        print(f"No tool matches {words!r}.", file=sys.stderr)
+        return 1
+    for hit in hits:
+        print(f"{hit.name}: {hit.line}")
+    return 0
+
+
 def _tools(args: argparse.Namespace) -> int:
     from ..catalogue._render import render_tools
     from ..executors._base import SchemaOnlyExecutor
@@ -297,6 +317,8 @@ def _tools(args: argparse.Namespace) -> int:
     for warning in loaded.warnings:
         print(f"dagtools: tolerated: {warning}", file=sys.stderr)
     catalogue = catalogue_for(loaded.schema, **options)
+    if args.search is not None:
+        return _search(catalogue, args.search, as_json=args.json)
     if args.format == "tools-config":
         from ..toolsconfig import export_tools_config
 

@@ -96,6 +96,9 @@ def add_mcp_command(commands: Any) -> None:
         metavar="NAME=CHAIN[:DESCRIPTION]",
         help="give every session an object, such as oven=oven:An oven you can use (repeatable)",
     )
+    mcp.add_argument(
+        "--operations", metavar="DIR_OR_MANIFEST", help="named operations in .graphql files (or a persisted-query manifest) as tools"
+    )
     mcp.add_argument("--value", action="append", default=None, metavar="NAME=JSON", help="give every session a plain value (repeatable)")
     mcp.add_argument(
         "--output",
@@ -132,6 +135,7 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
     forward = tuple(config.forward_headers) + tuple(args.forward_header) if args.forward_header else None
     return config.with_options(
         source=args.source,
+        operations=args.operations,
         endpoint=args.endpoint,
         timeout=args.timeout,
         cache=False if args.no_cache else "refresh" if args.refresh_schema else None,

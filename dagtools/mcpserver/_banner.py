@@ -45,6 +45,11 @@ def describe_server(server: McpToolServer) -> str:
         )
         + f"; mutations {mutations}"
     )
+    if config.operations:  # read and checked now: a bad operation stops the start, naming its file and line
+        from ..catalogue._operations import operations_of
+
+        served = operations_of(server.catalogue, config.operations)
+        lines.append(f"  operations: {len(served.names())} from {config.operations} (found by selectTools and its search)")
     if config.headers or config.forward_headers:
         sent = ", ".join(sorted(config.headers)) or "none"
         forwarded = f"; forwarded from callers: {', '.join(config.forward_headers)}" if config.forward_headers else ""

@@ -14,6 +14,7 @@ public_url: https://mcp.example.com/mcp      # HTTP: this server's URL as client
 store: redis://127.0.0.1:6379/0              # keyed sessions saved here (sqlite:///PATH too); default: memory
 mutations: false                             # true, or a list of mutation field names
 dialect: relay                               # plain | relay | dagger (detected when absent)
+operations: ops/                             # .graphql files (or a persisted-query manifest): each named operation a tool
 inputs:  {oven: {field: oven, description: An oven you can use.}}
 outputs: {fries: {type: Plate, description: The fries, on a plate.}}
 """
@@ -84,6 +85,8 @@ class McpConfig:
     """The longest one API call (or the schema's introspection) may take, retries included."""
     cache: bool | Literal["refresh"] = True
     """Whether a URL's schema is read from and written to the disk cache; "refresh" fetches it again."""
+    operations: str = ""
+    """A folder of `.graphql` files or a persisted-query manifest: each named operation is a tool."""
 
     def __post_init__(self) -> None:
         if self.auth_token_env and any(name.lower() == "authorization" for name in self.forward_headers):
@@ -153,6 +156,7 @@ class McpConfig:
             "include_deprecated": self.include_deprecated,
             "relay_ids": self.relay_ids,
             "max_active_tools": self.max_active_tools,
+            "operations": self.operations or None,
         }
 
 
@@ -188,6 +192,9 @@ def load_mcp_config(path: str | Path | None = None, data: Mapping[str, Any] | No
             raise ConfigError(f"{origin}: {key} must be a mapping of names.")
         if key in values:
             values[key] = dict(values[key])
+    if "operations" in values:  # beside the config file, as the source is
+        operations = Path(str(values["operations"]))
+        values["operations"] = str(operations if operations.is_absolute() or path is None else Path(path).parent / operations)
     if "source" in values:
         values["source"] = str(values["source"])
         base = Path(path).parent if path is not None else None

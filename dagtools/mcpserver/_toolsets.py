@@ -19,6 +19,7 @@ from ..catalogue._describe import DESCRIBE_TOOLS, describe_names
 from ..catalogue._reach import example_call, example_path
 from ..catalogue._render import render_tool
 from ..session._active import MAX_NAMES
+from ..session._metatools import SEARCH_PARAMETER
 from ..session._session import Session
 from ..session._toolsets import FunctionToolset, Toolset, close_names
 
@@ -76,7 +77,8 @@ class FixedToolset(Toolset):
                         **_NAMES,
                         "description": f'The tools to select, such as ["{example_call(self.session.catalogue)[0]}"] '
                         "(Type_* selects all of a type's tools).",
-                    }
+                    },
+                    "search": {"type": "string", "description": SEARCH_PARAMETER},
                 },
                 "additionalProperties": False,
             },
@@ -114,10 +116,13 @@ class FixedToolset(Toolset):
 
     async def _select(self, arguments: dict[str, Any]) -> Any:
         names = arguments.get("tools")
+        if arguments.get("search") is not None and names in (None, [], ""):  # names and lines, nothing selected
+            return await self._through_session(self._session_select().name, {"search": arguments["search"]})
         if names in (None, [], ""):
             await self.session.catch_up()  # the objects held now, whichever worker served the last calls
             return self._session_select().description
-        value = await self._through_session(self._session_select().name, {"tools": names})
+        searched = {"search": arguments["search"]} if arguments.get("search") is not None else {}
+        value = await self._through_session(self._session_select().name, {"tools": names, **searched})
         listed, left = tool_schemas(self.session, [names] if isinstance(names, str) else list(names))
         answer = {"result": value, "tools": listed, "next": "Run these with callTool(tool, arguments)."}
         return {**answer, "not_shown": _not_shown(left)} if left else answer
@@ -184,7 +189,8 @@ def tool_schemas(session: Session, names: list[str], budget: int = SCHEMAS_BUDGE
     wanted: dict[str, None] = {}
     for name in dict.fromkeys(n for n in names if isinstance(n, str)):  # each name, and each glob, expanded once
         for each in catalogue.tools_for_type(name[:-2]) if name.endswith("_*") else [name]:
-            if each in catalogue:
+            tool = catalogue.tool(each) if each in catalogue else session.toolset.get(each)
+            if tool is not None and (each in catalogue or tool.kind == "api"):  # a field, or a host's operation
                 wanted[each] = None
     out: list[dict[str, Any]] = []
     left: list[str] = []
@@ -193,7 +199,7 @@ def tool_schemas(session: Session, names: list[str], budget: int = SCHEMAS_BUDGE
         if left:
             left.append(each)
             continue
-        rendered = render_tool(catalogue.tool(each), "mcp")
+        rendered = render_tool(catalogue.tool(each) if each in catalogue else session.toolset.get(each), "mcp")  # type: ignore[arg-type]
         entry = {k: rendered[k] for k in ("name", "description", "inputSchema")}
         size = len(json.dumps(entry, ensure_ascii=False))
         if out and used + size > budget:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphql import GraphQLInputObjectType, GraphQLInputType, GraphQLList, GraphQLNonNull, get_named_type, is_composite_type, is_input_type
 
@@ -21,9 +21,13 @@ from ..catalogue._describe import DESCRIBE_TOOLS, describe_names, pointed_path
 from ..catalogue._json_schema import SchemaRenderer
 from ..catalogue._reach import example_call
 from ..catalogue._reach import example_path as _example_path
+from ..catalogue._search import SearchIndex, catalogue_search
 from ._outputs import Output
 from ._registry import Registry
 from ._toolsets import FunctionToolset
+
+if TYPE_CHECKING:
+    from ._session import Session
 
 __all__ = [
     "DESCRIBE_TOOLS",
@@ -39,6 +43,9 @@ __all__ = [
     "pointed_path_of",
     "read_result_tool",
     "save_tool",
+    "search_answer",
+    "search_index",
+    "search_select",
     "select_tools_tool",
 ]
 
@@ -168,6 +175,7 @@ def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[Val
     parts.append("Available tools:\n" + "\n".join(_tool_lines(catalogue, types, budget_bytes)))
     ahead = _ahead_line(catalogue, reachable_types(catalogue, types))
     parts.append(ahead or "Tools of other types can be selected too once you hold such an object.")
+    parts.append(SEARCH_HINT)
     return Tool(
         name=SELECT_TOOLS,
         description="\n\n".join(parts),
@@ -175,12 +183,60 @@ def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[Val
             "type": "object",
             "properties": {
                 "tools": {"type": "array", "items": {"type": "string"}, "description": "The tools to select."},
+                "search": {"type": "string", "description": SEARCH_PARAMETER},
             },
-            "required": ["tools"],
             "additionalProperties": False,
         },
         kind="selectTools",
     )
+
+
+SEARCH_HINT = 'Not sure of a name? selectTools(search: "words") lists the tools that match, selecting none.'
+SEARCH_PARAMETER = "Words for what you need; answers the matching tools, selecting none."
+_SEARCH_LIMIT = 10
+
+
+def search_answer(index: SearchIndex, query: Any, *, budget_tokens: int = 1500, active: Iterable[str] = ()) -> str:
+    """What selectTools(search: ...) answers: the best tools, one line each, within the budget."""
+    if not isinstance(query, str) or not query.strip():
+        raise ToolCallError('search takes words, such as {"search": "who starred a repository"}.')
+    query = query[:_SEARCH_QUERY_LIMIT]
+    hits = index.search(query, limit=_SEARCH_LIMIT)
+    if not hits:
+        return f"No tool matches {query!r}. Try other words: the kind of object you want, or a field you expect it to have."
+    selected = set(active)
+    head = f"Tools matching {query!r}, best first (a search selects none: select the ones you need with selectTools(tools: [...])):"
+    lines = [head]
+    size = len(head)
+    for hit in hits:
+        line = f"- {hit.name}: {hit.line}" + (" (selected)" if hit.name in selected else "")
+        if len(lines) > 1 and size + len(line) + 1 > budget_tokens * 4:
+            break
+        lines.append(line)
+        size += len(line) + 1
+    return "\n".join(lines)
+
+
+_SEARCH_QUERY_LIMIT = 500
+
+
+def search_index(session: Session) -> SearchIndex:
+    """What selectTools(search: ...) searches in a session: the catalogue's tools, and the host's
+    operations where it serves some."""
+    from ._operations import OperationToolset
+
+    for toolset in session.toolset.toolsets:
+        if isinstance(toolset, OperationToolset):
+            return toolset.operations.search_index()
+    return catalogue_search(session.catalogue)
+
+
+def search_select(session: Session, arguments: dict[str, Any]) -> str:
+    """selectTools with `search`: the matching tools, after selecting what `tools` names, if anything."""
+    names = arguments.get("tools")
+    selected = "" if names in (None, [], "") else session._select({"tools": names}) + "\n\n"
+    budget = session.options.tools_budget
+    return selected + search_answer(search_index(session), arguments["search"], budget_tokens=budget, active=session.fields.active)
 
 
 def repr_value(value: Any) -> str:

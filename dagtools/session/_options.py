@@ -15,12 +15,14 @@ __all__ = ["SessionOptions"]
 class SessionOptions:
     """`catalogue`: how the schema becomes tools. `max_active_tools`: the cap on selected tools (the
     least recently used make room). `result_budget`: characters of a value shown before it is cut
-    (readResult reads on). `tools_budget`: tokens selectTools' description may take."""
+    (readResult reads on). `tools_budget`: tokens selectTools' description may take. `operations`: a
+    folder of `.graphql` files or a persisted-query manifest whose named operations become tools."""
 
     catalogue: CatalogueOptions = field(default_factory=CatalogueOptions)
     max_active_tools: int = 64
     result_budget: int = 4000
     tools_budget: int = 1500
+    operations: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("max_active_tools", "result_budget", "tools_budget"):

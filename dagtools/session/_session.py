@@ -31,6 +31,7 @@ from ..catalogue._catalogue import Catalogue, is_list
 from ..catalogue._describe import DESCRIBE_TOOLS
 from ..catalogue._reach import example_call
 from ..executors._base import Executor
+from . import _metatools
 from ._chain_tool import add_call_chain
 from ._context import Context, Message
 from ._deferred import DeferredTools, deferred_tools
@@ -38,6 +39,7 @@ from ._fields import FieldToolset
 from ._keeper import SessionKeeper
 from ._long_values import LongValues
 from ._metatools import READ_RESULT, SAVE, SELECT_TOOLS, ValueInput, add_describe_tools, read_result_tool, save_tool, select_tools_tool
+from ._operations import OperationToolset, operation_toolset
 from ._options import SessionOptions
 from ._outputs import Output, OutputSpec, check_outputs, normalize_outputs
 from ._registry import ObjectEntry, Registry
@@ -77,6 +79,8 @@ class Session:
         self.meta = self._meta_toolset()
         self.host = FunctionToolset()
         self.toolset = CombinedToolset([self.meta, self.fields, self.host])
+        if options.operations is not None:  # found by selectTools and its search, listed once selected
+            self.toolset.toolsets.append(operation_toolset(self, str(options.operations)))
         self._pending: dict[str, ToolCall] = {}
         self._calls = 0
         self._select_cache: tuple[tuple[int, int], Tool] | None = None
@@ -345,7 +349,9 @@ class Session:
         return self._select_cache[1]
 
     def _select(self, arguments: dict[str, Any]) -> str:
-        _only(arguments, {"tools"}, SELECT_TOOLS)
+        _only(arguments, {"tools", "search"}, SELECT_TOOLS)
+        if arguments.get("search") is not None:  # names and one line each; selects only what `tools` names
+            return _metatools.search_select(self, arguments)
         names = arguments.get("tools")
         if isinstance(names, str):
             names = [names]
@@ -354,6 +360,8 @@ class Session:
         return self._select_names(names, partial=True)
 
     def _select_names(self, names: list[str], *, partial: bool = False) -> str:
+        for toolset in self.toolset.toolsets:  # operations keep their own selection
+            names = [n for n in names if not toolset.claim(n)] if isinstance(toolset, OperationToolset) else names
         others = [t.name for toolset in self.toolset.toolsets if toolset is not self.fields for t in toolset.list_tools()]
         return self.fields.active.select(names, ignore=[*_META_NAMES, *others], partial=partial)
 

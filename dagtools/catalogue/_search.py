@@ -1,0 +1,370 @@
+"""Find tools by words: "who starred a repository" -> `Repository_stargazers`.
+
+A model facing Linear's 150 root tools or GitHub's thousands of fields should not have to guess a
+name. Each tool is a small document of fields: the words of its field name (camelCase and snake_case
+split), of the type it belongs to, of the type it returns (a connection's node type), of its
+arguments, and of its description. A query is ranked with BM25F: each field's words count with a
+weight (a word in the tool's name says more than one in its description), term frequencies saturate,
+and rare words weigh more than common ones. No network service and no model: the index is a dict of
+postings built once per catalogue (`Catalogue.derived`) and shared by every session on it.
+
+Words are folded before they are counted: lower case, a light suffix stemmer (plurals, -ing, -ed,
+-e) and a short table of synonyms the APIs' vocabularies need (a "star" is a "stargazer", to
+"close" an issue is to change its state). Query words found in no tool at all are dropped, so a
+question's filler ("who", "the") costs nothing.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from graphql import GraphQLObjectType
+
+from ._catalogue import Catalogue
+
+__all__ = ["SearchEntry", "SearchHit", "SearchIndex", "catalogue_entries", "catalogue_search", "search_words", "tool_line"]
+
+#: How much a word counts in each field of a tool.
+WEIGHTS: Mapping[str, float] = {"name": 3.0, "type": 2.0, "kind": 0.5, "returns": 1.2, "arguments": 0.5, "description": 1.0}
+#: How much a tool gains when the query covers the words that name it (its field and its type):
+#: "the comments of an issue" names `Issue_comments` whole, `IssueSearchResult_sourceComment` in part.
+_COVERAGE = 1.5
+#: A word of the query that is a word of the field's name as written (plural for plural) adds this.
+_EXACT = 0.3
+#: Only the best this many by BM25F are ranked again by coverage: a query stays within a few ms.
+_RERANKED = 300
+#: A write the query asks for by its verb ("close an issue") over reads that share its nouns.
+_ACTION = 1.4
+_K1 = 1.2
+_B = 0.6
+#: Root tools are where a model starts; among equals they come first.
+_ROOT_BOOST = 1.15
+_LINE_LIMIT = 120
+
+_SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+_STOP = frozenset(
+    "a an the of to in on for by at from with and or is are was were be been it its this that these those "
+    "i me my we our you your he she they them their what which who whom whose how do does did can could "
+    "should would will shall may might must all any some each every given get gets find show me please".split()
+)
+
+#: Irregular or domain words folded to one stem before stemming.
+_IRREGULAR: Mapping[str, str] = {
+    "children": "child",
+    "people": "person",
+    "men": "man",
+    "women": "woman",
+    "data": "datum",
+    "indices": "index",
+    "statuses": "status",
+    "aliases": "alias",
+    "analyses": "analysis",
+    "addresses": "address",
+    "branches": "branch",
+    "watches": "watch",
+    "matches": "match",
+    "searches": "search",
+}
+
+#: Stems a query word also looks for, at half weight: words people say against words APIs use.
+_SYNONYMS: Mapping[str, tuple[str, ...]] = {
+    "star": ("stargazer",),
+    "stargazer": ("star",),
+    "fan": ("star", "follow"),
+    "follower": ("follow",),
+    "created": ("creator", "author"),
+    "wrote": ("author", "creator"),
+    "post": ("create",),
+    "write": ("create", "add"),
+    "reviewer": ("review",),
+    "branch": ("ref",),
+    "sub": ("child", "parent"),
+    "nested": ("child",),
+    "workspace": ("organization",),
+    "who": ("user",),
+    "sign": ("viewer", "authenticated"),
+    "authenticated": ("viewer",),
+    "login": ("user", "viewer"),
+    "close": ("closed", "state"),
+    "reopen": ("open", "state"),
+    "delete": ("remove", "archive"),
+    "remove": ("delete",),
+    "create": ("add", "new"),
+    "add": ("create",),
+    "make": ("create",),
+    "new": ("create",),
+    "edit": ("update", "change"),
+    "change": ("update",),
+    "modify": ("update",),
+    "rename": ("update", "name"),
+    "update": ("edit",),
+    "list": ("all",),
+    "owner": ("own", "viewer"),
+    "mine": ("viewer",),
+    "me": ("viewer",),
+    "i": ("viewer",),
+    "my": ("viewer",),
+    "current": ("viewer",),
+    "logged": ("viewer",),
+    "author": ("creator", "user"),
+    "creator": ("author",),
+    "person": ("user", "member"),
+    "user": ("member", "person"),
+    "member": ("user",),
+    "people": ("user",),
+    "ticket": ("issue",),
+    "bug": ("issue",),
+    "task": ("issue",),
+    "pr": ("pull",),
+    "repo": ("repository",),
+    "sprint": ("cycle",),
+    "iteration": ("cycle",),
+    "tag": ("label", "topic"),
+    "label": ("tag",),
+    "reply": ("comment",),
+    "assign": ("assignee",),
+    "assignee": ("assign",),
+    "subscribe": ("subscriber", "watch"),
+    "watch": ("subscribe", "watcher"),
+    "watcher": ("watch",),
+    "count": ("total",),
+    "number": ("count", "total"),
+    "team": ("organization",),
+    "org": ("organization",),
+    "emoji": ("reaction",),
+    "react": ("reaction",),
+    "reaction": ("react",),
+    "lock": ("locked",),
+    "merge": ("merged",),
+    "sponsor": ("sponsorship",),
+    "workflow": ("state",),
+}
+
+
+def _stem(word: str) -> str:
+    """A light suffix stemmer: enough to meet "starred" with "star" and "issues" with "issue"."""
+    word = _IRREGULAR.get(word, word)
+    if len(word) <= 3:
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith(("sses", "xes", "ches", "shes")):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            if len(word) >= 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]  # starr -> star, committ -> commit
+            break
+    if word.endswith("e") and len(word) >= 5:
+        word = word[:-1]  # release / releas, update / updat meet their -ed and -ing forms
+    return word
+
+
+def search_words(text: str) -> list[str]:
+    """The stems of a name or a sentence: camelCase and snake_case split, lower case, no stop words."""
+    out: list[str] = []
+    for part in _SPLIT.findall(text):
+        word = part.lower()
+        if word in _STOP:
+            continue
+        out.append(_stem(word))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class SearchEntry:
+    """One searchable tool: its name, its words per field, and the line a search answers with."""
+
+    name: str
+    fields: Mapping[str, str]
+    line: str
+    root: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    name: str
+    line: str
+    score: float
+
+
+@dataclass
+class SearchIndex:
+    """BM25F postings over a fixed set of entries. Building is linear in the words; a query reads only
+    the postings of its own words."""
+
+    entries: list[SearchEntry]
+    #: word -> (entry, its saturated weight there)
+    _postings: dict[str, list[tuple[int, float]]] = field(default_factory=dict, init=False, repr=False)
+    _lengths: list[float] = field(default_factory=list, init=False, repr=False)
+    _keys: list[frozenset[str]] = field(default_factory=list, init=False, repr=False)
+    _exact: list[frozenset[str]] = field(default_factory=list, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        counts: list[dict[str, float]] = []
+        for entry in self.entries:
+            weighted: dict[str, float] = {}
+            length = 0.0
+            for part, text in entry.fields.items():
+                weight = WEIGHTS.get(part, 1.0)
+                for word in search_words(text):
+                    weighted[word] = weighted.get(word, 0.0) + weight
+                    length += weight
+            counts.append(weighted)
+            self._lengths.append(length)
+            self._exact.append(frozenset(part.lower() for part in _SPLIT.findall(entry.fields.get("name", ""))))
+            self._keys.append(frozenset(search_words(f"{entry.fields.get('name', '')} {entry.fields.get('type', '')}")))
+        self._actions = _actions(self.entries)
+        average = (sum(self._lengths) / len(self._lengths)) if self._lengths else 1.0
+        self._average = average or 1.0
+        for number, weighted in enumerate(counts):
+            for word, tf in weighted.items():
+                # BM25's saturated term frequency depends only on the entry: computed once, here
+                norm = tf * (_K1 + 1) / (tf + _K1 * (1 - _B + _B * self._lengths[number] / self._average))
+                self._postings.setdefault(word, []).append((number, norm))
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def _idf(self, word: str) -> float:
+        found = len(self._postings.get(word, ()))
+        total = len(self.entries)
+        return math.log(1 + (total - found + 0.5) / (found + 0.5))
+
+    def _terms(self, query: str) -> dict[str, float]:
+        """The query's stems with their weights: its own words at 1, their synonyms at 0.5."""
+        terms: dict[str, float] = {}
+        for part in _SPLIT.findall(query):
+            word = part.lower()
+            stems = [] if word in _STOP else [_stem(word)]
+            for stem in stems:
+                terms[stem] = max(terms.get(stem, 0.0), 1.0)
+            for alt in (*_SYNONYMS.get(word, ()), *(a for s in stems for a in _SYNONYMS.get(s, ()))):
+                stem = _stem(alt)
+                terms.setdefault(stem, 0.5)
+        return {t: w for t, w in terms.items() if t in self._postings}
+
+    def _query_actions(self, query: str) -> set[str]:
+        """The verbs of a request ("close", "add") that name mutations here; a past form ("created")
+        describes rather than asks, so it is no request."""
+        found: set[str] = set()
+        for part in _SPLIT.findall(query):
+            word = part.lower()
+            if word.endswith("ed"):
+                continue
+            for stem in (_stem(word), *(_stem(alt) for alt in _SYNONYMS.get(word, ()))):
+                if stem in self._actions:
+                    found.add(stem)
+        return found
+
+    def search(self, query: str, *, limit: int = 10, names: Iterable[str] | None = None) -> list[SearchHit]:
+        """The best `limit` entries for `query`, best first (only those in `names` when given)."""
+        allowed = set(names) if names is not None else None
+        scores: dict[int, float] = {}
+        terms = self._terms(query)
+        for term, weight in terms.items():
+            idf = self._idf(term) * weight
+            for number, norm in self._postings[term]:
+                scores[number] = scores.get(number, 0.0) + idf * norm
+        best = heapq.nlargest(_RERANKED, scores.items(), key=lambda item: item[1])
+        acts = self._query_actions(query)
+        exact = {part.lower() for part in _SPLIT.findall(query)}
+        ranked: list[SearchHit] = []
+        for number, score in best:
+            entry = self.entries[number]
+            if allowed is not None and entry.name not in allowed:
+                continue
+            keys = self._keys[number]
+            covered = sum(terms.get(key, 0.0) for key in keys) / len(keys) if keys else 0.0
+            covered += _EXACT * len(exact & self._exact[number]) / len(self._exact[number] or (1,))
+            score *= 1 + _COVERAGE * covered
+            if acts and entry.fields.get("kind") == "mutation" and acts & keys:
+                score *= _ACTION
+            ranked.append(SearchHit(entry.name, entry.line, score * (_ROOT_BOOST if entry.root else 1.0)))
+        ranked.sort(key=lambda hit: (-hit.score, hit.name))
+        return ranked[:limit]
+
+
+#: English verbs of writes; those that begin or end a mutation's name here are this API's write verbs.
+_WRITE_VERBS = frozenset(
+    "create add new update edit change set delete remove archive unarchive close reopen merge assign unassign subscribe "
+    "unsubscribe star unstar follow unfollow lock unlock pin unpin transfer request submit dismiss resolve unresolve move mark "
+    "start invite accept decline cancel enable disable convert link unlink approve rename restore retire share unshare".split()
+)
+
+
+def _actions(entries: list[SearchEntry]) -> frozenset[str]:
+    """The write verbs that begin or end mutations' names here (`addStar`, `issueCreate`)."""
+    verbs = {_stem(verb) for verb in _WRITE_VERBS}
+    found: set[str] = set()
+    for entry in entries:
+        if entry.fields.get("kind") == "mutation":
+            words = search_words(entry.fields.get("name", ""))
+            found.update(word for word in (words[:1] + words[-1:]) if word in verbs)
+    return frozenset(found)
+
+
+def tool_line(description: str | None, fallback: str) -> str:
+    """A description's first sentence on one line, cut to a short budget."""
+    text = " ".join((description or "").split())
+    if not text:
+        return fallback
+    cut = re.search(r"(?<=[.!?])\s", text)
+    if cut is not None and cut.start() >= 20:
+        text = text[: cut.start()]
+    text = text if len(text) <= _LINE_LIMIT else text[: _LINE_LIMIT - 3] + "..."
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def catalogue_entries(catalogue: Catalogue) -> list[SearchEntry]:
+    """One entry per catalogue tool, its words read from the schema."""
+    entries: list[SearchEntry] = []
+    schema = catalogue.schema
+    for name in catalogue.names():
+        ref = catalogue.ref(name)
+        owner = schema.get_type(ref.type_name)
+        assert isinstance(owner, GraphQLObjectType)
+        graphql_field = owner.fields[ref.field_name]
+        target = catalogue.target(name)
+        connection = catalogue.connection(target)
+        returns = connection.node_type if connection is not None else target
+        root = catalogue.is_root(ref.type_name)
+        arguments = " ".join(f"{arg} {(value.description or '')[:80]}" for arg, value in graphql_field.args.items())
+        kind = "mutation" if ref.type_name == catalogue.mutation_type else "query" if root else "field"
+        line = tool_line(graphql_field.description, f"{ref.type_name} {ref.field_name}")
+        shown = f"{returns} list" if connection is not None or _is_list(graphql_field.type) else returns
+        entries.append(
+            SearchEntry(
+                name=name,
+                fields={
+                    "name": ref.field_name,
+                    "type": "" if root else ref.type_name,
+                    "kind": kind,
+                    "returns": returns,
+                    "arguments": arguments,
+                    "description": graphql_field.description or "",
+                },
+                line=f"{line} Returns {shown}.",
+                root=root,
+            )
+        )
+    return entries
+
+
+def _is_list(type_: object) -> bool:
+    from ._catalogue import is_list
+
+    return is_list(type_)
+
+
+def catalogue_search(catalogue: Catalogue) -> SearchIndex:
+    """The catalogue's search index, built on first use and kept with the catalogue."""
+    return catalogue.derived("search index", lambda: SearchIndex(catalogue_entries(catalogue)))
