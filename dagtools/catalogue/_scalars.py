@@ -22,9 +22,10 @@ parses back before anything is sent.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from graphql import GraphQLScalarType
+if TYPE_CHECKING:  # renderings import this module, and the command line's help must not load graphql
+    from graphql import GraphQLScalarType
 
 __all__ = ["ANY_VALUE_NOTE", "JSON_TEXT_NOTE", "ScalarKind", "is_any_value", "scalar_kind", "scalar_schema"]
 
