@@ -1,7 +1,13 @@
-"""Shared fixtures: the kitchen example API and the public schemas in ../shared/schemas."""
+"""Shared fixtures: the kitchen example API and the public schemas in ../shared/schemas; the markers.
+
+`pytest` runs everything. `pytest -m "not e2e and not slow"` is the fast subset for the edit-test loop:
+every module of dagtools/ still runs in it, in this process. The markers are set below from measured
+durations (see `E2E` and `SLOW`), so a new test module runs in the fast subset until it is marked.
+"""
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import sys
 from pathlib import Path
@@ -79,3 +85,78 @@ async def transport(request):
     chosen = Transport(request.param, request.getfixturevalue("loopback") if request.param == "http" else None)
     yield chosen
     await chosen.aclose()
+
+
+# -- markers: which tests leave the fast subset ------------------------------------------------------------
+
+#: Tests that start a process of their own (dagtools as a user runs it, node, npx, redis-server, a wheel
+#: built and installed), by module and test name (a `fnmatch` pattern; parametrized ids match too).
+#: Each command of the command line keeps one such test (tests/test_cli.py); the rest run in process.
+E2E: dict[str, tuple[str, ...]] = {
+    "test_integrations.py": ("test_finding_the_integrations_imports_no_framework",),
+    "test_json_graphql_server.py": ("*",),
+    "test_llama_server.py": ("*",),
+    "test_mcp.py": ("test_stdio_subprocess_*", "test_http_dynamic_fries*", "test_http_concurrent_clients_are_isolated*"),
+    "test_mcp_clients.py": (
+        "test_a_client_setup_starts_dagtools_that_lists_and_calls_tools*",
+        "test_an_unset_token_stops_the_server_at_start*",
+    ),
+    "test_mcp_security.py": ("*",),
+    "test_mcp_startup.py": (
+        "test_stdio_start_says_what_it_serves_on_stderr_and_nothing_on_stdout",
+        "test_start_*",
+        "test_a_schema_file_warns_at_start_that_calls_cannot_run",
+        "test_no_cache_and_refresh_schema_reach_the_schema_cache",
+        "test_timeout_bounds_the_schema_fetch",
+        "test_mcp_options_override_the_config_file",
+    ),
+    "test_mcp_store.py": (
+        "test_restart_*",
+        "test_without_a_store_a_restart_loses_the_session",
+        "test_two_workers_*",
+        "test_calls_racing_*",
+    ),
+    "test_mcp_url.py": ("*",),
+    "test_packaging.py": ("*",),
+    "test_readme.py": ("test_shell_block_runs*", "test_python_block_runs*"),
+    "test_session_lifetime.py": ("test_no_open_sockets_under_dev_mode",),
+    "test_startup.py": ("*",),
+    "test_store.py": ("test_a_session_survives_its_process_being_killed*", "test_two_processes_racing_*", "*redis*"),
+}
+#: Fixtures that start a third-party server process: any test that uses one is e2e.
+E2E_FIXTURES = frozenset({"swapi_url", "media_url", "media_old_url", "media_closed_url", "json_graphql_server", "redis_url"})
+#: Tests that take seconds in this process: the big public schemas (GitHub, Linear, Saleor as SDL take
+#: 1.5-2 s each to build), timeouts waited out on purpose, retries that back off.
+SLOW: dict[str, tuple[str, ...]] = {}
+
+
+def _matches(item: pytest.Item, table: dict[str, tuple[str, ...]]) -> bool:
+    patterns = table.get(item.path.name, ())
+    return any(fnmatch.fnmatchcase(item.name, pattern) for pattern in patterns)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if _matches(item, E2E) or E2E_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.e2e)
+        if _matches(item, SLOW):
+            item.add_marker(pytest.mark.slow)
+
+
+def _deselects(config: pytest.Config, marker: str) -> bool:
+    """Whether `-m` leaves out the tests carrying `marker` (as the fast subset does)."""
+    expression = config.getoption("markexpr", "") or ""
+    return fnmatch.fnmatchcase(" ".join(expression.split()), f"*not {marker}*")
+
+
+@pytest.hookimpl(tryfirst=True)  # the profiles exist before hypothesis's plugin loads the one asked for
+def pytest_configure(config: pytest.Config) -> None:
+    """The fuzz test draws 1,000 examples in a full run (and in CI), 100 in the fast subset; an explicit
+    `--hypothesis-profile` wins."""
+    from hypothesis import settings
+
+    settings.register_profile("full", max_examples=1000)
+    settings.register_profile("fast", max_examples=100)
+    if not config.getoption("hypothesis_profile", None):
+        settings.load_profile("fast" if _deselects(config, "slow") else "full")
