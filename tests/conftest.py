@@ -122,16 +122,31 @@ E2E: dict[str, tuple[str, ...]] = {
     "test_session_lifetime.py": ("test_no_open_sockets_under_dev_mode",),
     "test_startup.py": ("*",),
     "test_store.py": ("test_a_session_survives_its_process_being_killed*", "test_two_processes_racing_*", "*redis*"),
+    "test_thirdparty_servers.py": ("*media*",),
 }
 #: Fixtures that start a third-party server process: any test that uses one is e2e.
 E2E_FIXTURES = frozenset({"swapi_url", "media_url", "media_old_url", "media_closed_url", "json_graphql_server", "redis_url"})
 #: Tests that take seconds in this process: the big public schemas (GitHub, Linear, Saleor as SDL take
 #: 1.5-2 s each to build), timeouts waited out on purpose, retries that back off.
-SLOW: dict[str, tuple[str, ...]] = {}
+#: Under "*", patterns for every module: a test parametrized with one of the big public schemas.
+SLOW: dict[str, tuple[str, ...]] = {
+    "*": tuple(f"*[[]*{name}*" for name in ("github.schema", "linear.schema", "saleor.schema", "shopify.", "dagger")),
+    "test_agent.py": ("test_cli_retries_and_turn_timeout",),
+    "test_catalogue.py": ("test_github_*",),
+    "test_cli.py": ("test_tools_prints_sizes_for_github",),
+    "test_http.py": ("test_a_url_nothing_listens_on_fails_clearly", "test_429_waits_as_retry_after_asks"),
+    "test_http_bounds.py": ("test_a_trickling_server_cannot_hold_a_call_past_its_timeout*",),
+    "test_lean_parameters.py": ("*linear*", "test_a_bad_nested_value_is_refused_*", "test_describe_tools_says_which_part_there_is_*"),
+    "test_model_wire.py": ("test_a_request_that_timed_out_is_not_sent_again", "test_the_turn_deadline_covers_the_retries"),
+    "test_redact.py": ("test_a_schema_that_cannot_be_loaded_says_so_without_credentials",),
+    "test_rest_paths.py": ("test_a_trickling_rest_answer_is_cut_at_the_timeout",),
+    "test_schema.py": ("test_github_*", "test_url_that_does_not_answer"),
+    "test_session.py": ("test_github_*", "test_select_tools_description_stays_in_budget_*"),
+}
 
 
 def _matches(item: pytest.Item, table: dict[str, tuple[str, ...]]) -> bool:
-    patterns = table.get(item.path.name, ())
+    patterns = (*table.get("*", ()), *table.get(item.path.name, ()))
     return any(fnmatch.fnmatchcase(item.name, pattern) for pattern in patterns)
 
 
