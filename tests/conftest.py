@@ -52,14 +52,16 @@ def load_shared(name: str):
 
 
 @pytest.fixture
-def kitchen_server():
-    """The kitchen API served over real HTTP on loopback: `.url` and the `.requests` it received."""
-    from examples.kitchen.api import schema
-    from tests.servers import serve_schema
+def kitchen_server(loopback):
+    """The kitchen API served over real HTTP on loopback: `.url` and the `.requests` it received.
 
-    with serve_schema(schema) as (url, recorder):
-        recorder.url = url
-        yield recorder
+    Each test gets a path of its own on the run's one server (a fresh URL, so no schema cached by
+    another test is found, and only its own requests recorded)."""
+    from examples.kitchen.api import schema
+
+    recorder = loopback.mount(schema)
+    yield recorder
+    loopback.unmount(recorder)
 
 
 @pytest.fixture
@@ -68,9 +70,10 @@ def kitchen_url(kitchen_server) -> str:
     return kitchen_server.url
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def loopback():
-    """One uvicorn server on 127.0.0.1 per module that needs it; the `transport` fixture mounts schemas on it."""
+    """One uvicorn server on 127.0.0.1 for the run; `transport` and `kitchen_server` mount schemas on it,
+    each at a path of its own that is unmounted when its test ends, so no state crosses between tests."""
     from tests.transports import Loopback
 
     with Loopback.serve() as server:
@@ -89,9 +92,10 @@ async def transport(request):
 
 # -- markers: which tests leave the fast subset ------------------------------------------------------------
 
-#: Tests that start a process of their own (dagtools as a user runs it, node, npx, redis-server, a wheel
-#: built and installed), by module and test name (a `fnmatch` pattern; parametrized ids match too).
+#: Tests that start a process of their own (dagtools as a user runs it, a Python worker, node, npx, a
+#: wheel built and installed), by module and test name (a `fnmatch` pattern; parametrized ids match too).
 #: Each command of the command line keeps one such test (tests/test_cli.py); the rest run in process.
+#: The Redis store tests' redis-server starts in milliseconds, once per module: they stay in the subset.
 E2E: dict[str, tuple[str, ...]] = {
     "test_integrations.py": ("test_finding_the_integrations_imports_no_framework",),
     "test_json_graphql_server.py": ("*",),
@@ -121,11 +125,11 @@ E2E: dict[str, tuple[str, ...]] = {
     "test_readme.py": ("test_shell_block_runs*", "test_python_block_runs*"),
     "test_session_lifetime.py": ("test_no_open_sockets_under_dev_mode",),
     "test_startup.py": ("*",),
-    "test_store.py": ("test_a_session_survives_its_process_being_killed*", "test_two_processes_racing_*", "*redis*"),
+    "test_store.py": ("test_a_session_survives_its_process_being_killed*", "test_two_processes_racing_*"),
     "test_thirdparty_servers.py": ("*media*",),
 }
 #: Fixtures that start a third-party server process: any test that uses one is e2e.
-E2E_FIXTURES = frozenset({"swapi_url", "media_url", "media_old_url", "media_closed_url", "json_graphql_server", "redis_url"})
+E2E_FIXTURES = frozenset({"swapi_url", "media_url", "media_old_url", "media_closed_url", "json_graphql_server"})
 #: Tests that take seconds in this process: the big public schemas (GitHub, Linear, Saleor as SDL take
 #: 1.5-2 s each to build), timeouts waited out on purpose, retries that back off.
 #: Under "*", patterns for every module: a test parametrized with one of the big public schemas.

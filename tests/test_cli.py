@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import runpy
+import sys
 from pathlib import Path
 
 import pytest
@@ -115,6 +117,19 @@ def test_logging_is_silent_unless_asked():
     assert "dagtools: INFO schema loaded from examples/kitchen/api.py:schema" in loud.stderr
     assert "dagtools: INFO session opened on" in loud.stderr
     assert loud.stdout == quiet.stdout  # logs never mix with the output
+
+
+@pytest.mark.parametrize("module", ["dagtools", "dagtools.cli"])
+def test_python_dash_m_runs_the_command_and_exits_with_its_code(module: str, monkeypatch, capsys) -> None:
+    """`python -m dagtools` and `python -m dagtools.cli` (run here as the interpreter runs them)."""
+    monkeypatch.setattr(sys, "argv", [module, "--version"])
+    with pytest.raises(SystemExit) as exited:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    assert exited.value.code == 0 and capsys.readouterr().out.startswith("dagtools ")
+    monkeypatch.setattr(sys, "argv", [module, "tools", "nowhere.graphql"])
+    with pytest.raises(SystemExit) as exited:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    assert exited.value.code == 2 and "does not exist" in capsys.readouterr().err
 
 
 def test_version():
