@@ -12,7 +12,6 @@ from graphql import GraphQLSchema, build_schema
 
 from dagtools import Session, ToolCall, open_session
 from dagtools.calls._previews import CUT, object_room
-from tests.thirdparty import swapi_url  # noqa: F401 - fixture
 
 SDL = """
 scalar DateTime
@@ -98,7 +97,7 @@ async def test_a_page_of_25_objects_fits_the_result_budget_without_shrinking() -
     assert "left out for room" in page["note"] and "createdAt" in page["note"]
 
 
-async def test_swapi_films_keep_their_titles_and_lose_the_padding(swapi_url: str) -> None:  # noqa: F811
+async def test_swapi_films_keep_their_titles_and_lose_the_padding(swapi_url: str) -> None:
     async with await open_session(swapi_url, cache=False) as session:
         films = await _result(session, "Query_allFilms")
     titles = [p["title"] for p in films["preview"].values()]
