@@ -51,6 +51,20 @@ def load_shared(name: str):
     return _loaded[name]
 
 
+_compiled: dict[tuple, object] = {}
+
+
+def shared_catalogue(name: str, **options):
+    """The catalogue of a public schema, compiled once per test run and options (its tools are built on
+    first use and kept: every module that reads GitHub's tools shares the work)."""
+    key = (name, *sorted(options.items()))
+    if key not in _compiled:
+        from dagtools import compile_catalogue
+
+        _compiled[key] = compile_catalogue(load_shared(name).schema, **options)
+    return _compiled[key]
+
+
 @pytest.fixture
 def kitchen_server(loopback):
     """The kitchen API served over real HTTP on loopback: `.url` and the `.requests` it received.
