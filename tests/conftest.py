@@ -1,7 +1,13 @@
-"""Shared fixtures: the kitchen example API and the public schemas in ../shared/schemas."""
+"""Shared fixtures: the kitchen example API and the public schemas in ../shared/schemas; the markers.
+
+`pytest` runs everything. `pytest -m "not e2e and not slow"` is the fast subset for the edit-test loop:
+every module of dagtools/ still runs in it, in this process. The markers are set below from measured
+durations (see `E2E` and `SLOW`), so a new test module runs in the fast subset until it is marked.
+"""
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import sys
 from pathlib import Path
@@ -45,15 +51,31 @@ def load_shared(name: str):
     return _loaded[name]
 
 
-@pytest.fixture
-def kitchen_server():
-    """The kitchen API served over real HTTP on loopback: `.url` and the `.requests` it received."""
-    from examples.kitchen.api import schema
-    from tests.servers import serve_schema
+_compiled: dict[tuple, object] = {}
 
-    with serve_schema(schema) as (url, recorder):
-        recorder.url = url
-        yield recorder
+
+def shared_catalogue(name: str, **options):
+    """The catalogue of a public schema, compiled once per test run and options (its tools are built on
+    first use and kept: every module that reads GitHub's tools shares the work)."""
+    key = (name, *sorted(options.items()))
+    if key not in _compiled:
+        from dagtools import compile_catalogue
+
+        _compiled[key] = compile_catalogue(load_shared(name).schema, **options)
+    return _compiled[key]
+
+
+@pytest.fixture
+def kitchen_server(loopback):
+    """The kitchen API served over real HTTP on loopback: `.url` and the `.requests` it received.
+
+    Each test gets a path of its own on the run's one server (a fresh URL, so no schema cached by
+    another test is found, and only its own requests recorded)."""
+    from examples.kitchen.api import schema
+
+    recorder = loopback.mount(schema)
+    yield recorder
+    loopback.unmount(recorder)
 
 
 @pytest.fixture
@@ -62,9 +84,10 @@ def kitchen_url(kitchen_server) -> str:
     return kitchen_server.url
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def loopback():
-    """One uvicorn server on 127.0.0.1 per module that needs it; the `transport` fixture mounts schemas on it."""
+    """One uvicorn server on 127.0.0.1 for the run; `transport` and `kitchen_server` mount schemas on it,
+    each at a path of its own that is unmounted when its test ends, so no state crosses between tests."""
     from tests.transports import Loopback
 
     with Loopback.serve() as server:
@@ -79,3 +102,94 @@ async def transport(request):
     chosen = Transport(request.param, request.getfixturevalue("loopback") if request.param == "http" else None)
     yield chosen
     await chosen.aclose()
+
+
+# -- markers: which tests leave the fast subset ------------------------------------------------------------
+
+#: Tests that start a process of their own (dagtools as a user runs it, a Python worker, node, npx, a
+#: wheel built and installed), by module and test name (a `fnmatch` pattern; parametrized ids match too).
+#: Each command of the command line keeps one such test (tests/test_cli.py); the rest run in process.
+#: The Redis store tests' redis-server starts in milliseconds, once per module: they stay in the subset.
+E2E: dict[str, tuple[str, ...]] = {
+    "test_integrations.py": ("test_finding_the_integrations_imports_no_framework",),
+    "test_json_graphql_server.py": ("*",),
+    "test_llama_server.py": ("*",),
+    "test_mcp.py": ("test_stdio_subprocess_*", "test_http_dynamic_fries*", "test_http_concurrent_clients_are_isolated*"),
+    "test_mcp_clients.py": (
+        "test_a_client_setup_starts_dagtools_that_lists_and_calls_tools*",
+        "test_an_unset_token_stops_the_server_at_start*",
+    ),
+    "test_mcp_security.py": ("*",),
+    "test_mcp_startup.py": (
+        "test_stdio_start_says_what_it_serves_on_stderr_and_nothing_on_stdout",
+        "test_start_*",
+        "test_a_schema_file_warns_at_start_that_calls_cannot_run",
+        "test_no_cache_and_refresh_schema_reach_the_schema_cache",
+        "test_timeout_bounds_the_schema_fetch",
+        "test_mcp_options_override_the_config_file",
+    ),
+    "test_mcp_store.py": (
+        "test_restart_*",
+        "test_without_a_store_a_restart_loses_the_session",
+        "test_two_workers_*",
+        "test_calls_racing_*",
+    ),
+    "test_mcp_url.py": ("*",),
+    "test_packaging.py": ("*",),
+    "test_readme.py": ("test_shell_block_runs*", "test_python_block_runs*"),
+    "test_session_lifetime.py": ("test_no_open_sockets_under_dev_mode",),
+    "test_startup.py": ("*",),
+    "test_store.py": ("test_a_session_survives_its_process_being_killed*", "test_two_processes_racing_*"),
+    "test_thirdparty_servers.py": ("*media*",),
+}
+#: Fixtures that start a third-party server process: any test that uses one is e2e.
+E2E_FIXTURES = frozenset({"swapi_url", "media_url", "media_old_url", "media_closed_url", "json_graphql_server"})
+#: Tests that take seconds in this process: the big public schemas (GitHub, Linear, Saleor as SDL take
+#: 1.5-2 s each to build), timeouts waited out on purpose, retries that back off.
+#: Under "*", patterns for every module: a test parametrized with one of the big public schemas.
+SLOW: dict[str, tuple[str, ...]] = {
+    "*": tuple(f"*[[]*{name}*" for name in ("github.schema", "linear.schema", "saleor.schema", "shopify.", "dagger")),
+    "test_agent.py": ("test_cli_retries_and_turn_timeout",),
+    "test_catalogue.py": ("test_github_*",),
+    "test_cli.py": ("test_tools_prints_sizes_for_github",),
+    "test_http.py": ("test_a_url_nothing_listens_on_fails_clearly", "test_429_waits_as_retry_after_asks"),
+    "test_http_bounds.py": ("test_a_trickling_server_cannot_hold_a_call_past_its_timeout*",),
+    "test_lean_parameters.py": ("*linear*", "test_a_bad_nested_value_is_refused_*", "test_describe_tools_says_which_part_there_is_*"),
+    "test_model_wire.py": ("test_a_request_that_timed_out_is_not_sent_again", "test_the_turn_deadline_covers_the_retries"),
+    "test_redact.py": ("test_a_schema_that_cannot_be_loaded_says_so_without_credentials",),
+    "test_rest_paths.py": ("test_a_trickling_rest_answer_is_cut_at_the_timeout",),
+    "test_schema.py": ("test_github_*", "test_url_that_does_not_answer"),
+    "test_session.py": ("test_github_*", "test_select_tools_description_stays_in_budget_*"),
+}
+
+
+def _matches(item: pytest.Item, table: dict[str, tuple[str, ...]]) -> bool:
+    patterns = (*table.get("*", ()), *table.get(item.path.name, ()))
+    return any(fnmatch.fnmatchcase(item.name, pattern) for pattern in patterns)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if _matches(item, E2E) or E2E_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.e2e)
+        if _matches(item, SLOW):
+            item.add_marker(pytest.mark.slow)
+
+
+def _deselects(config: pytest.Config, marker: str) -> bool:
+    """Whether `-m` leaves out the tests carrying `marker` (as the fast subset does)."""
+    expression = config.getoption("markexpr", "") or ""
+    return fnmatch.fnmatchcase(" ".join(expression.split()), f"*not {marker}*")
+
+
+@pytest.hookimpl(tryfirst=True)  # the profiles exist before hypothesis's plugin loads the one asked for
+def pytest_configure(config: pytest.Config) -> None:
+    """The fuzz test draws 1,000 examples in a full run (and in CI), 100 in the fast subset; an explicit
+    `--hypothesis-profile` wins."""
+    from hypothesis import settings
+
+    settings.register_profile("full", max_examples=1000)
+    settings.register_profile("fast", max_examples=100)
+    if not config.getoption("hypothesis_profile", None):
+        settings.load_profile("fast" if _deselects(config, "slow") else "full")

@@ -6,7 +6,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 from dagtools import ModelError, Tool, ToolCall
 from dagtools.agent._agent import Agent, system_prompt
 from dagtools.models import FunctionModel, ModelResponse, ScriptedModel, Usage
+from tests.command import dagtools as run_command
 from tests.fake_models import anthropic_server, gemini_server, openai_server, responses_server  # noqa: F401
 from tests.kitchen import SEED_INPUTS, kitchen_session
 
@@ -164,9 +164,7 @@ def dagtools(*args: str, env: dict[str, str] | None = None) -> subprocess.Comple
     for key in (*keys, "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL"):
         if key not in (env or {}):
             full_env.pop(key, None)
-    return subprocess.run(
-        [sys.executable, "-m", "dagtools.cli", *args], cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=120
-    )
+    return run_command(*args, env=full_env)
 
 
 SEED_ARGS = [

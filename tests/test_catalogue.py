@@ -11,7 +11,7 @@ from jsonschema import Draft202012Validator
 
 from dagtools import compile_catalogue
 
-from .conftest import load_shared, shared_schema_names
+from .conftest import shared_catalogue, shared_schema_names
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -119,7 +119,7 @@ def test_recursive_input_objects_use_defs():
 
 @pytest.mark.parametrize("name", shared_schema_names())
 def test_every_public_schema_compiles_and_every_tool_schema_is_valid(name):
-    catalogue = compile_catalogue(load_shared(name).schema)
+    catalogue = shared_catalogue(name)
     assert len(catalogue) > 0
     names = catalogue.names()
     assert len(set(names)) == len(names)
@@ -138,7 +138,7 @@ def test_every_public_schema_compiles_and_every_tool_schema_is_valid(name):
 
 
 def test_github_has_every_field_an_agent_can_reach():
-    catalogue = compile_catalogue(load_shared("github.schema.graphql").schema, include_deprecated=True, mutations=True)
+    catalogue = shared_catalogue("github.schema.graphql", include_deprecated=True, mutations=True)
     assert len(catalogue) > 5000
     assert "Repository_issues" in catalogue and "Query_repository" in catalogue
     # Connection plumbing is read for the agent, so it gives no tools of its own.

@@ -16,7 +16,6 @@ import pytest
 
 from dagtools import ToolCall, open_session
 from tests.servers import Recorder, serve_asgi
-from tests.thirdparty import swapi_url  # noqa: F401 - fixture
 
 CHAIN = [
     {"tool": "Query_starship", "arguments": {"starshipID": "10"}},

@@ -1,19 +1,20 @@
-"""The command line, run as a user runs it."""
+"""The command line: each command once as a user runs it (a subprocess), and at length in process."""
 
 from __future__ import annotations
 
 import json
-import subprocess
+import runpy
 import sys
 from pathlib import Path
 
-from .conftest import ROOT, shared_schema_path
+import pytest
+
+from .command import dagtools, dagtools_process
+from .conftest import shared_schema_path
+from .kitchen import SEED_INPUTS, SEED_OUTPUTS
 
 KITCHEN = "examples/kitchen/api.py:schema"
-
-
-def dagtools(*args: str, check: bool = False) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dagtools.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=120, check=check)
+FRIES = "examples/kitchen/fries.yaml"
 
 
 def test_call_reproduces_the_seed_transcript():
@@ -118,6 +119,45 @@ def test_logging_is_silent_unless_asked():
     assert loud.stdout == quiet.stdout  # logs never mix with the output
 
 
+@pytest.mark.parametrize("module", ["dagtools", "dagtools.cli"])
+def test_python_dash_m_runs_the_command_and_exits_with_its_code(module: str, monkeypatch, capsys) -> None:
+    """`python -m dagtools` and `python -m dagtools.cli` (run here as the interpreter runs them)."""
+    monkeypatch.setattr(sys, "argv", [module, "--version"])
+    with pytest.raises(SystemExit) as exited:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    assert exited.value.code == 0 and capsys.readouterr().out.startswith("dagtools ")
+    monkeypatch.setattr(sys, "argv", [module, "tools", "nowhere.graphql"])
+    with pytest.raises(SystemExit) as exited:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    assert exited.value.code == 2 and "does not exist" in capsys.readouterr().err
+
+
 def test_version():
     done = dagtools("--version")
     assert done.returncode == 0 and done.stdout.strip().startswith("dagtools ") and done.stdout.strip() != "dagtools "
+
+
+# -- each command once in a subprocess, as a user runs it (the rest run in process) -----------------------
+
+SEED_ARGS = [
+    *(f"--input={name}={spec['field']}:{spec['description']}" for name, spec in SEED_INPUTS.items()),
+    *(f"--output={name}:{spec['type']}:{spec['description']}" for name, spec in SEED_OUTPUTS.items()),
+]
+SMOKE = {
+    "demo": (["demo"], '{"fries": "Plate#2"}'),
+    "call": (["call", KITCHEN, FRIES], '{"fries": "Plate#2"}'),
+    "run": (["run", KITCHEN, "Bake fries", *SEED_ARGS, "--model", f"script:{FRIES}"], '{"fries": "Plate#2"}'),
+    "tools": (["tools", KITCHEN, "--all"], "Potato_peel"),
+    "--version": (["--version"], "dagtools "),
+}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("command", list(SMOKE))
+def test_each_command_runs_as_a_user_runs_it(command: str) -> None:
+    """`python -m dagtools.cli` starts, imports what the command needs and exits 0 (mcp: tests/test_mcp.py)."""
+    args, shown = SMOKE[command]
+    run = dagtools_process(*args)
+    assert run.returncode == 0, run.stderr
+    assert shown in run.stdout and "Traceback" not in run.stderr
+    assert run.stdout == dagtools(*args).stdout  # in process, the command prints the same

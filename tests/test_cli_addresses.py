@@ -11,15 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from .command import dagtools
 from .conftest import ROOT
 
 KITCHEN = "examples/kitchen/api.py:schema"
 FRIES = "examples/kitchen/fries.yaml"
 DAGTOOLS = [sys.executable, "-m", "dagtools.cli"]
-
-
-def dagtools(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*DAGTOOLS, *args], cwd=ROOT, capture_output=True, text=True, timeout=120, input=stdin)
 
 
 BAD_ADDRESSES = [
@@ -62,6 +59,7 @@ def test_a_bad_port_in_a_config_file_is_a_clear_error(tmp_path: Path) -> None:
     assert "port 70000 is out of range" in run.stderr
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     "args",
     [["demo"], ["demo", "--json"], ["call", KITCHEN, FRIES, "--json"], ["tools", KITCHEN, "--all"], ["tools", KITCHEN, "--all", "--json"]],
@@ -82,6 +80,7 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(args: list[str]) -> 
     assert status in ("status=0", "status=141"), run.stderr
 
 
+@pytest.mark.e2e
 def test_a_closed_pipe_is_caught_while_writing_much() -> None:
     """The reader goes away while the command is still writing line after line: exit 141, as `cat` does."""
     process = subprocess.Popen(
@@ -95,21 +94,21 @@ def test_a_closed_pipe_is_caught_while_writing_much() -> None:
     assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
 
 
-def demo_json_into(command: str) -> subprocess.CompletedProcess[str]:
+def demo_json_into(*command: str) -> subprocess.CompletedProcess[str]:
     """`dagtools demo --json | dagtools COMMAND`, failing when either side fails."""
-    dagtools = " ".join(DAGTOOLS)
-    pipeline = f"set -o pipefail; {dagtools} demo --json | {dagtools} {command}"
-    return subprocess.run(["bash", "-c", pipeline], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    demo = dagtools("demo", "--json")
+    assert demo.returncode == 0, demo.stderr
+    return dagtools(*command, stdin=demo.stdout)
 
 
 def test_demo_json_is_a_script_that_call_and_a_scripted_model_replay() -> None:
-    demo = demo_json_into(f"call {KITCHEN} - --json")
+    demo = demo_json_into("call", KITCHEN, "-", "--json")
     assert demo.returncode == 0, demo.stderr
     lines = [json.loads(line) for line in demo.stdout.splitlines()]
     assert lines[-1] == {"outputs": {"fries": "Plate#2"}}
     assert not any(line.get("is_error") for line in lines[:-1])
 
-    played = demo_json_into("demo --model script:-")
+    played = demo_json_into("demo", "--model", "script:-")
     assert played.returncode == 0, played.stderr
     assert '{"fries": "Plate#2"}' in played.stdout
 

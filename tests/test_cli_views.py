@@ -17,10 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from .command import dagtools
 from .conftest import ROOT, load_shared
 from .kitchen import SEED_INPUTS
 
 pytest.importorskip("rich", reason="the terminal views need rich: pip install -e '.[cli]'")
+pytestmark = pytest.mark.e2e  # a pseudo-terminal needs a process of its own
 
 KITCHEN = "examples/kitchen/api.py:schema"
 FRIES = "examples/kitchen/fries.yaml"
@@ -50,10 +52,8 @@ def on_terminal(*args: str, env: dict[str, str] | None = None, python: list[str]
 
 
 def piped(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    environment = {**os.environ, **_WIDE, **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "dagtools.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=120, env=environment
-    )
+    """The same command with its output piped (run in process: a pipe is what it sees there too)."""
+    return dagtools(*args, env={**os.environ, **_WIDE, **(env or {})})
 
 
 def plain_rows(text: str) -> dict[str, tuple[int, int]]:

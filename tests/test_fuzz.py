@@ -4,7 +4,8 @@ The calls are drawn wide: any Unicode (lone surrogates included), IDs whose digi
 too many for `int`, integers of thousands of digits, NaN and infinities, lists nested thousands deep,
 and argument text that is not JSON or nests past the recursion limit. Each example runs in process
 and over real HTTP on loopback (the `kitchens` fixture); examples are derandomized, so a run in
-CI draws the same calls as a run here.
+CI draws the same calls as a run here. A full run draws 1,000 examples (enough to meet every kind of
+value below many times over), the fast subset (`-m "not e2e and not slow"`) 100: tests/conftest.py.
 """
 
 from __future__ import annotations
@@ -20,9 +21,6 @@ from hypothesis import strategies as st
 from dagtools import HttpExecutor, LocalExecutor, Session, ToolCall
 
 from .kitchen import SEED_OUTPUTS, kitchen_session, state
-
-#: Examples per transport and run: enough to meet every kind of value below many times over.
-EXAMPLES = 1000
 
 any_text = st.text(st.characters(codec=None, exclude_categories=()), max_size=24)  # surrogates included
 unicode_digits = st.text(st.characters(categories=["Nd", "No", "Nl"]), min_size=1, max_size=6)
@@ -139,8 +137,7 @@ def kitchens(loopback):
     loop.close()
 
 
-@settings(
-    max_examples=EXAMPLES,
+@settings(  # examples per transport: the hypothesis profile's (tests/conftest.py), 1,000 in a full run
     deadline=None,
     derandomize=True,
     database=None,

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,6 +15,7 @@ from dagtools.load._cache import cache_key
 from dagtools.load._introspect import fetch_schema
 from dagtools.scripts._script import load_script, run_script
 from examples.kitchen.api import schema as kitchen_schema
+from tests.command import dagtools
 from tests.servers import Fault, FaultServer, serve_asgi
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,12 +30,6 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("DAGTOOLS_HEADERS", raising=False)
     monkeypatch.delenv("DAGTOOLS_AUTHORIZATION", raising=False)
     return folder
-
-
-def dagtools(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dagtools.cli", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=os.environ.copy()
-    )
 
 
 def introspections(requests) -> int:

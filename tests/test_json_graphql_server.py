@@ -7,16 +7,15 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.command import dagtools
 from tests.servers import free_port, wait_for_port
 
-ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "json-graphql-server@3.3.2"
 #: npm's words for "the registry could not be reached": then the test cannot run here, which is no failure.
 _OFFLINE = ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "ECONNRESET", "network")
@@ -90,12 +89,6 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("DAGTOOLS_HEADERS", raising=False)
     monkeypatch.delenv("DAGTOOLS_AUTHORIZATION", raising=False)
     return tmp_path / "cache"
-
-
-def dagtools(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dagtools.cli", *args], capture_output=True, text=True, timeout=120, cwd=ROOT, env=os.environ.copy()
-    )
 
 
 def test_tools(json_graphql_server: str) -> None:

@@ -15,7 +15,7 @@ from dagtools._errors import ToolCallError
 from dagtools.catalogue._json_schema import PARAMETER_BUDGET
 from dagtools.mcpserver._toolsets import FixedToolset
 
-from .conftest import load_shared
+from .conftest import load_shared, shared_catalogue
 
 TOKEN_BUDGET = 1_000
 BUDGETED = [
@@ -37,7 +37,7 @@ def _encoding() -> Any:
 
 @pytest.mark.parametrize("name", BUDGETED)
 def test_every_tool_schema_fits_the_budget_and_is_valid_2020_12(name):
-    catalogue = compile_catalogue(load_shared(name).schema)
+    catalogue = shared_catalogue(name)
     encoding = _encoding()
     validator = Draft202012Validator(Draft202012Validator.META_SCHEMA)
     over: list[tuple[str, int, int | None]] = []
@@ -56,7 +56,7 @@ def test_every_tool_schema_fits_the_budget_and_is_valid_2020_12(name):
 
 
 def test_linear_issues_summarises_its_filter_and_names_the_path():
-    catalogue = compile_catalogue(load_shared("linear.schema.graphql").schema)
+    catalogue = shared_catalogue("linear.schema.graphql")
     parameters = catalogue.tool("Query_issues").parameters
     summary = parameters["$defs"]["IssueFilter"]
     assert "properties" not in summary and "additionalProperties" not in summary  # any nested value goes

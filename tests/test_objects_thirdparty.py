@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from dagtools import Session, ToolCall, open_session
-from tests.thirdparty import SERVER_VERSIONS, media_url, swapi_url  # noqa: F401 - fixtures
+from tests.thirdparty import SERVER_VERSIONS
 
 Open = Callable[..., Awaitable[Session]]
 

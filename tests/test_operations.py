@@ -11,7 +11,6 @@ import pytest
 
 from dagtools import ConfigError, ToolCall, open_session
 from dagtools.cli._main import main
-from tests.thirdparty import media_url, swapi_url  # noqa: F401 - fixtures
 
 pytest.importorskip("mcp", reason="the MCP tests need the official mcp SDK (pip install -e '.[mcp]')")
 

@@ -13,7 +13,6 @@ from graphql import GraphQLSchema, build_schema
 
 from dagtools import Session, ToolCall, open_session
 from dagtools.calls._previews import CUT
-from tests.thirdparty import swapi_url  # noqa: F401 - fixture
 
 SDL = """
 scalar DateTime
@@ -104,7 +103,7 @@ async def test_a_page_of_25_objects_fits_the_result_budget_as_one_table() -> Non
     assert "left out for room: " in page["note"] and "body (Article_body)" in page["note"]
 
 
-async def test_swapi_films_show_the_same_fields_titles_first(swapi_url: str) -> None:  # noqa: F811
+async def test_swapi_films_show_the_same_fields_titles_first(swapi_url: str) -> None:
     async with await open_session(swapi_url, cache=False) as session:
         films = await _result(session, "Query_allFilms")
         budget = session.long_values.budget

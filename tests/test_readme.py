@@ -109,6 +109,19 @@ def readme_blocks(text: str) -> list[Block]:
 
 BLOCKS = readme_blocks(README.read_text())
 
+#: Sections whose blocks another test module runs, with checks of its own (each framework's test model,
+#: the Mermaid shown against the one written): not run a second time here.
+RUN_ELSEWHERE = {"Agent frameworks": "test_integration_readme.py", "Seeing a run": "test_trace.py"}
+
+
+def section_of(block: Block) -> str:
+    """The `## ` heading the block sits under."""
+    headings = [line[3:].strip() for line in README.read_text().splitlines()[: block.line] if line.startswith("## ")]
+    return headings[-1] if headings else ""
+
+
+RUN_HERE = [b for b in BLOCKS if section_of(b) not in RUN_ELSEWHERE]
+
 
 def shell_commands(code: str) -> list[str]:
     """One string per line of the block, continuation lines joined, comment-only lines dropped."""
@@ -176,7 +189,7 @@ def _skip_if_marked(block: Block) -> None:
 # -- the blocks, one test each ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang in SHELLS], ids=lambda b: b.id)
+@pytest.mark.parametrize("block", [b for b in RUN_HERE if b.lang in SHELLS], ids=lambda b: b.id)
 def test_shell_block_runs(block, scratch):
     _skip_if_marked(block)
     folder, env = scratch
@@ -188,7 +201,9 @@ def test_shell_block_runs(block, scratch):
     if not script:
         return
     done = subprocess.run(
-        ["bash", "-c", "set -euo pipefail\n" + "\n".join(script)],
+        # A job a block starts in the background (a server) ends with the block, also when a later command
+        # fails: it would otherwise hold the output pipes open until the timeout.
+        ["bash", "-c", "set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + "\n".join(script)],
         cwd=folder,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -201,6 +216,12 @@ def test_shell_block_runs(block, scratch):
         print(f"README.md line {block.line}: an npx package is not in npm's cache (.ci/run fetches it)")
         pytest.skip(f"README.md line {block.line}: an npx package is not in npm's cache, and tests stay offline: {output[-300:]}")
     assert done.returncode == 0, f"README.md line {block.line}:\n" + "\n".join(script) + f"\nfailed:\n{output[-3000:]}"
+
+
+def test_the_sections_run_elsewhere_are_run_there():
+    for heading, module in RUN_ELSEWHERE.items():
+        assert any(section_of(b) == heading for b in BLOCKS), f"README.md has no blocks under ## {heading}"
+        assert f"## {heading}" in (ROOT / "tests" / module).read_text(), f"tests/{module} no longer runs ## {heading}"
 
 
 @pytest.mark.parametrize(("block", "command", "reason"), SKIPPED_COMMANDS, ids=[f"L{b.line}-{c[:40]}" for b, c, _ in SKIPPED_COMMANDS])
@@ -220,7 +241,7 @@ if asyncio.iscoroutine(result):
 """
 
 
-@pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang == "python"], ids=lambda b: b.id)
+@pytest.mark.parametrize("block", [b for b in RUN_HERE if b.lang == "python"], ids=lambda b: b.id)
 def test_python_block_runs(block, scratch):
     _skip_if_marked(block)
     folder, env = scratch

@@ -10,7 +10,7 @@ import strawberry
 from dagtools import ToolCall, open_session
 from dagtools.session._metatools import estimate_tokens
 
-from .conftest import load_shared
+from .conftest import shared_catalogue
 from .kitchen import call, kitchen_session
 
 
@@ -220,11 +220,10 @@ async def test_mutations_are_refused_unless_allowed():
 
 
 def test_github_initial_toolset_fits_the_budget():
-    from dagtools import compile_catalogue
     from dagtools.executors._base import SchemaOnlyExecutor
     from dagtools.session._session import Session
 
-    catalogue = compile_catalogue(load_shared("github.schema.graphql").schema)
+    catalogue = shared_catalogue("github.schema.graphql")
     session = Session(catalogue, SchemaOnlyExecutor())
     rendered = json.dumps(session.render_tools("openai"))
     assert estimate_tokens(rendered) <= 2000
@@ -232,11 +231,11 @@ def test_github_initial_toolset_fits_the_budget():
 
 
 def test_select_tools_description_stays_in_budget_with_many_objects_of_many_types():
-    from dagtools import Handle, Step, compile_catalogue
+    from dagtools import Handle, Step
     from dagtools.executors._base import SchemaOnlyExecutor
     from dagtools.session._session import Session
 
-    catalogue = compile_catalogue(load_shared("github.schema.graphql").schema)
+    catalogue = shared_catalogue("github.schema.graphql")
     session = Session(catalogue, SchemaOnlyExecutor())
     for type_name in ("Repository", "Issue", "PullRequest", "User", "Organization", "Commit", "Team", "Project"):
         for n in range(200):

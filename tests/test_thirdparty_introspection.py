@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +19,8 @@ from graphql import GraphQLScalarType
 
 from dagtools import HttpExecutor, SchemaLoadError
 from dagtools.load._introspect import fetch_schema
+from tests.command import dagtools
 from tests.servers import Fault, FaultServer
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 class _Counting(HttpExecutor):
@@ -77,14 +74,7 @@ async def test_swapi_graphql_on_graphql_0_4_loads_without_directive_locations(sw
 
 def test_dagtools_tools_lists_swapi_graphql(swapi_url: str, tmp_path: Path) -> None:
     env = {**os.environ, "DAGTOOLS_CACHE_DIR": str(tmp_path / "cache")}
-    done = subprocess.run(
-        [sys.executable, "-m", "dagtools.cli", "tools", swapi_url, "--all", "--json", "--format", "mcp"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        env=env,
-    )
+    done = dagtools("tools", swapi_url, "--all", "--json", "--format", "mcp", env=env)
     assert done.returncode == 0, done.stderr
     names = {tool["name"] for tool in json.loads(done.stdout)}
     assert {"Query_allStarships", "Query_node", "Starship_costInCredits"} <= names

@@ -16,6 +16,7 @@ import pytest
 from dagtools import SessionState, Trace, write_trace
 from dagtools.cli._main import main
 
+from .command import dagtools
 from .conftest import ROOT
 from .fake_models import openai_server  # noqa: F401
 from .kitchen import SEED_INPUTS, call, kitchen_session
@@ -28,10 +29,6 @@ FRIES_OBJECTS = {"Oven#1", "Potato#1", "Sink#1", "Plate#1", "Potato#2", "Potato#
 _NODE = re.compile(r'^  (\w+)(\(\(|\[\[|\{\{|\[|\()"([^"]*)"(\)\)|\]\]|\}\}|\]|\))$')
 _EDGE = re.compile(r'^  (\w+) (-->|-\.->|==>)\|"([^"]*)"\| (\w+)$')
 _CLASS = re.compile(r"^  (classDef \w+ [^ ]+|class [\w,]+ \w+)$")
-
-
-def dagtools(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dagtools.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
 def parse_mermaid(text: str) -> tuple[dict[str, str], list[tuple[str, str, str, str]]]:
@@ -147,14 +144,7 @@ def test_run_writes_its_trace_when_the_model_fails(tmp_path: Path):
         port = probe.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     model = ["--model", "openai:x", "--base-url", f"http://127.0.0.1:{port}/v1"]
-    run = subprocess.run(
-        [sys.executable, "-m", "dagtools.cli", "run", KITCHEN, "Bake fries", *SEED_ARGS, *model, "--trace", str(path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    run = dagtools("run", KITCHEN, "Bake fries", *SEED_ARGS, *model, "--trace", str(path), env=env)
     assert run.returncode == 1, run.stderr
     nodes, edges = parse_mermaid(path.read_text())
     assert object_ids(nodes) == {"Oven#1", "Potato#1", "Sink#1", "Plate#1"}
@@ -195,6 +185,7 @@ async def test_python_trace_of_a_session_and_of_its_stored_state(tmp_path: Path)
     assert (tmp_path / "stored.md").read_text().startswith("# dagtools run\n\n```mermaid\nflowchart TD\n")
 
 
+@pytest.mark.e2e
 def test_the_readme_section_runs_and_shows_what_the_demo_writes(tmp_path: Path):
     """Each block of "Seeing a run" runs as written (in a directory beside examples/), and the Mermaid shown is
     what `dagtools demo --trace fries.mmd` writes."""

@@ -12,9 +12,10 @@
 - `media_closed_url`: the Yoga app refusing introspection, as production servers often do.
 
 The packages are pinned in tests/js/package.json and package-lock.json and installed by `.ci/run`
-(`npm ci`); where node or the installed packages are missing the fixtures skip and say so. Each
-fixture is module-scoped: one server per test module, so mutations made by one test are seen by the
-next ones in that module. `SERVER_VERSIONS` names what runs, read from the installed packages.
+(`npm ci`); where node or the installed packages are missing the fixtures skip and say so. The media
+fixtures are module-scoped: one server per test module, so mutations made by one test are seen by the
+next ones in that module; swapi-graphql, which has no mutations, runs once for the whole run.
+`SERVER_VERSIONS` names what runs, read from the installed packages.
 """
 
 from __future__ import annotations
@@ -54,9 +55,10 @@ SERVER_VERSIONS = {
 }
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def swapi_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """swapi-graphql on loopback; yields its GraphQL URL (it answers at / and /graphql)."""
+    """swapi-graphql on loopback, one for the run (it only reads its bundled data); yields its GraphQL URL
+    (it answers at / and /graphql)."""
     with start_node_server("swapi.js", "swapi-graphql", tmp_path_factory) as port:
         yield f"http://127.0.0.1:{port}/graphql"
 

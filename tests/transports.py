@@ -7,8 +7,8 @@ their assertions either way: counting `executor.sent` counts documents, and over
 is one POST (no retries; the transport checks the server saw exactly the requests sent), while
 counters kept on the schema's store still tell how often a resolver ran.
 
-One `Loopback` server runs per test module that needs one: starting and stopping uvicorn costs about
-a fifth of a second, against nothing to mount a schema on it. Every executor gets its own path
+One `Loopback` server runs for the whole test run: starting and stopping uvicorn costs about a fifth
+of a second, against nothing to mount a schema on it. Every executor gets its own path
 (`/s1/graphql`, `/s2/graphql`, ...) served by its own app, so no state crosses between tests, and the
 path is unmounted when the test ends. It runs through `tests.servers.serve_asgi`, whose TCP socket
 keeps Nagle off.
