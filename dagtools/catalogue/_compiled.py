@@ -22,6 +22,7 @@ from ..load._cache import content_digest
 from ..load._dialect import detect_dialect
 from ..load._loaded import LoadedSchema
 from ._catalogue import Catalogue, FieldRef, compile_catalogue
+from ._chain_example import example_chain
 from ._options import CatalogueOptions
 from ._reach import ConnectionShape, example_call, example_path
 
@@ -72,7 +73,11 @@ def snapshot(catalogue: Catalogue) -> dict[str, Any]:
     for name in (n for root in roots for n in catalogue.tools_for_type(root)):
         catalogue.connection(targets[name])  # what the first selectTools description looks at
         catalogue.tool(name)  # what a first selectTools hands back
-    examples = {"call": list(example_call(catalogue)), "path": example_path(catalogue)}  # the fixed tools' texts
+    examples = {
+        "call": list(example_call(catalogue)),
+        "path": example_path(catalogue),
+        "chain": example_chain(catalogue),
+    }  # the fixed tools' texts
     tools = {}
     for name, tool in list(catalogue._tools.items()):
         try:
@@ -122,6 +127,8 @@ def restore(data: dict[str, Any], loaded: LoadedSchema, options: CatalogueOption
     if examples:  # what example_call and example_path would build the schema to work out
         catalogue.derived("example call", lambda: (str(examples["call"][0]), dict(examples["call"][1])))
         catalogue.derived("example path", lambda: str(examples["path"]))
+        if isinstance(examples.get("chain"), list):
+            catalogue.derived("example chain", lambda: [dict(step) for step in examples["chain"]])
     return catalogue
 
 

@@ -5,6 +5,7 @@ served API, so the model sees the shape on names it knows."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Collection
 from typing import Any
 
 from .._errors import ToolCallError
@@ -55,8 +56,12 @@ def call_chain_tool(catalogue: Catalogue) -> Tool:
     )
 
 
-def add_call_chain(toolset: FunctionToolset, catalogue: Catalogue, calls: FieldCalls) -> None:
-    """Serve callChain in every session: each step checked, then the whole chain sent as one request."""
+def add_call_chain(toolset: FunctionToolset, catalogue: Catalogue, calls: FieldCalls, active: Callable[[], Collection[str]]) -> None:
+    """Serve callChain in every session: each step checked, then the whole chain sent as one request.
+
+    It runs at any time, but is listed only once the model has selected a field tool (`active`):
+    the first list stays within its token budget, and a cached start builds no schema for the
+    example in its description."""
 
     async def run(arguments: dict[str, Any]) -> Any:
         extra = [k for k in arguments if k != "steps"]
@@ -64,4 +69,8 @@ def add_call_chain(toolset: FunctionToolset, catalogue: Catalogue, calls: FieldC
             raise ToolCallError(f"{CALL_CHAIN} has no parameter {', '.join(extra)}; it takes steps.")
         return await run_chain(calls, prepare_chain(calls, arguments.get("steps")))
 
-    toolset.add(CALL_CHAIN, call_chain_tool(catalogue), run)
+    def tool() -> Tool:
+        built: Tool = catalogue.derived("callChain tool", lambda: call_chain_tool(catalogue))
+        return built
+
+    toolset.add(CALL_CHAIN, tool, run, listed=lambda: bool(active()))

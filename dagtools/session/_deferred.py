@@ -50,6 +50,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .._tools import Tool, ToolCall, ToolResult
+from ..calls._chain_calls import CALL_CHAIN
 from ..catalogue._deferred import deferred_format, render_deferred, reveal_anthropic, reveal_openai_responses
 from ..catalogue._describe import DESCRIBE_TOOLS, points_to_describe
 from ..catalogue._render import render_tool
@@ -97,6 +98,10 @@ class DeferredTools:
         if describe is not None and describe.name not in taken and any(points_to_describe(t.parameters) for t in self.deferred):
             self.shown.append(describe)  # a revealed tool's schema may point to it: listed from the start, so the list stays put
             taken.add(describe.name)
+        chain = session.meta.get(CALL_CHAIN)  # listed once tools are selected: here from the start, so the list stays put
+        if chain is not None and chain.name not in taken:
+            self.shown.append(chain)
+            taken.add(chain.name)
         self._listed = taken | {tool.name for tool in self.deferred}
         self._deferred_names = {tool.name for tool in self.deferred}
         self._late: dict[str, Tool] = {}
