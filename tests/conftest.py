@@ -111,6 +111,8 @@ async def transport(request):
 #: Each command of the command line keeps one such test (tests/test_cli.py); the rest run in process.
 #: The Redis store tests' redis-server starts in milliseconds, once per module: they stay in the subset.
 E2E: dict[str, tuple[str, ...]] = {
+    "test_eval.py": ("test_the_report_page_renders_in_a_browser",),
+    "test_integration_readme.py": ("test_the_example_runs_against_a_local_server*",),
     "test_integrations.py": ("test_finding_the_integrations_imports_no_framework",),
     "test_json_graphql_server.py": ("*",),
     "test_llama_server.py": ("*",),
@@ -143,7 +145,7 @@ E2E: dict[str, tuple[str, ...]] = {
     "test_thirdparty_servers.py": ("*media*",),
 }
 #: Fixtures that start a third-party server process: any test that uses one is e2e.
-E2E_FIXTURES = frozenset({"swapi_url", "media_url", "media_old_url", "media_closed_url", "json_graphql_server"})
+E2E_FIXTURES = frozenset({"swapi_url", "media_url", "media_old_url", "media_closed_url", "json_graphql_server", "gateway", "park_url"})
 #: Tests that take seconds in this process: the big public schemas (GitHub, Linear, Saleor as SDL take
 #: 1.5-2 s each to build), timeouts waited out on purpose, retries that back off.
 #: Under "*", patterns for every module: a test parametrized with one of the big public schemas.
@@ -154,11 +156,19 @@ SLOW: dict[str, tuple[str, ...]] = {
     "test_cli.py": ("test_tools_prints_sizes_for_github",),
     "test_http.py": ("test_a_url_nothing_listens_on_fails_clearly", "test_429_waits_as_retry_after_asks"),
     "test_http_bounds.py": ("test_a_trickling_server_cannot_hold_a_call_past_its_timeout*",),
+    "test_lean_documents.py": ("test_no_read_on_github_*", "test_github_*"),
     "test_lean_parameters.py": ("*linear*", "test_a_bad_nested_value_is_refused_*", "test_describe_tools_says_which_part_there_is_*"),
+    "test_mcp_capacity.py": ("*",),  # sessions that idle out and clients that wait, on purpose
+    "test_mcp_connections.py": ("*",),  # read deadlines waited out
+    "test_mcp_first_list.py": ("*",),
+    "test_mcp_limits.py": ("*",),
     "test_model_wire.py": ("test_a_request_that_timed_out_is_not_sent_again", "test_the_turn_deadline_covers_the_retries"),
+    "test_payload_documents.py": ("*",),  # every public schema's mutations
+    "test_pointers.py": ("test_mcp_*",),
     "test_redact.py": ("test_a_schema_that_cannot_be_loaded_says_so_without_credentials",),
     "test_rest_paths.py": ("test_a_trickling_rest_answer_is_cut_at_the_timeout",),
     "test_schema.py": ("test_github_*", "test_url_that_does_not_answer"),
+    "test_search.py": ("test_cli_search_text_and_empty_words", "test_mutations_the_host_did_not_allow_are_never_found"),
     "test_session.py": ("test_github_*", "test_select_tools_description_stays_in_budget_*"),
 }
 
