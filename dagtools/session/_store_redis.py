@@ -71,7 +71,10 @@ class RedisStore(SessionStore):
         except ImportError:
             raise ConfigError("The Redis session store needs redis-py: pip install 'dagtools-graphql[redis]'.") from None
         self.url = url
-        self._redis = aioredis.from_url(url, decode_responses=False)
+        # A pool that waits for a free connection (up to 20 s) rather than failing the call with
+        # "Too many connections" once more than its 100 connections are busy at once.
+        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=100, timeout=20, decode_responses=False)
+        self._redis = aioredis.Redis(connection_pool=pool)
         self._load = self._redis.register_script(_LOAD)
         self._save = self._redis.register_script(_SAVE)
         self._acquire_lease = self._redis.register_script(_ACQUIRE)
