@@ -136,7 +136,7 @@ class RedisStore(SessionStore):
         return holder.decode("utf-8", "replace") if isinstance(holder, bytes) else str(holder)
 
     async def aclose(self) -> None:
-        await self._redis.aclose()
+        await self._redis.aclose(close_connection_pool=True)  # the pool is ours: given to the client, not owned by it
 
     def __repr__(self) -> str:
         return f"RedisStore({_safe(self.url)!r})"
