@@ -432,3 +432,16 @@ def test_every_line_that_installs_from_pypi_says_it_needs_the_published_package(
     for paragraph in _paragraphs(_text(page)):
         if FROM_PYPI.search(paragraph):
             assert "published" in paragraph, f"{page}: say the package must be published on PyPI for this to work:\n{paragraph}"
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.startswith("docs/")])
+def test_lists_and_tables_on_the_site_start_after_a_blank_line(page: str):
+    """GitHub draws a list right under a line of text; MkDocs (Python-Markdown) reads it as more text."""
+    text = re.sub(r"^```.*?^```", "", _text(page), flags=re.S | re.M)
+    lines = text.splitlines()
+    glued = [
+        f"line {i + 1}: {line[:50]!r} follows {lines[i - 1][:50]!r}"
+        for i, line in enumerate(lines)
+        if i and re.match(r"^(- |\| |\d+\. )", line) and lines[i - 1].strip() and not re.match(r"^(- |\s|\| |\d+\. |<!--)", lines[i - 1])
+    ]
+    assert glued == [], f"{page}: put a blank line before each list and table:\n" + "\n".join(glued)
