@@ -417,7 +417,8 @@ FROM_PYPI = re.compile(rf"pip install [\"']?{DISTRIBUTION}\b|uvx --from[ \"',]+{
 
 
 def _paragraphs(text: str) -> list[str]:
-    """The page's paragraphs, each code block joined to the paragraph that introduces it."""
+    """The page's paragraphs, each code block joined to the paragraph that introduces it (past its mark)."""
+    text = re.sub(r"^<!-- readme-test: .* -->\n", "", text, flags=re.M)
     units: list[str] = []
     for chunk in re.split(r"(^```.*?^```\n?)", text, flags=re.S | re.M):
         if chunk.startswith("```") and units:
