@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -182,6 +184,9 @@ def test_the_release_workflow_builds_checks_and_publishes_from_the_tag():
     build, publish = workflow["jobs"]["build"], workflow["jobs"]["publish"]
     commands = "\n".join(step.get("run", "") for step in build["steps"])
     assert "python -m build" in commands and "twine check --strict dist/*" in commands
+    installed = re.search(r"pip install (.+)", commands).group(1)
+    release_extra = PYPROJECT["project"]["optional-dependencies"]["release"]
+    assert shlex.split(installed) == release_extra, "the workflow installs the release extra's tools"
     assert publish["needs"] == "build" and "refs/tags/v" in publish["if"]
     assert publish["permissions"] == {"id-token": "write"}, "trusted publishing: an OIDC token, no stored secret"
     assert any(step.get("uses", "").startswith("pypa/gh-action-pypi-publish@") for step in publish["steps"])
