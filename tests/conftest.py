@@ -111,6 +111,7 @@ async def transport(request):
 #: Each command of the command line keeps one such test (tests/test_cli.py); the rest run in process.
 #: The Redis store tests' redis-server starts in milliseconds, once per module: they stay in the subset.
 E2E: dict[str, tuple[str, ...]] = {
+    "test_docs.py": ("test_the_site_builds_strict", "test_a_broken_anchor_fails_the_strict_build"),
     "test_eval.py": ("test_the_report_page_renders_in_a_browser",),
     "test_integration_readme.py": ("test_the_example_runs_against_a_local_server*",),
     "test_integrations.py": ("test_finding_the_integrations_imports_no_framework",),

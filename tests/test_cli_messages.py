@@ -151,9 +151,9 @@ def test_counts_agree_with_their_nouns(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_what_the_readme_commands_write_leaves_the_checkout_clean():
-    """A reader runs the README's commands in their checkout: every file they write there is ignored by
+    """A reader runs the commands of the README and the pages in docs/ in their checkout: every file they write there is ignored by
     git, so `git status` stays clean after the tour."""
-    readme = (ROOT / "README.md").read_text()
+    readme = "".join(p.read_text() for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
     written: set[str] = set()
     for block in re.findall(r"```(?:sh|bash|shell)\n(.*?)```", readme, re.DOTALL):
         written.update(re.findall(r"(?:--trace|[^0-9&]>)\s+([\w.-][\w./-]*)", block))

@@ -1,4 +1,4 @@
-"""The README's "Agent frameworks" section runs as shown: the kitchen block and one framework's block,
+"""The "Agent frameworks" page (docs/integrations.md) runs as shown: the kitchen block and one framework's block,
 in a fresh interpreter as a reader runs them, bake the fries through a real OpenAI-compatible Chat
 Completions server on loopback (tests/fake_models.py, playing the fries script) and print what the
 model saved, with no warning on the way."""
@@ -31,9 +31,8 @@ DAGTOOLS_ONLY = ("the first message is not the system prompt", "tool_choice is",
 
 def section_blocks() -> tuple[str, dict[str, str]]:
     """The shared block, and each subsection's block by its heading."""
-    text = (ROOT / "README.md").read_text()
-    section = text.split("\n## Agent frameworks\n", 1)[1].split("\n## ", 1)[0]
-    shared, *subsections = section.split("\n### ")
+    page = (ROOT / "docs" / "integrations.md").read_text()
+    shared, *subsections = page.split("\n## ")
     block = re.compile(r"```python\n(.*?)```", re.S)
     blocks = {}
     for subsection in subsections:

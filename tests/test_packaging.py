@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -111,3 +113,81 @@ def test_the_source_version_is_the_distribution_version():
     import dagtools
 
     assert dagtools.__version__ == VERSION
+
+
+# -- the release build: .github/workflows/release.yml's steps, offline ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory) -> Path:
+    """`python -m build` as the release workflow runs it (the sdist, then the wheel built from the sdist),
+    from a copy of the sources, without build isolation so nothing is fetched."""
+    source = tmp_path_factory.mktemp("release-source")
+    for name in ["pyproject.toml", "README.md"]:
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "dagtools", source / "dagtools", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    out = tmp_path_factory.mktemp("dist")
+    _run(sys.executable, "-m", "build", "--no-isolation", "--skip-dependency-check", "--outdir", out, source)
+    return out
+
+
+def _sdist_and_wheel(dist: Path) -> tuple[Path, Path]:
+    [sdist] = dist.glob("*.tar.gz")
+    [wheel] = dist.glob("*.whl")
+    return sdist, wheel
+
+
+def test_the_release_build_passes_twine_check(release):
+    """twine check renders the README as the long description PyPI will show, and --strict fails on any warning."""
+    sdist, wheel = _sdist_and_wheel(release)
+    assert sdist.name == f"dagtools_graphql-{VERSION}.tar.gz"
+    assert wheel.name == f"dagtools_graphql-{VERSION}-py3-none-any.whl"
+    done = _run(sys.executable, "-m", "twine", "check", "--strict", sdist, wheel)
+    assert done.stdout.count("PASSED") == 2, done.stdout
+
+
+def test_the_sdist_holds_what_the_wheel_needs(release, wheel):
+    """The release wheel is built from the sdist alone: it must hold the same files as a wheel built from
+    the source tree, the kitchen example included."""
+    import tarfile
+
+    sdist, from_sdist = _sdist_and_wheel(release)
+    with tarfile.open(sdist) as archive:
+        names = {n.split("/", 1)[1] for n in archive.getnames() if "/" in n}
+    assert {"pyproject.toml", "README.md", "dagtools/py.typed"} <= names
+    assert {f"dagtools/examples/kitchen/{f}" for f in KITCHEN_FILES} <= names
+
+    def files(path: Path) -> set[str]:
+        with zipfile.ZipFile(path) as archive:
+            return {n for n in archive.namelist() if ".dist-info/" not in n}
+
+    assert files(from_sdist) == files(wheel)
+
+
+def test_the_long_description_is_the_readme(release):
+    _, wheel = _sdist_and_wheel(release)
+    with zipfile.ZipFile(wheel) as archive:
+        [metadata] = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        meta = archive.read(metadata).decode()
+    headers, _, body = meta.partition("\n\n")
+    assert "Description-Content-Type: text/markdown" in headers
+    assert body.strip() == (ROOT / "README.md").read_text().strip()
+
+
+def test_the_release_workflow_builds_checks_and_publishes_from_the_tag():
+    """The workflow runs the steps the tests above run, and publishes only from a tag, with trusted publishing."""
+    import yaml
+
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
+    on = workflow.get("on", workflow.get(True))  # YAML 1.1 reads the key `on` as true
+    assert on == {"push": {"tags": ["v*"]}}
+    build, publish = workflow["jobs"]["build"], workflow["jobs"]["publish"]
+    commands = "\n".join(step.get("run", "") for step in build["steps"])
+    assert "python -m build" in commands and "twine check --strict dist/*" in commands
+    installed = re.search(r"pip install (.+)", commands).group(1)
+    release_extra = PYPROJECT["project"]["optional-dependencies"]["release"]
+    assert shlex.split(installed) == release_extra, "the workflow installs the release extra's tools"
+    assert publish["needs"] == "build" and "refs/tags/v" in publish["if"]
+    assert publish["permissions"] == {"id-token": "write"}, "trusted publishing: an OIDC token, no stored secret"
+    assert any(step.get("uses", "").startswith("pypa/gh-action-pypi-publish@") for step in publish["steps"])
+    assert not any("password" in step.get("with", {}) for step in publish["steps"])

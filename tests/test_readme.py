@@ -1,4 +1,5 @@
-"""Every code block in README.md is a test, so the README works when copied.
+"""Every code block in README.md and in the documentation pages (docs/*.md) is a test, so what they
+show works when copied.
 
 Each fenced block is treated by its language tag and its content:
 
@@ -20,6 +21,7 @@ Each fenced block is treated by its language tag and its content:
 - `yaml`, `json`: must parse. A call script (a `calls:` list) must be a file (marked `file:`) that a
   shell block runs.
 - `text`, `mermaid`: output shown to the reader, not run (a test elsewhere may compare it).
+- Whole pages whose blocks another module runs with checks of its own are named in `RUN_ELSEWHERE`.
 - Any other tag, or none, fails: give the block one of these.
 
 A block is marked by an HTML comment on the line right before its fence:
@@ -31,7 +33,11 @@ A block is marked by an HTML comment on the line right before its fence:
 - `<!-- readme-test: part-of: PATH -->`: the block (JSON or YAML) is one entry of the list in PATH.
 
 A yaml or json block right after text that names an example file must carry `file:` or `part-of:`,
-and every path under examples/, schemas/ or bench/ that the README names must exist.
+and every path under examples/, schemas/ or bench/ that a page names must exist.
+
+Beyond the blocks: the README stays short (the reference is the site), every relative link and anchor
+in the README and the pages resolves, every page is in the site's nav, and every line that installs
+from PyPI says it needs the published package.
 """
 
 from __future__ import annotations
@@ -52,6 +58,9 @@ import yaml
 from tests.conftest import ROOT
 
 README = ROOT / "README.md"
+#: The README and the documentation site's pages, each a path relative to the repository.
+PAGES = ["README.md", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md"))]
+README_MAX_LINES = 200
 
 #: Commands that cannot run here, each with the reason printed when it is skipped; first match wins.
 NEEDS: list[tuple[str, str]] = [
@@ -74,12 +83,13 @@ EXTRAS = {
 }
 SHELLS = {"sh", "bash", "shell"}
 DATA = {"yaml", "json"}
-LINKED = ["examples", "schemas", "bench", "dagtools", "pyproject.toml", "README.md"]
+LINKED = ["examples", "schemas", "bench", "dagtools", "docs", "pyproject.toml", "README.md", "mkdocs.yml"]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
 @dataclass
 class Block:
+    page: str  # README.md or docs/NAME.md
     line: int  # of the opening fence, 1-based
     lang: str
     code: str
@@ -88,10 +98,14 @@ class Block:
 
     @property
     def id(self) -> str:
-        return f"L{self.line}-{self.lang or 'untagged'}"
+        return f"{self.page}-L{self.line}-{self.lang or 'untagged'}"
+
+    @property
+    def where(self) -> str:
+        return f"{self.page} line {self.line}"
 
 
-def readme_blocks(text: str) -> list[Block]:
+def readme_blocks(text: str, page: str = "README.md") -> list[Block]:
     blocks, lines, i, last = [], text.splitlines(), 0, 0
     while i < len(lines):
         fence = re.match(r"^```(\S*)\s*$", lines[i])
@@ -102,25 +116,18 @@ def readme_blocks(text: str) -> list[Block]:
         mark = re.match(r"^<!-- readme-test: (skip|file|part-of): (.+?) -->$", lines[i - 1]) if i else None
         code = "\n".join(lines[i + 1 : end]) + "\n"
         before = "\n".join(lines[last:i])
-        blocks.append(Block(i + 1, fence.group(1), code, before, (mark.group(1), mark.group(2)) if mark else None))
+        blocks.append(Block(page, i + 1, fence.group(1), code, before, (mark.group(1), mark.group(2)) if mark else None))
         last, i = end + 1, end + 1
     return blocks
 
 
-BLOCKS = readme_blocks(README.read_text())
+BLOCKS = [block for page in PAGES for block in readme_blocks((ROOT / page).read_text(), page)]
 
-#: Sections whose blocks another test module runs, with checks of its own (each framework's test model,
+#: Pages whose blocks another test module runs, with checks of its own (each framework's test model,
 #: the Mermaid shown against the one written): not run a second time here.
-RUN_ELSEWHERE = {"Agent frameworks": "test_integration_readme.py", "Seeing a run": "test_trace.py"}
+RUN_ELSEWHERE = {"docs/integrations.md": "test_integration_readme.py", "docs/traces.md": "test_trace.py"}
 
-
-def section_of(block: Block) -> str:
-    """The `## ` heading the block sits under."""
-    headings = [line[3:].strip() for line in README.read_text().splitlines()[: block.line] if line.startswith("## ")]
-    return headings[-1] if headings else ""
-
-
-RUN_HERE = [b for b in BLOCKS if section_of(b) not in RUN_ELSEWHERE]
+RUN_HERE = [b for b in BLOCKS if b.page not in RUN_ELSEWHERE]
 
 
 def shell_commands(code: str) -> list[str]:
@@ -182,8 +189,8 @@ def scratch(tmp_path) -> tuple[Path, dict[str, str]]:
 
 def _skip_if_marked(block: Block) -> None:
     if block.mark and block.mark[0] == "skip":
-        print(f"README.md line {block.line}: skipped: {block.mark[1]}")
-        pytest.skip(f"README.md line {block.line}: {block.mark[1]}")
+        print(f"{block.where}: skipped: {block.mark[1]}")
+        pytest.skip(f"{block.where}: {block.mark[1]}")
 
 
 # -- the blocks, one test each ------------------------------------------------------------------------
@@ -197,7 +204,7 @@ def test_shell_block_runs(block, scratch):
     for command in pips:
         check_pip_install(command)
     for command, reason in skipped:
-        print(f"README.md line {block.line}: not run: {command!r}: {reason}")
+        print(f"{block.where}: not run: {command!r}: {reason}")
     if not script:
         return
     done = subprocess.run(
@@ -213,28 +220,30 @@ def test_shell_block_runs(block, scratch):
     )
     output = done.stdout + done.stderr
     if done.returncode and re.search(r"ENOTCACHED|request to https?://\S+ failed|offline mode", output):
-        print(f"README.md line {block.line}: an npx package is not in npm's cache (.ci/run fetches it)")
-        pytest.skip(f"README.md line {block.line}: an npx package is not in npm's cache, and tests stay offline: {output[-300:]}")
-    assert done.returncode == 0, f"README.md line {block.line}:\n" + "\n".join(script) + f"\nfailed:\n{output[-3000:]}"
+        print(f"{block.where}: an npx package is not in npm's cache (.ci/run fetches it)")
+        pytest.skip(f"{block.where}: an npx package is not in npm's cache, and tests stay offline: {output[-300:]}")
+    assert done.returncode == 0, f"{block.where}:\n" + "\n".join(script) + f"\nfailed:\n{output[-3000:]}"
 
 
-def test_the_sections_run_elsewhere_are_run_there():
-    for heading, module in RUN_ELSEWHERE.items():
-        assert any(section_of(b) == heading for b in BLOCKS), f"README.md has no blocks under ## {heading}"
-        assert f"## {heading}" in (ROOT / "tests" / module).read_text(), f"tests/{module} no longer runs ## {heading}"
+def test_the_pages_run_elsewhere_are_run_there():
+    for page, module in RUN_ELSEWHERE.items():
+        assert any(b.page == page for b in BLOCKS), f"{page} has no blocks"
+        assert page in (ROOT / "tests" / module).read_text(), f"tests/{module} no longer runs the blocks of {page}"
 
 
-@pytest.mark.parametrize(("block", "command", "reason"), SKIPPED_COMMANDS, ids=[f"L{b.line}-{c[:40]}" for b, c, _ in SKIPPED_COMMANDS])
+@pytest.mark.parametrize(
+    ("block", "command", "reason"), SKIPPED_COMMANDS, ids=[f"{b.page}-L{b.line}-{c[:40]}" for b, c, _ in SKIPPED_COMMANDS]
+)
 def test_shell_command_that_cannot_run_here(block, command, reason):
-    print(f"README.md line {block.line}: {command!r} is not run: {reason}")
-    pytest.skip(f"README.md line {block.line}: {command[:60]!r}: {reason}")
+    print(f"{block.where}: {command!r} is not run: {reason}")
+    pytest.skip(f"{block.where}: {command[:60]!r}: {reason}")
 
 
-#: Runs a block with top-level await allowed, as the README shows it (tracebacks name README lines).
+#: Runs a block with top-level await allowed, as the page shows it (tracebacks name the page's lines).
 RUNNER = """
 import ast, asyncio, sys
-line, source = int(sys.argv[1]), sys.stdin.read()
-code = compile("\\n" * line + source, "README.md", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+line, page, source = int(sys.argv[1]), sys.argv[2], sys.stdin.read()
+code = compile("\\n" * line + source, page, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
 result = eval(code, {"__name__": "__main__"})
 if asyncio.iscoroutine(result):
     asyncio.run(result)
@@ -246,7 +255,7 @@ def test_python_block_runs(block, scratch):
     _skip_if_marked(block)
     folder, env = scratch
     done = subprocess.run(
-        [sys.executable, "-X", "dev", "-W", "error::ResourceWarning", "-c", RUNNER, str(block.line)],
+        [sys.executable, "-X", "dev", "-W", "error::ResourceWarning", "-c", RUNNER, str(block.line), block.page],
         input=block.code,
         cwd=folder,
         env=env,
@@ -257,16 +266,16 @@ def test_python_block_runs(block, scratch):
     missing = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", done.stderr)
     if done.returncode and missing and missing.group(1).split(".")[0] in EXTRAS:
         extra = EXTRAS[missing.group(1).split(".")[0]]
-        print(f"README.md line {block.line}: needs the {extra} extra")
-        pytest.skip(f"README.md line {block.line}: needs pip install -e '.[{extra}]' ({missing.group(1)} is not installed)")
-    assert done.returncode == 0, f"README.md line {block.line}:\n{done.stderr[-3000:]}"
+        print(f"{block.where}: needs the {extra} extra")
+        pytest.skip(f"{block.where}: needs pip install -e '.[{extra}]' ({missing.group(1)} is not installed)")
+    assert done.returncode == 0, f"{block.where}:\n{done.stderr[-3000:]}"
     expected = [m.group(1).strip() for m in re.finditer(r"^\s*print\(.*\)\s*#\s*(.+)$", block.code, re.M)]
     if expected:
         printed = done.stdout.splitlines()
-        assert len(printed) == len(expected), f"README.md line {block.line} shows {len(expected)} printed lines; it printed {printed}"
+        assert len(printed) == len(expected), f"{block.where} shows {len(expected)} printed lines; it printed {printed}"
         for shown, got in zip(expected, printed):
             pattern = ".*".join(re.escape(piece) for piece in shown.split("..."))
-            assert re.fullmatch(pattern, got.strip()), f"README.md line {block.line} shows {shown!r}; it printed {got!r}"
+            assert re.fullmatch(pattern, got.strip()), f"{block.where} shows {shown!r}; it printed {got!r}"
 
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang in DATA], ids=lambda b: b.id)
@@ -276,37 +285,45 @@ def test_data_block_parses_and_matches_its_file(block):
     named = re.findall(r"`(examples/[\w/.-]+\.(?:ya?ml|json))`", block.before.rsplit("\n\n", 1)[-1])
     if not block.mark:
         assert not (isinstance(value, dict) and "calls" in value), (
-            f"README.md line {block.line} is a call script: save it under examples/, run it in a sh block, and mark this block "
+            f"{block.where} is a call script: save it under examples/, run it in a sh block, and mark this block "
             "<!-- readme-test: file: PATH -->"
         )
         assert not named, (
-            f"README.md line {block.line} follows text naming {named[0]}: show the file and mark the block "
+            f"{block.where} follows text naming {named[0]}: show the file and mark the block "
             f"<!-- readme-test: file: {named[0]} --> (or part-of: for one entry of it)"
         )
         return
     kind, path = block.mark
     file = ROOT / path
-    assert file.is_file(), f"README.md line {block.line} claims to be {path}, which does not exist"
+    assert file.is_file(), f"{block.where} claims to be {path}, which does not exist"
     if isinstance(value, dict) and "calls" in value:
         shells = "".join(b.code for b in BLOCKS if b.lang in SHELLS and not b.mark)
-        assert path in shells, f"README.md line {block.line} shows the script {path}: run it in a sh block (dagtools call SCHEMA {path})"
+        assert path in shells, f"{block.where} shows the script {path}: run it in a sh block (dagtools call SCHEMA {path})"
     if kind == "file":
-        assert block.code == file.read_text(), f"README.md line {block.line} is not {path} as it is: copy the file into the README"
+        assert block.code == file.read_text(), f"{block.where} is not {path} as it is: copy the file into the README"
     else:
         entries = json.loads(file.read_text()) if file.suffix == ".json" else yaml.safe_load(file.read_text())
-        assert value in entries, f"README.md line {block.line} is not one of the entries of {path}"
+        assert value in entries, f"{block.where} is not one of the entries of {path}"
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=lambda b: b.id)
 def test_block_has_a_known_language(block):
     assert block.lang in SHELLS | DATA | {"python", "text", "mermaid"}, (
-        f"README.md line {block.line}: tag the block sh, python, yaml, json, text or mermaid (it is {block.lang or 'untagged'!r})"
+        f"{block.where}: tag the block sh, python, yaml, json, text or mermaid (it is {block.lang or 'untagged'!r})"
     )
     if block.mark:
-        assert block.mark[0] == "skip" or block.lang in DATA, f"README.md line {block.line}: file: and part-of: mark yaml or json blocks"
+        assert block.mark[0] == "skip" or block.lang in DATA, f"{block.where}: file: and part-of: mark yaml or json blocks"
 
 
-# -- what the README names must exist -----------------------------------------------------------------
+# -- what the pages name must exist ------------------------------------------------------------------
+
+
+def _text(page: str) -> str:
+    return (ROOT / page).read_text()
+
+
+#: A wheel built from this checkout, as `python -m build` names it in dist/.
+WHEEL = re.compile(rf"dist/{PYPROJECT['project']['name'].replace('-', '_')}-{re.escape(PYPROJECT['project']['version'])}-py3-none-any\.whl")
 
 
 def check_pip_install(command: str) -> None:
@@ -316,31 +333,116 @@ def check_pip_install(command: str) -> None:
         name, _, rest = target.partition("[")
         wanted = set(filter(None, rest.rstrip("]").split(",")))
         distribution = PYPROJECT["project"]["name"]
-        assert name in {".", distribution}, f"{command!r}: install . or {distribution} (dagtools on PyPI is another project)"
+        assert name in {".", distribution} or WHEEL.fullmatch(name), (
+            f"{command!r}: install ., {distribution} or its wheel (dagtools on PyPI is another project)"
+        )
         assert wanted <= extras, f"{command!r}: no extra {sorted(wanted - extras)} in pyproject.toml"
 
 
 def test_every_pip_install_names_this_distribution_and_its_extras():
-    text = README.read_text()
-    found = re.findall(r"`(pip install [^`]+)`", text)
+    found = [c for page in PAGES for c in re.findall(r"`(pip install [^`]+)`", _text(page))]
     found += [c for b in BLOCKS if b.lang in SHELLS for c in split_block(b.code)[2]]
     assert found
     for command in found:
         check_pip_install(command.split(" && ")[0])
 
 
-def test_every_file_the_readme_names_exists():
-    text = README.read_text()
-    named = set(re.findall(r"(?<![\w/.-])((?:examples|schemas|bench)/[\w/.-]*\w\.(?:py|ya?ml|json|graphql))", text))
+def test_every_file_a_page_names_exists():
+    path = r"(?<![\w/.-])((?:examples|schemas|bench)/[\w/.-]*\w\.(?:py|ya?ml|json|graphql|sh))"
+    named = {n for page in PAGES for n in re.findall(path, _text(page))}
     assert named
     assert sorted(n for n in named if not (ROOT / n).is_file()) == []
 
 
 def test_the_readme_starts_with_a_virtualenv_and_says_which_python():
-    first = next(b for b in BLOCKS if b.lang in SHELLS)
+    first = next(b for b in BLOCKS if b.page == "README.md" and b.lang in SHELLS)
     commands = shell_commands(first.code)
     assert re.match(ENVIRONMENT[0], commands[0]) and "activate" in commands[0]
     assert commands[1:3] == ["pip install -e . && dagtools demo", 'pip install -e ".[test]" && pytest']
     minimum = PYPROJECT["project"]["requires-python"].removeprefix(">=")
     assert f"Python >= {minimum}" in README.read_text().split("```", 1)[0]
     assert "dagtools-graphql" in README.read_text()
+
+
+# -- the README is short, and the pages hang together ---------------------------------------------------
+
+
+def test_the_readme_is_short_and_leads_to_the_pages():
+    text = README.read_text()
+    assert len(text.splitlines()) <= README_MAX_LINES, f"README.md has {len(text.splitlines())} lines: move reference text to docs/"
+    linked = set(re.findall(r"\]\((docs/[\w-]+\.md)(?:#[\w-]*)?\)", text))
+    assert linked == {p for p in PAGES if p.startswith("docs/") and p != "docs/index.md"}, "the README links to every page"
+
+
+def slug(heading: str) -> str:
+    """The anchor GitHub and MkDocs both give a heading made of words (this project's headings are)."""
+    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", heading.replace("`", "")).strip().lower())
+
+
+def anchors(page: str) -> set[str]:
+    text = re.sub(r"^```.*?^```", "", _text(page), flags=re.S | re.M)
+    return {slug(m.group(1)) for m in re.finditer(r"^#{1,6} (.+)$", text, re.M)}
+
+
+LINKS = [
+    (page, target)
+    for page in PAGES
+    for target in re.findall(r"\]\(([^)\s]+)\)", re.sub(r"^```.*?^```", "", _text(page), flags=re.S | re.M))
+    if not re.match(r"\w+:", target)
+]
+
+
+@pytest.mark.parametrize(("page", "target"), LINKS, ids=[f"{p}->{t}" for p, t in LINKS])
+def test_every_relative_link_resolves(page: str, target: str):
+    """On GitHub (the README's links into docs/) and on the site (links between pages): the file and the
+    heading exist. `mkdocs build --strict` checks the pages again, by its own rules."""
+    path, _, anchor = target.partition("#")
+    linked = (ROOT / page).parent / path if path else ROOT / page
+    assert linked.is_file(), f"{page} links to {target}: {path} does not exist"
+    relative = linked.resolve().relative_to(ROOT.resolve()).as_posix()
+    if page.startswith("docs/"):
+        assert relative.startswith("docs/"), f"{page} links to {target}, outside the site: name the file in `code` instead"
+    if anchor:
+        assert anchor in anchors(relative), f"{page} links to {target}: {relative} has no heading with that anchor"
+
+
+def test_every_page_is_in_the_site_nav():
+    nav = set(re.findall(r":\s+([\w-]+\.md)\s*$", (ROOT / "mkdocs.yml").read_text(), re.M))
+    assert {f"docs/{name}" for name in nav} == {p for p in PAGES if p.startswith("docs/")}
+
+
+#: What installs from PyPI: a line that says one of these runs only once the package is published.
+DISTRIBUTION = re.escape(PYPROJECT["project"]["name"])
+FROM_PYPI = re.compile(rf"pip install [\"']?{DISTRIBUTION}\b|uvx --from[ \"',]+{DISTRIBUTION}\b")
+
+
+def _paragraphs(text: str) -> list[str]:
+    """The page's paragraphs, each code block joined to the paragraph that introduces it (past its mark)."""
+    text = re.sub(r"^<!-- readme-test: .* -->\n", "", text, flags=re.M)
+    units: list[str] = []
+    for chunk in re.split(r"(^```.*?^```\n?)", text, flags=re.S | re.M):
+        if chunk.startswith("```") and units:
+            units[-1] += chunk
+        else:
+            units.extend(part for part in re.split(r"\n\s*\n", chunk) if part.strip())
+    return units
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_line_that_installs_from_pypi_says_it_needs_the_published_package(page: str):
+    for paragraph in _paragraphs(_text(page)):
+        if FROM_PYPI.search(paragraph):
+            assert "published" in paragraph, f"{page}: say the package must be published on PyPI for this to work:\n{paragraph}"
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.startswith("docs/")])
+def test_lists_and_tables_on_the_site_start_after_a_blank_line(page: str):
+    """GitHub draws a list right under a line of text; MkDocs (Python-Markdown) reads it as more text."""
+    text = re.sub(r"^```.*?^```", "", _text(page), flags=re.S | re.M)
+    lines = text.splitlines()
+    glued = [
+        f"line {i + 1}: {line[:50]!r} follows {lines[i - 1][:50]!r}"
+        for i, line in enumerate(lines)
+        if i and re.match(r"^(- |\| |\d+\. )", line) and lines[i - 1].strip() and not re.match(r"^(- |\s|\| |\d+\. |<!--)", lines[i - 1])
+    ]
+    assert glued == [], f"{page}: put a blank line before each list and table:\n" + "\n".join(glued)

@@ -187,9 +187,9 @@ async def test_python_trace_of_a_session_and_of_its_stored_state(tmp_path: Path)
 
 @pytest.mark.e2e
 def test_the_readme_section_runs_and_shows_what_the_demo_writes(tmp_path: Path):
-    """Each block of "Seeing a run" runs as written (in a directory beside examples/), and the Mermaid shown is
-    what `dagtools demo --trace fries.mmd` writes."""
-    section = (ROOT / "README.md").read_text().split("\n## Seeing a run\n", 1)[1].split("\n## ", 1)[0]
+    """Each block of the "Seeing a run" page (docs/traces.md) runs as written (in a directory beside
+    examples/), and the Mermaid shown there and in the README is what `dagtools demo --trace fries.mmd` writes."""
+    section = (ROOT / "docs" / "traces.md").read_text()
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     [shell] = re.findall(r"```sh\n(.*?)```", section, re.DOTALL)
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"}
@@ -198,6 +198,8 @@ def test_the_readme_section_runs_and_shows_what_the_demo_writes(tmp_path: Path):
     assert {p.name for p in tmp_path.glob("fries.*")} == {"fries.mmd", "fries.html", "fries.md"}
     [shown] = re.findall(r"```mermaid\n(.*?)```", section, re.DOTALL)
     assert shown == (tmp_path / "fries.mmd").read_text()
+    [in_readme] = re.findall(r"```mermaid\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
+    assert in_readme == shown, "the README's picture is not what the demo draws"
     [code] = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
     ran = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0, ran.stderr

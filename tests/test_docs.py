@@ -1,0 +1,92 @@
+"""The documentation site builds as `.ci/run` builds it: `mkdocs build --strict`, so a link or an anchor
+between pages that does not resolve, or a page left out of the nav, fails here. The site is written into
+a folder of the test's own, never into the checkout. And the Deployment page states every limit of the
+MCP server with the default it really has."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+def _mkdocs(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run([sys.executable, "-m", "mkdocs", *map(str, args)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def mkdocs_installed() -> None:
+    for module in ("mkdocs", "material"):
+        if importlib.util.find_spec(module) is None:
+            print(f"the docs extra is not installed ({module}): pip install -e '.[docs]'")
+            pytest.skip(f"the docs extra is not installed ({module} is missing): pip install -e '.[docs]'")
+
+
+def test_the_site_builds_strict(mkdocs_installed, tmp_path: Path):
+    done = _mkdocs("build", "--strict", "--site-dir", tmp_path / "site")
+    assert done.returncode == 0, done.stderr[-3000:]
+    pages = {p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("index.html")}
+    expected = {"index.html"} | {f"{p.stem}/index.html" for p in (ROOT / "docs").glob("*.md") if p.stem != "index"}
+    assert expected <= pages
+    clients = (tmp_path / "site" / "clients" / "index.html").read_text()
+    assert "/path/to/.venv/bin/dagtools" in clients and 'class="mermaid"' in (tmp_path / "site" / "traces" / "index.html").read_text()
+
+
+def test_a_broken_anchor_fails_the_strict_build(mkdocs_installed, tmp_path: Path):
+    """The strict build is what catches a link to a heading that is not there (mkdocs.yml's validation)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Home\n\nSee [the part](other.md#no-such-heading).\n")
+    (docs / "other.md").write_text("# Other\n\n## A heading\n")
+    config = (ROOT / "mkdocs.yml").read_text().split("\nnav:\n", 1)[0] + "\nnav:\n  - index.md\n  - other.md\n"
+    config = config.replace("docs_dir: docs", f"docs_dir: {docs}")
+    rest = (ROOT / "mkdocs.yml").read_text().split("\nvalidation:\n", 1)[1]
+    (tmp_path / "mkdocs.yml").write_text(config + "validation:\n" + rest)
+    done = _mkdocs("build", "--strict", "--config-file", tmp_path / "mkdocs.yml", "--site-dir", tmp_path / "site")
+    assert done.returncode != 0
+    assert "does not contain an anchor '#no-such-heading'" in done.stderr
+
+
+#: The MCP server's capacity and limits: the Deployment page states each, its default, and what happens at it.
+LIMITS = (
+    "max_sessions",
+    "max_sessions_per_caller",
+    "session_ttl",
+    "handshake_timeout",
+    "header_timeout",
+    "body_timeout",
+    "max_connections_per_address",
+    "max_argument_bytes",
+    "max_session_bytes",
+)
+
+
+def _shown(name: str, value: float) -> str:
+    """A default as the page writes it: 2,000; 3,600 s; 256 KiB; 32 MiB."""
+    if name.endswith("_bytes"):
+        return f"{value // 1024**2:,} MiB" if value % 1024**2 == 0 else f"{value // 1024:,} KiB"
+    if name.endswith(("_ttl", "_timeout")):
+        return f"{value:,.0f} s"
+    return f"{value:,}"
+
+
+def test_the_deployment_page_states_every_limit_with_its_default():
+    from dagtools.mcpserver import McpConfig
+
+    page = (ROOT / "docs" / "deployment.md").read_text()
+    defaults = {f.name: f.default for f in dataclasses.fields(McpConfig)}
+    wrong = [
+        f"{name} ({_shown(name, defaults[name])})"
+        for name in LIMITS
+        if not re.search(rf"`{name}` \({re.escape(_shown(name, defaults[name]))}\)", page)
+    ]
+    assert wrong == [], f"docs/deployment.md does not state these limits with their defaults: {wrong}"
