@@ -46,7 +46,7 @@ _WHERE = {
     **dict.fromkeys(["Context", "Message", "ObjectEntry", "Output", "Registry", "Session", "open_session"], ".session"),
     "SessionOptions": ".session._options",
     "SessionState": ".session._state",
-    **dict.fromkeys(["Trace", "write_trace"], ".session._trace"),
+    **dict.fromkeys(["Trace", "write_trace"], ".trace"),
     **dict.fromkeys(["CombinedToolset", "FunctionToolset", "Toolset"], ".session._toolsets"),
     **dict.fromkeys(
         ["ChatStore", "RestApi", "ToolsConfig", "attach_tools_config", "export_tools_config", "load_tools_config"], ".toolsconfig"
@@ -66,8 +66,8 @@ if _typing.TYPE_CHECKING:
     from .session._options import SessionOptions
     from .session._state import SessionState
     from .session._toolsets import CombinedToolset, FunctionToolset, Toolset
-    from .session._trace import Trace, write_trace
     from .toolsconfig import ChatStore, RestApi, ToolsConfig, attach_tools_config, export_tools_config, load_tools_config
+    from .trace import Trace, write_trace
 
 __version__ = "0.1.0"
 

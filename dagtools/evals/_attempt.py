@@ -19,7 +19,7 @@ from ..scripts._script import matches
 from ..session._open import open_session
 from ..session._session import Session
 from ..session._toolsets import CombinedToolset
-from ..session._trace import write_trace
+from ..trace._trace import write_trace
 from ._models import CountedModel
 from ._offer import OfferedSession, save_toolset
 from ._query import QueryToolset
