@@ -25,7 +25,7 @@ LAYERS = [
         "dagtools._telemetry",
         "dagtools.examples",
     },
-    {"dagtools.executors"},
+    {"dagtools.executors", "dagtools.stores"},
     {"dagtools.load"},
     {"dagtools.catalogue"},
     {"dagtools.calls"},

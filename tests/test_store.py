@@ -18,8 +18,8 @@ import pytest
 from dagtools import ConfigError, Message
 from dagtools.session._keeper import StateEncoder, decode_state, encode_state
 from dagtools.session._state import SessionState
-from dagtools.session._store import MemoryStore, StoreConflictError, default_data_dir, open_store
-from dagtools.session._store_sqlite import SqliteStore
+from dagtools.stores._sqlite import SqliteStore
+from dagtools.stores._store import MemoryStore, StoreConflictError, default_data_dir, open_store
 from tests.kitchen import call, kitchen_session
 from tests.servers import free_port, wait_for_port
 
@@ -361,7 +361,7 @@ async def test_a_killed_holders_lease_is_broken_within_a_second(shared_url):
 
 
 def test_a_lease_from_another_machine_or_a_live_process_is_not_broken():
-    from dagtools.session._store_holders import holder_gone, new_token
+    from dagtools.stores._holders import holder_gone, new_token
 
     assert not holder_gone(new_token())  # this process
     mine = new_token().split(":")

@@ -25,11 +25,11 @@ from ..load._introspect import fetch_schema
 from ..load._kinds import is_url
 from ..load._loaded import LoadedSchema
 from ..load._sources import load_schema
+from ..stores._store import SessionStore, new_session_key, open_store
 from ._keeper import SessionKeeper
 from ._options import SessionOptions
 from ._outputs import OutputSpec
 from ._session import Session
-from ._store import SessionStore, new_session_key, open_store
 
 __all__ = ["catalogue_for", "executor_for", "is_executable", "open_session"]
 
