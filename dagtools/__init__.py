@@ -35,7 +35,7 @@ from ._tools import Tool, ToolCall, ToolResult
 # and a script that needs one of them start without importing every layer (graphql-core, httpx, ...).
 _WHERE = {
     **dict.fromkeys(["Agent", "AgentEvent", "RunResult"], ".agent"),
-    **dict.fromkeys(["Handle", "Step"], ".calls"),
+    **dict.fromkeys(["Handle", "ObjectEntry", "Registry", "Step"], ".registry"),
     **dict.fromkeys(["Catalogue", "compile_catalogue", "render_tools"], ".catalogue"),
     "CatalogueOptions": ".catalogue._options",
     **dict.fromkeys(["Executor", "HttpExecutor", "LocalExecutor", "Response"], ".executors"),
@@ -43,7 +43,7 @@ _WHERE = {
     **dict.fromkeys(
         ["AnthropicModel", "FunctionModel", "Model", "ModelResponse", "OpenAIModel", "ScriptedModel", "Usage", "get_model"], ".models"
     ),
-    **dict.fromkeys(["Context", "Message", "ObjectEntry", "Output", "Registry", "Session", "open_session"], ".session"),
+    **dict.fromkeys(["Context", "Message", "Output", "Session", "open_session"], ".session"),
     "SessionOptions": ".session._options",
     "SessionState": ".session._state",
     **dict.fromkeys(["Trace", "write_trace"], ".trace"),
@@ -56,13 +56,13 @@ __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 
 if _typing.TYPE_CHECKING:
     from .agent import Agent, AgentEvent, RunResult
-    from .calls import Handle, Step
     from .catalogue import Catalogue, compile_catalogue, render_tools
     from .catalogue._options import CatalogueOptions
     from .executors import Executor, HttpExecutor, LocalExecutor, Response
     from .load import Dialect, LoadedSchema, detect_dialect, load_schema
     from .models import AnthropicModel, FunctionModel, Model, ModelResponse, OpenAIModel, ScriptedModel, Usage, get_model
-    from .session import Context, Message, ObjectEntry, Output, Registry, Session, open_session
+    from .registry import Handle, ObjectEntry, Registry, Step
+    from .session import Context, Message, Output, Session, open_session
     from .session._options import SessionOptions
     from .session._state import SessionState
     from .session._toolsets import CombinedToolset, FunctionToolset, Toolset

@@ -28,6 +28,7 @@ LAYERS = [
     {"dagtools.executors", "dagtools.stores"},
     {"dagtools.load"},
     {"dagtools.catalogue"},
+    {"dagtools.registry"},
     {"dagtools.calls"},
     {"dagtools.session"},
     {

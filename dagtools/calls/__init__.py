@@ -4,7 +4,7 @@
 This layer writes into a session's registry and long values, which it is given; it never imports
 the session, which sits above it."""
 
+from ..registry import Handle, Step  # where they lived before dagtools.registry; kept importable here
 from ._field import FieldCalls, PreparedCall
-from ._handles import Handle, Step
 
 __all__ = ["FieldCalls", "Handle", "PreparedCall", "Step"]

@@ -32,7 +32,7 @@ from ..catalogue._scalars import is_any_value, scalar_kind
 from ._references import Ref, article, held_or_raw, reference_value, resolve_reference
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
-    from ..session._registry import ObjectEntry, Registry
+    from ..registry._registry import ObjectEntry, Registry
 
 __all__ = ["Bound", "Ref", "bind_arguments", "parse_arguments", "resolve_reference", "signature", "value_problems"]
 

@@ -23,13 +23,13 @@ from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._previews import field_rank
 from ..executors._base import Executor, Response
+from ..registry._handles import Handle, Step, freeze, thaw
 from ._answers import answer_problem, locate
 from ._arguments import bind_arguments
 from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder
 from ._expressions import expression_of, nonsense
 from ._expressions import next_page as hint_next_page
-from ._handles import Handle, Step, freeze, thaw
 from ._keys import Key, held_values, key_field, key_of
 from ._moved import dotted, moved, unreachable
 from ._partial import failed_call, leave_out, partial_note, sort_errors
@@ -38,8 +38,8 @@ from ._previews import page_room, shape_page
 from ._references import Ref, known_types
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
-    from ..session._long_values import LongValues
-    from ..session._registry import ObjectEntry, Registry
+    from ..registry._long_values import LongValues
+    from ..registry._registry import ObjectEntry, Registry
 
 __all__ = ["FieldCalls", "PreparedCall", "expression_of"]  # expression_of: where callers have long found it
 

@@ -14,7 +14,7 @@ from .._values import value_problem
 from ._keys import Key, describe_key, key_value
 
 if TYPE_CHECKING:  # the session holds the registry; this layer is given its entries
-    from ..session._registry import ObjectEntry
+    from ..registry._registry import ObjectEntry
 
 __all__ = ["dotted", "moved", "unreachable"]
 

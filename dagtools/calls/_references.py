@@ -13,10 +13,10 @@ from graphql import get_named_type, is_composite_type
 
 from .._errors import ToolCallError
 from ..catalogue._catalogue import Catalogue
-from ._handles import parse_object_id
+from ..registry._handles import parse_object_id
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
-    from ..session._registry import ObjectEntry, Registry
+    from ..registry._registry import ObjectEntry, Registry
 
 __all__ = ["Ref", "article", "held_or_raw", "known_types", "reference_value", "resolve_reference"]
 

@@ -10,9 +10,9 @@ from .._tools import Tool
 from ..calls._field import FieldCalls, PreparedCall
 from ..catalogue._catalogue import Catalogue
 from ..executors._base import Executor
+from ..registry._long_values import LongValues
+from ..registry._registry import Registry
 from ._active import ActiveToolset
-from ._long_values import LongValues
-from ._registry import Registry
 from ._toolsets import Toolset
 
 __all__ = ["FieldToolset"]

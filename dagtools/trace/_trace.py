@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import ConfigError, ToolCallError
 from ..calls._arguments import parse_arguments
-from ..calls._handles import parse_object_id
+from ..registry._handles import parse_object_id
 from ..session._state import SessionState
 
 if TYPE_CHECKING:
