@@ -21,7 +21,7 @@ from graphql import get_named_type, is_composite_type, is_leaf_type
 from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
-from ..catalogue._previews import field_rank
+from ..catalogue._preview_fields import field_rank
 from ..executors._base import Executor, Response
 from ..registry._handles import Handle, Step, freeze, thaw
 from ._answers import answer_problem, locate
@@ -34,7 +34,7 @@ from ._keys import Key, held_values, key_field, key_of
 from ._moved import dotted, moved, unreachable
 from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_linked, present_payload
-from ._previews import page_room, shape_page
+from ._preview_pages import page_room, shape_page
 from ._references import Ref, known_types
 
 if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
@@ -230,7 +230,7 @@ class FieldCalls:
         return out
 
     def shape(self, page: dict[str, tuple[str, dict[str, Any]]], out: Result) -> tuple[dict[str, dict[str, Any]], str | None]:
-        """The previews of the objects on one page as the model sees them (see calls/_previews.py):
+        """The previews of the objects on one page as the model sees them (see calls/_preview_pages.py):
         the same fields for each, within the room the result `out` leaves, and a note on the rest."""
         room = page_room(self.long_values.budget, len(json.dumps(out, ensure_ascii=False)))
         return shape_page(page, self._rank, room, self._is_tool)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import ConfigError, DagtoolsError
 from .._tools import Tool, ToolCall, ToolResult
 from ..catalogue._render import render_tool
-from ..load._cached import load_cached
+from ..load._warm_start import load_cached
 from ._app import build_http_app, check_exposure
 from ._banner import schema_size
 from ._config import McpConfig

@@ -36,7 +36,7 @@ from ..registry._registry import ObjectEntry, Registry
 from . import _metatools
 from ._chain_tool import add_call_chain
 from ._context import Context, Message
-from ._deferred import DeferredTools, deferred_tools
+from ._deferred_tools import DeferredTools, deferred_tools
 from ._fields import FieldToolset
 from ._keeper import SessionKeeper
 from ._metatools import READ_RESULT, SAVE, SELECT_TOOLS, ValueInput, add_describe_tools, read_result_tool, save_tool, select_tools_tool
