@@ -232,7 +232,7 @@ async def test_a_deleted_session_says_so_and_changes_nothing(store_url):
 async def test_host_changes_between_calls_are_saved(store_url):
     async with await kitchen_session(store=store_url, key="host") as session:
         session.select(["Oven_bake"])
-        await session.save()
+        await session.checkpoint()
     assert (await _reopen(store_url, "host")).active_tools == ["Oven_bake"]
 
 
@@ -382,7 +382,7 @@ async def _grown(store_url: str, key: str, objects: int):
     session = await kitchen_session(store=store_url, key=key)
     for n in range(objects - len(session.registry)):  # distinct re-rooted handles, as identity gives them
         session.registry.mint("Potato", Handle((Step.of("loadPotatoFromID", {"id": f"p-{n}"}),)), expression=f"Potato#1.slice(n: {n})")
-    await session.save()
+    await session.checkpoint()
     await call(session, "selectTools", tools=["Potato_*", "Query_potato"])
     return session
 

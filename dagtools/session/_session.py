@@ -240,8 +240,9 @@ class Session:
         if self.keeper is not None:
             await self.keeper.catch_up(self)
 
-    async def save(self) -> None:
-        """Store what the host changed between calls (`select`, `tool_call_result`); calls save themselves."""
+    async def checkpoint(self) -> None:
+        """Write what the host changed between calls (`select`, `tool_call_result`) to the store; calls
+        write theirs themselves. Not the `save` tool, whose outputs are `saved`."""
         self._check_open()
         if self.keeper is not None:
             await self.keeper.save(self)
