@@ -4,14 +4,8 @@ Every field of every object type is a tool `Type_field`; every object a call ret
 `Type#N` handle; `selectTools` grows the active toolset on demand and `save` hands outputs back.
 
 The public surface is what this module exports; everything else lives in private modules and may
-move. Layers, each importing only those below it:
-
-    load/        schema sources, SDL repair, introspection (and its cache), dialects
-    catalogue/   tools of a schema: names, JSON Schema, provider renderings
-    calls/       binding arguments, documents from handles, batched reads, answers into objects
-    session/     registry, toolsets (fields, meta-tools, host tools), turns, outputs, context
-    executors/   where documents go: HTTP, in process
-    agent/ models/ scripts/ toolsconfig/ mcpserver/ cli/   drivers on top
+move. The package is in layers, each importing only those below it; the order is written once, in
+`dagtools/_layers.py`, which tests/test_layers.py holds the code to.
 """
 
 import logging
