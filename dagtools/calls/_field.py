@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graphql import get_named_type, is_composite_type, is_leaf_type
 
@@ -24,6 +24,8 @@ from ..catalogue._catalogue import Catalogue
 from ..catalogue._preview_fields import field_rank
 from ..executors._base import Executor, Response
 from ..registry._handles import Handle, Step, freeze, thaw
+from ..registry._long_values import LongValues
+from ..registry._registry import ObjectEntry, Registry
 from ._answers import answer_problem, locate
 from ._arguments import bind_arguments
 from ._connections import Connection, connection_of
@@ -36,10 +38,6 @@ from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_linked, present_payload
 from ._preview_pages import page_room, shape_page
 from ._references import Ref, known_types
-
-if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
-    from ..registry._long_values import LongValues
-    from ..registry._registry import ObjectEntry, Registry
 
 __all__ = ["FieldCalls", "PreparedCall", "expression_of"]  # expression_of: where callers have long found it
 

@@ -241,8 +241,7 @@ class Session:
             await self.keeper.catch_up(self)
 
     async def checkpoint(self) -> None:
-        """Write what the host changed between calls (`select`, `tool_call_result`) to the store; calls
-        write theirs themselves. Not the `save` tool, whose outputs are `saved`."""
+        """Store what the host changed between calls (`select`, `tool_call_result`); calls store theirs."""
         self._check_open()
         if self.keeper is not None:
             await self.keeper.save(self)
