@@ -1,5 +1,6 @@
-"""The shape of the package: layers import downward only, no import cycles, small modules, and tools
-dispatched by the toolset that owns them, never by comparing names elsewhere."""
+"""The shape of the package: layers (as dagtools/_layers.py writes them) import downward only, even for
+type checking, no import cycles, small modules in packages a reader can scan, and tools dispatched by
+the toolset that owns them, never by comparing names elsewhere."""
 
 from __future__ import annotations
 
