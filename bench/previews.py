@@ -32,7 +32,7 @@ for _path in (ROOT, ROOT / "bench"):
 from _figures import exit_status, figure, unmeasured  # noqa: E402
 
 from dagtools import ToolCall, open_session  # noqa: E402
-from dagtools.calls._previews import CUT, page_room  # noqa: E402
+from dagtools.calls._preview_pages import CUT, page_room  # noqa: E402
 
 __all__ = ["run_previews_bench"]
 

@@ -95,7 +95,7 @@ async def resume_figures(label: str, store: str, objects: int = 10_000) -> None:
         for n in range(objects - len(session.registry)):  # distinct re-rooted handles, as identity gives them
             handle = Handle((Step.of("loadPotatoFromID", {"id": f"potato-{n}"}),))
             session.registry.mint("Potato", handle, expression=f"Potato#1.slice(n: {n})", preview={"describe": "a raw potato"})
-        await session.save()
+        await session.checkpoint()
         figure(f"{label}_store_bytes_10000_objects", len(encode_state(session.state())))
     times = []
     for _ in range(3):
@@ -120,7 +120,7 @@ async def per_call_figures(label: str, store: str, calls: int = 40) -> None:
             for n in range(objects - len(session.registry)):
                 handle = Handle((Step.of("loadPotatoFromID", {"id": f"potato-{n}"}),))
                 session.registry.mint("Potato", handle, expression=f"Potato#1.slice(n: {n})", preview={"describe": "a raw potato"})
-            await session.save()
+            await session.checkpoint()
             await session.call_tool(ToolCall(name="selectTools", arguments={"tools": ["Potato_peel", "Query_potato"]}))
             written = []
             for n in range(calls):

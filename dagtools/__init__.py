@@ -4,14 +4,8 @@ Every field of every object type is a tool `Type_field`; every object a call ret
 `Type#N` handle; `selectTools` grows the active toolset on demand and `save` hands outputs back.
 
 The public surface is what this module exports; everything else lives in private modules and may
-move. Layers, each importing only those below it:
-
-    load/        schema sources, SDL repair, introspection (and its cache), dialects
-    catalogue/   tools of a schema: names, JSON Schema, provider renderings
-    calls/       binding arguments, documents from handles, batched reads, answers into objects
-    session/     registry, toolsets (fields, meta-tools, host tools), turns, outputs, context
-    executors/   where documents go: HTTP, in process
-    agent/ models/ scripts/ toolsconfig/ mcpserver/ cli/   drivers on top
+move. The package is in layers, each importing only those below it; the order is written once, in
+`dagtools/_layers.py`, which tests/test_layers.py holds the code to.
 """
 
 import logging
@@ -35,7 +29,7 @@ from ._tools import Tool, ToolCall, ToolResult
 # and a script that needs one of them start without importing every layer (graphql-core, httpx, ...).
 _WHERE = {
     **dict.fromkeys(["Agent", "AgentEvent", "RunResult"], ".agent"),
-    **dict.fromkeys(["Handle", "Step"], ".calls"),
+    **dict.fromkeys(["Handle", "ObjectEntry", "Registry", "Step"], ".registry"),
     **dict.fromkeys(["Catalogue", "compile_catalogue", "render_tools"], ".catalogue"),
     "CatalogueOptions": ".catalogue._options",
     **dict.fromkeys(["Executor", "HttpExecutor", "LocalExecutor", "Response"], ".executors"),
@@ -43,10 +37,10 @@ _WHERE = {
     **dict.fromkeys(
         ["AnthropicModel", "FunctionModel", "Model", "ModelResponse", "OpenAIModel", "ScriptedModel", "Usage", "get_model"], ".models"
     ),
-    **dict.fromkeys(["Context", "Message", "ObjectEntry", "Output", "Registry", "Session", "open_session"], ".session"),
+    **dict.fromkeys(["Context", "Message", "Output", "Session", "open_session"], ".session"),
     "SessionOptions": ".session._options",
     "SessionState": ".session._state",
-    **dict.fromkeys(["Trace", "write_trace"], ".session._trace"),
+    **dict.fromkeys(["Trace", "write_trace"], ".trace"),
     **dict.fromkeys(["CombinedToolset", "FunctionToolset", "Toolset"], ".session._toolsets"),
     **dict.fromkeys(
         ["ChatStore", "RestApi", "ToolsConfig", "attach_tools_config", "export_tools_config", "load_tools_config"], ".toolsconfig"
@@ -56,18 +50,18 @@ __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 
 if _typing.TYPE_CHECKING:
     from .agent import Agent, AgentEvent, RunResult
-    from .calls import Handle, Step
     from .catalogue import Catalogue, compile_catalogue, render_tools
     from .catalogue._options import CatalogueOptions
     from .executors import Executor, HttpExecutor, LocalExecutor, Response
     from .load import Dialect, LoadedSchema, detect_dialect, load_schema
     from .models import AnthropicModel, FunctionModel, Model, ModelResponse, OpenAIModel, ScriptedModel, Usage, get_model
-    from .session import Context, Message, ObjectEntry, Output, Registry, Session, open_session
+    from .registry import Handle, ObjectEntry, Registry, Step
+    from .session import Context, Message, Output, Session, open_session
     from .session._options import SessionOptions
     from .session._state import SessionState
     from .session._toolsets import CombinedToolset, FunctionToolset, Toolset
-    from .session._trace import Trace, write_trace
     from .toolsconfig import ChatStore, RestApi, ToolsConfig, attach_tools_config, export_tools_config, load_tools_config
+    from .trace import Trace, write_trace
 
 __version__ = "0.1.0"
 

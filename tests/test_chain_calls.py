@@ -201,7 +201,7 @@ async def test_a_chain_from_a_value_that_moved_is_refused_not_answered_about_ano
 
 
 async def test_deferred_mode_lists_call_chain_from_the_start_and_runs_it(counted_swapi: tuple[str, Recorder]) -> None:
-    from dagtools.session._deferred import deferred_tools
+    from dagtools.session._deferred_tools import deferred_tools
 
     url, recorder = counted_swapi
     async with await open_session(url, cache=False) as session:

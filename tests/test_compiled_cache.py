@@ -15,9 +15,9 @@ import pytest
 from dagtools._tools import ToolCall
 from dagtools.catalogue._catalogue import compile_catalogue
 from dagtools.executors._base import SchemaOnlyExecutor
-from dagtools.load._cached import load_cached
 from dagtools.load._loaded import schema_builds
 from dagtools.load._sources import load_schema
+from dagtools.load._warm_start import load_cached
 from dagtools.session._open import catalogue_for
 from dagtools.session._session import Session
 from tests.conftest import ROOT, shared_schema_path

@@ -31,8 +31,8 @@ from dagtools import compile_catalogue, load_schema
 from dagtools.calls._batch import merge_documents
 from dagtools.calls._connections import connection_of
 from dagtools.calls._documents import QueryBuilder
-from dagtools.calls._handles import Step
 from dagtools.calls._validation import document_errors
+from dagtools.registry._handles import Step
 from tests.conftest import load_shared, shared_schema_names
 
 ROOT = Path(__file__).resolve().parents[1]

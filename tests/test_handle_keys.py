@@ -8,9 +8,9 @@ import json
 import strawberry
 
 from dagtools import Handle, Registry, Step, compile_catalogue
-from dagtools.calls._handles import freeze
 from dagtools.calls._keys import describe_key, key_field, key_of
 from dagtools.executors._base import format_error
+from dagtools.registry._handles import freeze
 
 
 @strawberry.type
@@ -113,7 +113,7 @@ def test_a_graphql_error_keeps_what_extensions_say_within_a_budget_without_crede
 
 def test_a_key_answered_as_deeply_nested_json_is_another_value_not_a_crash() -> None:
     from dagtools.calls._moved import moved
-    from dagtools.session._registry import ObjectEntry
+    from dagtools.registry._registry import ObjectEntry
 
     holder = ObjectEntry(id="Slot#1", type_name="Slot", number=1, handle=Handle(()), expression="slots[0]", key=(("startsAt", "10:00"),))
     deep: object = "10:00"

@@ -1,5 +1,6 @@
-"""The shape of the package: layers import downward only, no import cycles, small modules, and tools
-dispatched by the toolset that owns them, never by comparing names elsewhere."""
+"""The shape of the package: layers (as dagtools/_layers.py writes them) import downward only, even for
+type checking, no import cycles, small modules in packages a reader can scan, and tools dispatched by
+the toolset that owns them, never by comparing names elsewhere."""
 
 from __future__ import annotations
 
@@ -8,33 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from dagtools import _layers
+
 PACKAGE = Path(__file__).resolve().parents[1] / "dagtools"
 
-#: Lowest first. A module may import its own layer and any layer before it, never one after.
-LAYERS = [
-    {
-        "dagtools._errors",
-        "dagtools._tools",
-        "dagtools._retries",
-        "dagtools._yaml",
-        "dagtools._redact",
-        "dagtools._limits",
-        "dagtools._values",
-        "dagtools._lazy",
-        "dagtools._words",
-        "dagtools._telemetry",
-        "dagtools.examples",
-    },
-    {"dagtools.executors"},
-    {"dagtools.load"},
-    {"dagtools.catalogue"},
-    {"dagtools.calls"},
-    {"dagtools.session"},
-    {"dagtools.agent", "dagtools.models", "dagtools.scripts", "dagtools.toolsconfig", "dagtools.mcpserver", "dagtools.integrations"},
-    {"dagtools.evals"},
-    {"dagtools.cli"},
-    {"dagtools"},
-]
+#: Lowest first, as dagtools/_layers.py writes them. A module may import its own layer and any layer
+#: before it, never one after.
+LAYERS = [set(members) for members, _ in _layers.LAYERS]
 
 
 def _module_name(path: Path) -> str:
@@ -110,6 +91,75 @@ def test_layers_import_only_downward():
         if _layer(target) > _layer(module) and not module.startswith(target + ".")
     ]
     assert upward == []
+
+
+def _every_import(name: str, path: Path) -> list[tuple[int, str, str]]:
+    """Every dagtools module `name` imports, wherever the import stands: (line, module, how), where how
+    is "at import time", "for type checking only" (under `if TYPE_CHECKING:`) or "when called" (in a
+    function)."""
+    tree = ast.parse(path.read_text())
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: list[tuple[int, str, str]] = []
+
+    def targets(node: ast.Import | ast.ImportFrom) -> list[str]:
+        if isinstance(node, ast.Import):
+            return [a.name for a in node.names]
+        if node.level:
+            base = package.split(".")
+            base = base[: len(base) - node.level + 1]
+            target = ".".join(base + ([node.module] if node.module else []))
+        else:
+            target = node.module or ""
+        return [target, *(f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in MODULES)]
+
+    def visit(node: ast.AST, how: str) -> None:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            how = "for type checking only"
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and how == "at import time":
+            how = "when called"
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for target in targets(node):
+                while target not in MODULES and "." in target:  # `from pkg.mod import name`
+                    target = target.rpartition(".")[0]
+                if target.startswith("dagtools") and target != name:
+                    found.append((node.lineno, target, how))
+        for child in ast.iter_child_nodes(node):
+            visit(child, how)
+
+    visit(tree, "at import time")
+    return found
+
+
+def test_no_import_goes_up_even_for_type_checking_or_when_called():
+    # An import under TYPE_CHECKING or inside a function still makes the lower layer know the upper
+    # one: what it names belongs at or below the layer that uses it.
+    upward = [
+        f"{module}:{line} imports {target} {how}"
+        for module, path in MODULES.items()
+        for line, target, how in _every_import(module, path)
+        if _layer(target) > _layer(module) and not module.startswith(target + ".")
+    ]
+    assert upward == []
+
+
+def test_the_written_layers_name_real_modules_once():
+    listed = [member for members in LAYERS for member in members]
+    assert sorted(m for m in listed if m not in MODULES) == []
+    assert len(listed) == len(set(listed))
+
+
+#: How many modules (`__init__` included) a package may hold: more is a crowded room, where a reader
+#: no longer finds a concept by its module's name. Packages above the default are held at their count.
+MAX_MODULES = 15
+CROWDED = {"dagtools.calls": 17, "dagtools.catalogue": 16, "dagtools.mcpserver": 16}
+
+
+def test_no_package_is_crowded():
+    packages = {name: path.parent for name, path in MODULES.items() if path.name == "__init__.py"}
+    counts = {name: len(list(folder.glob("*.py"))) for name, folder in packages.items()}
+    crowded = {p: n for p, n in counts.items() if n > CROWDED.get(p, MAX_MODULES)}
+    assert crowded == {}
+    assert counts["dagtools.session"] <= MAX_MODULES
 
 
 def test_no_import_cycle_at_import_time():

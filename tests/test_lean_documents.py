@@ -20,10 +20,10 @@ from graphql import GraphQLObjectType
 
 from dagtools import Session, ToolCall, compile_catalogue, open_session
 from dagtools.calls._documents import ABSTRACT_SELECTION_BYTES, QueryBuilder
-from dagtools.calls._handles import Handle, Step
 from dagtools.calls._validation import document_errors
 from dagtools.executors._base import SchemaOnlyExecutor
 from dagtools.executors._http import HttpExecutor
+from dagtools.registry._handles import Handle, Step
 from tests.conftest import load_shared, shared_schema_path
 
 ROOT = Path(__file__).resolve().parents[1]

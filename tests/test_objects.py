@@ -318,7 +318,7 @@ def test_a_doubtful_id_name_takes_any_node_rather_than_refusing_a_good_one() -> 
 
 
 def test_previews_shrink_step_by_step_and_never_vanish_silently() -> None:
-    from dagtools.calls._previews import fit_previews
+    from dagtools.calls._preview_pages import fit_previews
 
     previews = {f"Book#{n}": {"title": f"Book {n} " + "x" * 60, "author": "A. Author", "summary": "s" * 300} for n in range(1, 101)}
     shown, note = fit_previews(previews, 4000)

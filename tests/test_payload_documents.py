@@ -12,7 +12,7 @@ import pytest
 
 from dagtools import compile_catalogue
 from dagtools.calls._documents import QueryBuilder
-from dagtools.calls._handles import Step
+from dagtools.registry._handles import Step
 from tests.conftest import load_shared, shared_schema_names
 
 #: The longest mutation document on any public schema; GitHub's `addComment` read 9 KB before.

@@ -12,7 +12,7 @@ from typing import Any
 from graphql import GraphQLSchema, build_schema
 
 from dagtools import Session, ToolCall, open_session
-from dagtools.calls._previews import CUT
+from dagtools.calls._preview_pages import CUT
 
 SDL = """
 scalar DateTime

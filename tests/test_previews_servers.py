@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from dagtools import Session, ToolCall, open_session
-from dagtools.calls._previews import CUT
+from dagtools.calls._preview_pages import CUT
 from tests.pyservers.books import BOOKS, app
 from tests.servers import serve_asgi
 from tests.thirdparty import SERVER_VERSIONS, media_url  # noqa: F401 - fixture

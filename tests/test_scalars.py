@@ -249,7 +249,7 @@ def test_github_hashes_and_other_scalars_never_take_handles(github: Any) -> None
 
 def test_github_create_commit_on_branch_takes_a_raw_sha(github: Any) -> None:
     from dagtools.calls._arguments import bind_arguments
-    from dagtools.session._registry import Registry
+    from dagtools.registry._registry import Registry
 
     tool = github.tool("Mutation_createCommitOnBranch")
     defs = tool.parameters["$defs"]

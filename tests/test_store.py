@@ -18,8 +18,8 @@ import pytest
 from dagtools import ConfigError, Message
 from dagtools.session._keeper import StateEncoder, decode_state, encode_state
 from dagtools.session._state import SessionState
-from dagtools.session._store import MemoryStore, StoreConflictError, default_data_dir, open_store
-from dagtools.session._store_sqlite import SqliteStore
+from dagtools.stores._sqlite import SqliteStore
+from dagtools.stores._store import MemoryStore, StoreConflictError, default_data_dir, open_store
 from tests.kitchen import call, kitchen_session
 from tests.servers import free_port, wait_for_port
 
@@ -232,7 +232,7 @@ async def test_a_deleted_session_says_so_and_changes_nothing(store_url):
 async def test_host_changes_between_calls_are_saved(store_url):
     async with await kitchen_session(store=store_url, key="host") as session:
         session.select(["Oven_bake"])
-        await session.save()
+        await session.checkpoint()
     assert (await _reopen(store_url, "host")).active_tools == ["Oven_bake"]
 
 
@@ -361,7 +361,7 @@ async def test_a_killed_holders_lease_is_broken_within_a_second(shared_url):
 
 
 def test_a_lease_from_another_machine_or_a_live_process_is_not_broken():
-    from dagtools.session._store_holders import holder_gone, new_token
+    from dagtools.stores._holders import holder_gone, new_token
 
     assert not holder_gone(new_token())  # this process
     mine = new_token().split(":")
@@ -382,7 +382,7 @@ async def _grown(store_url: str, key: str, objects: int):
     session = await kitchen_session(store=store_url, key=key)
     for n in range(objects - len(session.registry)):  # distinct re-rooted handles, as identity gives them
         session.registry.mint("Potato", Handle((Step.of("loadPotatoFromID", {"id": f"p-{n}"}),)), expression=f"Potato#1.slice(n: {n})")
-    await session.save()
+    await session.checkpoint()
     await call(session, "selectTools", tools=["Potato_*", "Query_potato"])
     return session
 

@@ -16,7 +16,7 @@ from graphql import build_schema
 
 from dagtools import DagtoolsError, Session, ToolCall, compile_catalogue, open_session
 from dagtools.calls._documents import QueryBuilder
-from dagtools.calls._handles import Step
+from dagtools.registry._handles import Step
 
 
 def _node_id(table: str, key: int) -> str:

@@ -3,7 +3,7 @@
 Each step renders the session's current toolset for the model (so tools gained with selectTools
 appear on the next turn), asks the model, records its turn, and runs its calls through the session,
 which records their results. A run always ends with a `RunResult` whose `reason` says why.
-With `tools="deferred"` every turn offers one constant list instead (see `_deferred`).
+With `tools="deferred"` every turn offers one constant list instead (see `_tool_modes`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ..models._base import DeferringModel, Model, ModelResponse, Usage
 from ..session._context import Message
 from ..session._metatools import repr_value
 from ..session._session import Session
-from ._deferred import DeferredRun, ToolMode, deferred_format_for
+from ._tool_modes import DeferredRun, ToolMode, deferred_format_for
 
 __all__ = ["Agent", "AgentEvent", "RunReason", "RunResult", "system_prompt"]
 

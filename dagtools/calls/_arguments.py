@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graphql import (
     GraphQLArgument,
@@ -29,10 +29,8 @@ from ..catalogue._catalogue import Catalogue
 from ..catalogue._describe import DESCRIBE_TOOLS, points_to_describe
 from ..catalogue._json_schema import is_required
 from ..catalogue._scalars import is_any_value, scalar_kind
+from ..registry._registry import ObjectEntry, Registry
 from ._references import Ref, article, held_or_raw, reference_value, resolve_reference
-
-if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
-    from ..session._registry import ObjectEntry, Registry
 
 __all__ = ["Bound", "Ref", "bind_arguments", "parse_arguments", "resolve_reference", "signature", "value_problems"]
 

@@ -19,25 +19,23 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graphql import get_named_type, is_abstract_type, is_composite_type
 
 from .._errors import ExecutorError, ToolCallError
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._chain_example import example_chain
+from ..registry._handles import Step
+from ..registry._registry import ObjectEntry
 from ._answers import answer_problem, locate, read_back
 from ._arguments import bind_arguments, parse_arguments
 from ._connections import Connection, connection_of
 from ._expressions import expression_of, nonsense
 from ._field import FieldCalls, Result
-from ._handles import Step
 from ._moved import dotted, moved, unreachable
 from ._partial import shown_error
 from ._validation import check_document, debugging
-
-if TYPE_CHECKING:
-    from ..session._registry import ObjectEntry
 
 __all__ = ["CALL_CHAIN", "MAX_OBJECTS", "MAX_STEPS", "PreparedChain", "prepare_chain", "run_chain"]
 

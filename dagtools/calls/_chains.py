@@ -13,8 +13,8 @@ from graphql.language import FieldNode, OperationDefinitionNode
 
 from .._errors import ConfigError
 from ..catalogue._catalogue import Catalogue
+from ..registry._handles import Step
 from ._arguments import value_problems
-from ._handles import Step
 
 __all__ = ["parse_chain", "split_chain", "split_outside"]
 

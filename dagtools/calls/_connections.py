@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..catalogue._catalogue import Catalogue
-from ._handles import Step
+from ..registry._handles import Step
 
 __all__ = ["Connection", "connection_of"]
 

@@ -40,8 +40,8 @@ from typing import Any
 from graphql import GraphQLInterfaceType, GraphQLObjectType, get_named_type, is_abstract_type, is_leaf_type
 
 from ..catalogue._catalogue import Catalogue
+from ..registry._handles import Step, thaw
 from ._connections import connection_of
-from ._handles import Step, thaw
 from ._keys import key_field
 from ._validation import check_document, debugging
 

@@ -14,32 +14,30 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graphql import get_named_type, is_composite_type, is_leaf_type
 
 from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
-from ..catalogue._previews import field_rank
+from ..catalogue._preview_fields import field_rank
 from ..executors._base import Executor, Response
+from ..registry._handles import Handle, Step, freeze, thaw
+from ..registry._long_values import LongValues
+from ..registry._registry import ObjectEntry, Registry
 from ._answers import answer_problem, locate
 from ._arguments import bind_arguments
 from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder
 from ._expressions import expression_of, nonsense
 from ._expressions import next_page as hint_next_page
-from ._handles import Handle, Step, freeze, thaw
 from ._keys import Key, held_values, key_field, key_of
 from ._moved import dotted, moved, unreachable
 from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_linked, present_payload
-from ._previews import page_room, shape_page
+from ._preview_pages import page_room, shape_page
 from ._references import Ref, known_types
-
-if TYPE_CHECKING:  # the session holds these; this layer is given them and never imports it
-    from ..session._long_values import LongValues
-    from ..session._registry import ObjectEntry, Registry
 
 __all__ = ["FieldCalls", "PreparedCall", "expression_of"]  # expression_of: where callers have long found it
 
@@ -230,7 +228,7 @@ class FieldCalls:
         return out
 
     def shape(self, page: dict[str, tuple[str, dict[str, Any]]], out: Result) -> tuple[dict[str, dict[str, Any]], str | None]:
-        """The previews of the objects on one page as the model sees them (see calls/_previews.py):
+        """The previews of the objects on one page as the model sees them (see calls/_preview_pages.py):
         the same fields for each, within the room the result `out` leaves, and a note on the rest."""
         room = page_room(self.long_values.budget, len(json.dumps(out, ensure_ascii=False)))
         return shape_page(page, self._rank, room, self._is_tool)

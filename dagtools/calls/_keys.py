@@ -18,12 +18,10 @@ from typing import Any
 from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, get_named_type, is_leaf_type
 
 from ..catalogue._catalogue import Catalogue
-from ._handles import freeze, thaw
+from ..registry._handles import freeze, thaw
+from ..registry._registry import Key
 
 __all__ = ["Key", "describe_key", "held_values", "key_field", "key_of", "key_value"]
-
-#: A key as (field, frozen value) pairs, sorted by field: hashable, and () for "nothing to tell it by".
-Key = tuple[tuple[str, Any], ...]
 
 
 def key_field(catalogue: Catalogue, type_name: str) -> str | None:

@@ -8,13 +8,11 @@ model can do, and nothing of the other object is shown.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._values import value_problem
+from ..registry._registry import ObjectEntry
 from ._keys import Key, describe_key, key_value
-
-if TYPE_CHECKING:  # the session holds the registry; this layer is given its entries
-    from ..session._registry import ObjectEntry
 
 __all__ = ["dotted", "moved", "unreachable"]
 

@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any
 
 from graphql import GraphQLObjectType, get_named_type, is_composite_type
 
-if TYPE_CHECKING:
-    from ..session._registry import ObjectEntry
+from ..registry._registry import ObjectEntry
+
+if TYPE_CHECKING:  # _field imports this module
     from ._field import FieldCalls
 
 __all__ = ["present_linked", "present_payload", "refusal_note"]

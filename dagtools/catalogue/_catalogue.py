@@ -33,7 +33,7 @@ from .._tools import Tool
 from ..load._dialect import Dialect, DialectName, Identity, detect_dialect
 from ._fit import fit
 from ._json_schema import PARAMETER_BUDGET, SchemaRenderer, is_required, reaches_itself
-from ._previews import choose_preview_fields
+from ._preview_fields import choose_preview_fields
 from ._reach import ConnectionShape, detect_connection, example_id, explain_unavailable, index_makers, reachable_types
 from ._tool import compile_tool, describe_reference
 

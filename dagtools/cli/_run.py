@@ -98,7 +98,7 @@ def make_model(args: argparse.Namespace) -> Any:
         raise ConfigError("--retries must be 0 or more and --turn-timeout more than 0.")
     options = {"max_retries": args.retries, "timeout": args.turn_timeout, "extra": dict(args.model_option)}
     model = get_model(args.model, base_url=args.base_url, **options)
-    from ..agent._deferred import deferred_format_for
+    from ..agent._tool_modes import deferred_format_for
 
     deferred_format_for(model, args.tools)  # a model that cannot defer fails here, before the session opens
     return model

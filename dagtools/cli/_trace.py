@@ -44,7 +44,7 @@ def save_trace(path: Path | None, session: Session, *, title: str) -> None:
         return
     from .._errors import ConfigError
     from .._words import counted
-    from ..session._trace import write_trace
+    from ..trace._trace import write_trace
 
     try:
         trace = write_trace(session, path, title=title)

@@ -13,13 +13,13 @@ from typing import Any, cast
 
 from .._errors import DagtoolsError
 from ..agent._agent import SAVE_RULE, Agent, RunResult
-from ..agent._deferred import ToolMode
+from ..agent._tool_modes import ToolMode
 from ..mcpserver._toolsets import FixedToolset
 from ..scripts._script import matches
 from ..session._open import open_session
 from ..session._session import Session
 from ..session._toolsets import CombinedToolset
-from ..session._trace import write_trace
+from ..trace._trace import write_trace
 from ._models import CountedModel
 from ._offer import OfferedSession, save_toolset
 from ._query import QueryToolset

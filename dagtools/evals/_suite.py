@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 
 from .._errors import ConfigError, DagtoolsError
-from ..agent._deferred import deferred_format_for
+from ..agent._tool_modes import deferred_format_for
 from ._attempt import MODES, run_attempt
 from ._models import CountedModel, model_for
 from ._stats import Attempt

@@ -1,6 +1,6 @@
 """A loaded schema whose graphql-core form may still be unbuilt.
 
-A schema served from the compiled cache (`_cached`) is known to build, and what its loading tolerated
+A schema served from the compiled cache (`_warm_start`) is known to build, and what its loading tolerated
 is known too, so the graphql-core `GraphQLSchema` (seconds for GitHub's) is built only when something
 needs it: validating or running a call, describing a tool. Listing tools never does. This module
 imports no graphql-core.

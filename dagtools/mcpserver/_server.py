@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import ConfigError, DagtoolsError
 from .._tools import Tool, ToolCall, ToolResult
 from ..catalogue._render import render_tool
-from ..load._cached import load_cached
+from ..load._warm_start import load_cached
 from ._app import build_http_app, check_exposure
 from ._banner import schema_size
 from ._config import McpConfig
@@ -42,8 +42,8 @@ if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a
     from ..executors._base import Executor
     from ..load._loaded import LoadedSchema
     from ..session._session import Session
-    from ..session._store import SessionStore
     from ..session._toolsets import Toolset
+    from ..stores._store import SessionStore
     from ._pool import ClientState, SessionPool
 
 __all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer"]
@@ -102,7 +102,7 @@ class McpToolServer:
         # memory: is today's behaviour (sessions in the pool only); any other store outlives the process.
         self._store: SessionStore | None = None
         if config.store and not _in_memory(config.store):
-            from ..session._store import open_store
+            from ..stores._store import open_store
 
             self._store = open_store(config.store)
         self._types = types

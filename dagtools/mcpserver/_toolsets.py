@@ -18,7 +18,7 @@ from ..calls._chain_calls import CALL_CHAIN
 from ..catalogue._describe import DESCRIBE_TOOLS, describe_names
 from ..catalogue._reach import example_call, example_path
 from ..catalogue._render import render_tool
-from ..session._active import MAX_NAMES
+from ..session._fields import MAX_NAMES
 from ..session._metatools import SEARCH_PARAMETER
 from ..session._session import Session
 from ..session._toolsets import FunctionToolset, Toolset, close_names

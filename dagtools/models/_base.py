@@ -5,7 +5,7 @@ ones on official SDKs); failures become a `ModelError` whose message says what t
 
 A `DeferringModel` (Anthropic Messages, OpenAI Responses) can also take a constant tool list in
 which selected tools are revealed in place: `complete(..., reveals=...)` maps the id of each
-selectTools call to the wire items that answer it (see dagtools.session._deferred).
+selectTools call to the wire items that answer it (see dagtools.session._deferred_tools).
 """
 
 from __future__ import annotations

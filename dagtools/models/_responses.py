@@ -110,7 +110,7 @@ def parse_responses_output(data: dict[str, Any]) -> ModelResponse:
                 raise ModelError(f"The Responses API sent a function_call without a name or call_id: {item!r}")
             calls.append(ToolCall(name=str(item["name"]), arguments=item.get("arguments") or {}, id=str(item["call_id"])))
         elif item.get("type") == "tool_search_call" and item.get("execution") == "client":
-            # The client-run tool search of a deferred list is selectTools (see dagtools.catalogue._deferred).
+            # The client-run tool search of a deferred list is selectTools (see dagtools.catalogue._deferred_formats).
             if not item.get("call_id"):
                 raise ModelError(f"The Responses API sent a tool_search_call without a call_id: {item!r}")
             arguments = item.get("arguments")

@@ -1,21 +1,138 @@
 """The catalogue's tools as a toolset: every schema field is known, the active ones are listed, and a
-call runs as a field call against the session's registry and executor."""
+call runs as a field call against the session's registry and executor.
+
+Which tools are active is the `ActiveSet`, grown by `selectTools`. It is capped (providers take at
+most 128 tools, and fewer read better); when a selection would pass the cap, the least recently used
+tools make room and the model is told which.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .._errors import ToolCallError
+from .._errors import ConfigError, ToolCallError
 from .._tools import Tool
 from ..calls._field import FieldCalls, PreparedCall
 from ..catalogue._catalogue import Catalogue
 from ..executors._base import Executor
-from ._active import ActiveToolset
-from ._long_values import LongValues
-from ._registry import Registry
+from ..registry._long_values import LongValues
+from ..registry._registry import Registry
 from ._toolsets import Toolset
 
-__all__ = ["FieldToolset"]
+__all__ = ["MAX_NAMES", "ActiveSet", "FieldToolset"]
+
+#: Distinct names one selection may give (after repeats are dropped): a bound on the work and the answer.
+MAX_NAMES = 256
+#: Unknown names spelled out in one answer, each with its suggestions; the rest are counted.
+_UNKNOWN_SHOWN = 10
+
+
+class ActiveSet:
+    """The names of the active tools, in the order they were selected, with when each was last used.
+
+    Not a toolset: it lists and runs nothing. `FieldToolset` lists and runs the tools it names."""
+
+    def __init__(self, catalogue: Catalogue, cap: int = 64) -> None:
+        if cap < 1:
+            raise ConfigError("max_active_tools must be at least 1.")
+        self.catalogue = catalogue
+        self.cap = cap
+        self._last_used: dict[str, int] = {}
+        self._clock = 0
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._last_used
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._last_used)
+
+    def __len__(self) -> int:
+        return len(self._last_used)
+
+    def __copy__(self) -> ActiveSet:
+        """An independent copy: what to put back when a call that selected a tool fails."""
+        copied = ActiveSet(self.catalogue, self.cap)
+        copied._last_used = dict(self._last_used)
+        copied._clock = self._clock
+        return copied
+
+    def touch(self, name: str) -> None:
+        """Note a use, so eviction spares the tools the model works with."""
+        self._clock += 1
+        self._last_used[name] = self._clock
+
+    def uses(self) -> dict[str, int]:
+        """Each active tool with when it was last used, in selection order: what a store keeps."""
+        return dict(self._last_used)
+
+    def restore(self, uses: dict[str, int]) -> None:
+        """Hold exactly the tools of `uses` (those the catalogue still has), as `uses()` gave them."""
+        self._last_used = {name: int(used) for name, used in uses.items() if name in self.catalogue}
+        self._clock = max(self._last_used.values(), default=0)
+
+    def select(self, names: Iterable[str], *, ignore: Iterable[str] = (), partial: bool = False) -> str:
+        """Activate `names` (`Type_*` for every tool of a type). Returns the model's answer.
+
+        With `partial` (the model's selectTools), the good names are selected and the bad ones named,
+        so one typo costs no second call; otherwise (the host) it is all or none. A call that selects
+        nothing raises and changes nothing.
+        """
+        skip = set(ignore)
+        given = list(dict.fromkeys(n.strip() for n in names if isinstance(n, str)))  # each name, and glob, once
+        if len(given) > MAX_NAMES:
+            raise ToolCallError(
+                f"That is {len(given)} different names; one selectTools call takes at most {MAX_NAMES}. "
+                f"Nothing was selected; select at most {self.cap} tools you need next."
+            )
+        wanted: list[str] = []
+        unknown: list[str] = []
+        for name in given:
+            if name in skip:
+                continue
+            if name.endswith("_*") and self.catalogue.tools_for_type(name[:-2]):
+                wanted += self.catalogue.tools_for_type(name[:-2])
+            elif name in self.catalogue:
+                wanted.append(name)
+            else:
+                unknown.append(name)
+        problems = self._problems(unknown)
+        if unknown and (not partial or not wanted):
+            raise ToolCallError(f"{problems}. Nothing was selected; call selectTools again with names from its description.")
+        wanted = list(dict.fromkeys(wanted))
+        if len(wanted) > self.cap:
+            raise ToolCallError(f"That is {len(wanted)} tools; at most {self.cap} can be active at once. Select the ones you need next.")
+        overflow = len(self._last_used) + len([n for n in wanted if n not in self]) - self.cap
+        dropped: list[str] = []
+        if overflow > 0:
+            candidates = sorted((used, n) for n, used in self._last_used.items() if n not in wanted)
+            dropped = [n for _, n in candidates[:overflow]]
+            for name in dropped:
+                del self._last_used[name]
+        for name in wanted:
+            self.touch(name)
+        parts = [f"Selected {', '.join(wanted)}. Not selected: {problems}."] if unknown else ["ok."]
+        if dropped:
+            parts.append(
+                f"To stay within {self.cap} active tools, these were dropped: {', '.join(dropped)}. Select them again when you need them."
+            )
+        return "ok" if parts == ["ok."] else " ".join(parts)
+
+    def _problems(self, unknown: list[str]) -> str:
+        """What is wrong with each name, in one line: a disallowed mutation, a field no object reaches, a typo."""
+        typos: list[str] = []
+        reasons: list[str] = []
+        more = len(unknown) - _UNKNOWN_SHOWN
+        for name in unknown[:_UNKNOWN_SHOWN]:
+            name = name if len(name) <= 80 else name[:77] + "..."
+            reason = self.catalogue.unavailable(name)
+            if reason is not None:
+                reasons.append(reason.rstrip("."))
+                continue
+            close = self.catalogue.suggest(name)
+            typos.append(f"{name} (did you mean {', '.join(close)}?)" if close else name)
+        counted = [f"{more} more unknown names"] if more > 0 else []
+        return "; ".join(([f"No tool named {'; '.join(typos)}"] if typos else []) + reasons + counted)
 
 
 class FieldToolset(Toolset):
@@ -23,7 +140,7 @@ class FieldToolset(Toolset):
 
     def __init__(self, catalogue: Catalogue, registry: Registry, executor: Executor, long_values: LongValues, *, cap: int) -> None:
         self.catalogue = catalogue
-        self.active = ActiveToolset(catalogue, cap)
+        self.active = ActiveSet(catalogue, cap)
         self.calls = FieldCalls(catalogue, registry, executor, long_values)
 
     def list_tools(self) -> list[Tool]:

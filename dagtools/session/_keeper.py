@@ -21,9 +21,9 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import ConfigError
+from ..stores._store import SessionStore, StoreConflictError, StoredState
 from ._context import Message
 from ._state import SessionState, message_json, object_json
-from ._store import SessionStore, StoreConflictError, StoredState
 
 if TYPE_CHECKING:
     from ._session import Session

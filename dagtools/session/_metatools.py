@@ -22,8 +22,8 @@ from ..catalogue._json_schema import SchemaRenderer
 from ..catalogue._reach import example_call
 from ..catalogue._reach import example_path as _example_path
 from ..catalogue._search import SearchIndex, catalogue_search
+from ..registry._registry import Registry
 from ._outputs import Output
-from ._registry import Registry
 from ._toolsets import FunctionToolset
 
 if TYPE_CHECKING:

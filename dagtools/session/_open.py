@@ -19,17 +19,17 @@ from ..catalogue._options import CatalogueOptions
 from ..executors._base import Executor, SchemaOnlyExecutor
 from ..executors._http import HttpExecutor, Progress, env_headers, merge_headers
 from ..executors._local import LocalExecutor
-from ..load._cached import load_cached
 from ..load._dagger import dagger_endpoint, is_dagger_source
 from ..load._introspect import fetch_schema
 from ..load._kinds import is_url
 from ..load._loaded import LoadedSchema
 from ..load._sources import load_schema
+from ..load._warm_start import load_cached
+from ..stores._store import SessionStore, new_session_key, open_store
 from ._keeper import SessionKeeper
 from ._options import SessionOptions
 from ._outputs import OutputSpec
 from ._session import Session
-from ._store import SessionStore, new_session_key, open_store
 
 __all__ = ["catalogue_for", "executor_for", "is_executable", "open_session"]
 

@@ -20,7 +20,7 @@ from .._tools import Tool
 from ..calls._field import FieldCalls
 from ..catalogue._operations import ID_ALIAS, TYPE_ALIAS, Operation, OperationSet, operations_of
 from ..executors._base import format_error
-from ._registry import Registry
+from ..registry._registry import Registry
 from ._toolsets import Toolset, close_names
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from .._errors import ConfigError, ToolCallError
 from ..calls._arguments import value_problems
 from ..calls._references import resolve_reference
 from ..catalogue._catalogue import Catalogue
-from ._registry import Registry
+from ..registry._registry import Registry
 
 __all__ = ["Output", "OutputSpec", "check_outputs", "normalize_outputs"]
 

@@ -31,18 +31,18 @@ from ..catalogue._catalogue import Catalogue, is_list
 from ..catalogue._describe import DESCRIBE_TOOLS
 from ..catalogue._reach import example_call
 from ..executors._base import Executor
+from ..registry._long_values import LongValues
+from ..registry._registry import ObjectEntry, Registry
 from . import _metatools
 from ._chain_tool import add_call_chain
 from ._context import Context, Message
-from ._deferred import DeferredTools, deferred_tools
+from ._deferred_tools import DeferredTools, deferred_tools
 from ._fields import FieldToolset
 from ._keeper import SessionKeeper
-from ._long_values import LongValues
 from ._metatools import READ_RESULT, SAVE, SELECT_TOOLS, ValueInput, add_describe_tools, read_result_tool, save_tool, select_tools_tool
 from ._operations import OperationToolset, operation_toolset
 from ._options import SessionOptions
 from ._outputs import Output, OutputSpec, check_outputs, normalize_outputs
-from ._registry import ObjectEntry, Registry
 from ._state import SessionState, pending_calls, restore_state
 from ._toolsets import CombinedToolset, FunctionToolset, Handler, Toolset
 from ._turn import run_turn
@@ -240,8 +240,8 @@ class Session:
         if self.keeper is not None:
             await self.keeper.catch_up(self)
 
-    async def save(self) -> None:
-        """Store what the host changed between calls (`select`, `tool_call_result`); calls save themselves."""
+    async def checkpoint(self) -> None:
+        """Store what the host changed between calls (`select`, `tool_call_result`); calls store theirs."""
         self._check_open()
         if self.keeper is not None:
             await self.keeper.save(self)

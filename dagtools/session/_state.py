@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
 from .._tools import ToolCall
-from ..calls._handles import Handle, freeze, parse_object_id, thaw
 from ..calls._keys import Key, key_field
+from ..registry._handles import Handle, freeze, parse_object_id, thaw
+from ..registry._registry import ObjectEntry
 from ._context import Message
 from ._metatools import ValueInput
 from ._outputs import Output
-from ._registry import ObjectEntry
 
 if TYPE_CHECKING:
     from ._session import Session

@@ -6,7 +6,7 @@ reach the session as the model wrote them (the session checks them, not pydantic
 recorded in the session's context, and a mistake comes back to the model as a failed tool result
 that names the next step.
 
-With `deferred=True` the toolset lists the same tools all run long (see dagtools.session._deferred):
+With `deferred=True` the toolset lists the same tools all run long (see dagtools.session._deferred_tools):
 the meta-tools, then every catalogue tool with pydantic-ai's `defer_loading`, and a selectTools call
 reveals the tools it selected through `ToolReturn(tools=...)`. pydantic-ai then keeps the request's
 tool list byte-identical where the provider can reveal in place (Anthropic's `tool_reference`, OpenAI

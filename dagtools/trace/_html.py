@@ -17,7 +17,7 @@ import html
 from typing import TYPE_CHECKING
 
 from .._words import counted
-from ._trace_layout import LABEL_CHAR, LABEL_MAX, LINE, Box, Route, lay_out
+from ._layout import LABEL_CHAR, LABEL_MAX, LINE, Box, Route, lay_out
 
 if TYPE_CHECKING:
     from ._trace import Trace

@@ -29,7 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 import anyio
 
 from .._errors import ConfigError, DagtoolsError
-from ._store_holders import holder_gone, new_token
+from ._holders import holder_gone, new_token
 
 __all__ = [
     "DEFAULT_IDLE_TTL",
@@ -168,7 +168,7 @@ class SessionStore(ABC):
         """Give the lease back if `token` still holds it."""
 
     async def _holder(self, key: str) -> str | None:
-        """The token that holds the lease on `key` now, if any (see `_store_holders`)."""
+        """The token that holds the lease on `key` now, if any (see `_holders`)."""
         return None
 
     async def check(self) -> None:
@@ -272,12 +272,12 @@ def open_store(url: str) -> SessionStore:
             _memory[name] = MemoryStore(**options)
         return _memory[name]
     if scheme == "sqlite":
-        from ._store_sqlite import SqliteStore
+        from ._sqlite import SqliteStore
 
         path = parts.path[1:] if parts.path.startswith("/") else parts.path
         return SqliteStore(Path(path).expanduser() if path else default_data_dir() / "sessions.sqlite3", **options)
     if scheme in ("redis", "rediss", "unix"):
-        from ._store_redis import RedisStore
+        from ._redis import RedisStore
 
         return RedisStore(url.split("?", 1)[0], **options)
     raise ConfigError(f"Unknown session store {url!r}. Use memory:, sqlite:///PATH or redis://HOST:PORT/DB.")

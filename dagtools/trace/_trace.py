@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import ConfigError, ToolCallError
 from ..calls._arguments import parse_arguments
-from ..calls._handles import parse_object_id
-from ._state import SessionState
+from ..registry._handles import parse_object_id
+from ..session._state import SessionState
 
 if TYPE_CHECKING:
-    from ._session import Session
+    from ..session._session import Session
 
 __all__ = ["TRACE_SUFFIXES", "Trace", "TraceEdge", "TraceNode", "trace_of", "write_trace"]
 
@@ -86,13 +86,13 @@ class Trace:
 
     def mermaid(self) -> str:
         """A Mermaid flowchart: paste it into any Markdown that renders Mermaid (GitHub does)."""
-        from ._trace_text import to_mermaid
+        from ._text import to_mermaid
 
         return to_mermaid(self)
 
     def html(self) -> str:
         """One HTML page drawing the graph as inline SVG: no script, no link, nothing fetched."""
-        from ._trace_html import to_html
+        from ._html import to_html
 
         return to_html(self)
 

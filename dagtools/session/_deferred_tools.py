@@ -21,7 +21,7 @@ types only, changes the list whenever a new type is held, which is what this exi
 selectTools' description is frozen with the list: the objects held then (the host's inputs) and the
 tools the model can select. Objects made later are named in the results that made them.
 `reveals(call, result)` tells which deferred tools a selectTools call revealed, and `answer(...)`
-renders the provider's reveal for it (see dagtools.catalogue._deferred for the wire formats).
+renders the provider's reveal for it (see dagtools.catalogue._deferred_formats for the wire formats).
 
 A model adapter that keeps the cache warm, per request of a run:
 
@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._tools import Tool, ToolCall, ToolResult
 from ..calls._chain_calls import CALL_CHAIN
-from ..catalogue._deferred import deferred_format, render_deferred, reveal_anthropic, reveal_openai_responses
+from ..catalogue._deferred_formats import deferred_format, render_deferred, reveal_anthropic, reveal_openai_responses
 from ..catalogue._describe import DESCRIBE_TOOLS, points_to_describe
 from ..catalogue._render import render_tool
 from ._metatools import SELECT_TOOLS, reachable_types, read_result_tool, selectable_types

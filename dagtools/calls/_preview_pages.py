@@ -7,7 +7,7 @@ short scalar that was fetched, a page of 5 nearly as much, a page of 25 what fit
 
 Columns are taken in this order while they fit: first the one that names the object (its name or
 title, else what it says, such as a comment's body); then every short column in rank order (names,
-content, other scalars, timestamps, URLs: see catalogue/_previews.py); then the columns that hold
+content, other scalars, timestamps, URLs: see catalogue/_preview_fields.py); then the columns that hold
 long texts, cut at CUT characters with "…"; surrogate numbers (`databaseId`, a foreign key whose
 object a tool reads) last, so what an object says always goes before them. A column that does not fit gives way
 and the next, smaller one may still fit. The result's note names what was cut or left out and the
@@ -24,7 +24,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..catalogue._previews import LONG_TEXT, OTHER, SURROGATE, URL
+from ..catalogue._preview_fields import LONG_TEXT, OTHER, SURROGATE, URL
 
 __all__ = ["CUT", "NOTE_ROOM", "fit_previews", "page_columns", "page_room", "preview_note", "shape_page"]
 
@@ -34,7 +34,7 @@ CUT = 80
 NOTE_ROOM = 480
 _MIN_ROOM = 48
 
-#: (type, field) -> where the field goes in a preview (catalogue/_previews.py's rank).
+#: (type, field) -> where the field goes in a preview (catalogue/_preview_fields.py's rank).
 RankOf = Callable[[str, str], tuple[int, int]]
 #: Object ID -> (its type, its preview as read).
 Page = Mapping[str, tuple[str, Mapping[str, Any]]]

@@ -7,7 +7,7 @@ earns its bytes when it says which object this is (a name, a title, a number, a 
 says, before what merely describes it. A database's own row number (`databaseId`,
 `fullDatabaseId`) and a foreign key whose object a tool reaches (`authorId` beside `author`) tell
 the model nothing the `Type#N` and that tool do not: they rank last, and are the first to give way
-to the room a page leaves each object (calls/_previews.py). A second rendering of a text (`bodyText`
+to the room a page leaves each object (calls/_preview_pages.py). A second rendering of a text (`bodyText`
 and `bodyHTML` beside `body`) repeats it and is not read at all.
 """
 
@@ -46,7 +46,7 @@ __all__ = [
 #: its value in every answer; twelve cover the scalars of most types that a person would look at
 #: (a book's title, author, year, rating and its computed columns), leaving out surrogate numbers.
 PREVIEW_LIMIT = 12
-#: Ranks, in the order a preview reads them. LONG_TEXT is known only from a value (see calls/_previews.py).
+#: Ranks, in the order a preview reads them. LONG_TEXT is known only from a value (see calls/_preview_pages.py).
 NAMING, CONTENT, OTHER, LONG_TEXT, TIMESTAMP, URL, SURROGATE = range(7)
 
 # Fields that name an object, best first; then id-like scalars (`id`, `key`, `fooId`, an `ID`).

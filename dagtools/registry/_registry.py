@@ -14,10 +14,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..calls._handles import Handle, freeze, parse_object_id, thaw
-from ..calls._keys import Key
+from ._handles import Handle, freeze, parse_object_id, thaw
 
-__all__ = ["ObjectEntry", "Registry", "parse_object_id"]
+__all__ = ["Key", "ObjectEntry", "Registry", "parse_object_id"]
+
+#: What tells an object apart from others of its type (see calls/_keys.py): (field, frozen value)
+#: pairs, sorted by field; hashable, and () for "nothing to tell it by".
+Key = tuple[tuple[str, Any], ...]
 
 _UNSET = object()
 
