@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from .._errors import ExecutorError
+from .._errors import NoServerError
 from .._redact import redact
 from .._values import value_problem
 
@@ -164,13 +164,6 @@ def _shown(value: Any) -> str:
     if problem is not None:
         return f"an error whose message is not text and {problem}"
     return json.dumps(value, ensure_ascii=False)
-
-
-class NoServerError(ExecutorError):
-    """There is no server behind the schema: unlike an API that is down, waiting or retrying never helps."""
-
-    def failed_call(self, expression: str) -> str:
-        return f"{expression} did not run: {self} Nothing was created; tell the user."
 
 
 class SchemaOnlyExecutor:

@@ -23,7 +23,7 @@ from typing import Any
 import anyio
 from graphql import get_named_type, is_composite_type
 
-from .._errors import ConfigError, ToolCallError
+from .._errors import ClosedError, ConfigError, ToolCallError
 from .._tools import Tool, ToolCall, ToolResult
 from ..calls._chains import parse_chain
 from ..calls._field import PreparedCall
@@ -126,7 +126,7 @@ class Session:
 
     def _check_open(self) -> None:
         if self._closed:
-            raise ConfigError("This session is closed; open a new one with open_session.")
+            raise ClosedError("This session is closed; open a new one with open_session (or Session(...)) to go on.")
 
     # -- host side: inputs, tools, state -------------------------------------------------------------
 

@@ -28,7 +28,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import anyio
 
-from .._errors import ConfigError, DagtoolsError
+from .._errors import ConfigError, StoreBusyError, StoreConflictError
 from ._store_holders import holder_gone, new_token
 
 __all__ = [
@@ -48,14 +48,6 @@ DEFAULT_IDLE_TTL = 7 * 24 * 3600.0
 #: How long a lease holds a key without renewal; renewed every third of it while a turn runs, so a
 #: killed holder blocks its key for at most this long.
 LEASE_SECONDS = 15.0
-
-
-class StoreConflictError(DagtoolsError):
-    """A save named a version that is no longer the stored one: someone else wrote the session first."""
-
-
-class StoreBusyError(DagtoolsError):
-    """A key stayed locked by another process for longer than the store waits."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
