@@ -221,7 +221,7 @@ def _document(
 async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
     """Send the chain's one document and mint what it answers, step by step."""
     try:
-        response = await calls.send(chain.text, chain.variables)
+        response = await calls.executor.execute(chain.text, chain.variables)
     except ExecutorError as error:
         raise ToolCallError(error.failed_call(chain.expression)) from error
     data, errors = response.data, response.errors

@@ -22,7 +22,7 @@ from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._previews import field_rank
-from ..executors._base import Executor, Response
+from ..executors._base import Executor
 from ._answers import answer_problem, locate
 from ._arguments import bind_arguments
 from ._connections import Connection, connection_of
@@ -141,18 +141,10 @@ class FieldCalls:
             return prepared.answer
         document = self.document(prepared)
         try:
-            response = await self.send(document.text, document.variables)
+            response = await self.executor.execute(document.text, document.variables)
         except ExecutorError as error:  # the API is down or answered nonsense: the model can only wait
             raise ToolCallError(error.failed_call(prepared.expression)) from error
         return self.interpret(prepared, document.path, response.data, response.errors, description=description)
-
-    async def send(self, text: str, variables: dict[str, Any]) -> Response:
-        """The executor's answer to one document. An answer nested too deeply to decode is nonsense
-        from the API like any other, so it raises ExecutorError, not RecursionError."""
-        try:
-            return await self.executor.execute(text, variables)
-        except RecursionError:
-            raise ExecutorError("The API answered JSON nested too deeply to read.") from None
 
     def interpret(
         self, prepared: PreparedCall, path: tuple[str | int, ...], data: Any, errors: list[dict[str, Any]], *, description: str = ""

@@ -45,6 +45,8 @@ class ClientState:
     listen: Any = None
     #: Bytes of arguments and results this session's calls have added (see `_limits`).
     held: int = 0
+    #: What the client sees of the session, made once (the server's `toolset_of`).
+    toolset: Any = None
 
     @property
     def busy(self) -> bool:

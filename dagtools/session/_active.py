@@ -7,6 +7,7 @@ the cap, the least recently used tools make room and the model is told which.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import count
 
 from .._errors import ConfigError, ToolCallError
 from ..catalogue._catalogue import Catalogue
@@ -17,6 +18,8 @@ __all__ = ["MAX_NAMES", "ActiveToolset"]
 MAX_NAMES = 256
 #: Unknown names spelled out in one answer, each with its suggestions; the rest are counted.
 _UNKNOWN_SHOWN = 10
+#: Versions for every active toolset: a version names one set of names, even across a copy put back.
+_VERSIONS = count(1)
 
 
 class ActiveToolset:
@@ -29,6 +32,8 @@ class ActiveToolset:
         self.cap = cap
         self._last_used: dict[str, int] = {}
         self._clock = 0
+        #: Changes whenever the names (or their order) change: what an MCP client is told about.
+        self.version = 0
 
     def __contains__(self, name: object) -> bool:
         return name in self._last_used
@@ -44,6 +49,7 @@ class ActiveToolset:
         copied = ActiveToolset(self.catalogue, self.cap)
         copied._last_used = dict(self._last_used)
         copied._clock = self._clock
+        copied.version = self.version
         return copied
 
     def touch(self, name: str) -> None:
@@ -59,6 +65,7 @@ class ActiveToolset:
         """Hold exactly the tools of `uses` (those the catalogue still has), as `uses()` gave them."""
         self._last_used = {name: int(used) for name, used in uses.items() if name in self.catalogue}
         self._clock = max(self._last_used.values(), default=0)
+        self.version = next(_VERSIONS)
 
     def select(self, names: Iterable[str], *, ignore: Iterable[str] = (), partial: bool = False) -> str:
         """Activate `names` (`Type_*` for every tool of a type). Returns the model's answer.
@@ -98,6 +105,8 @@ class ActiveToolset:
             dropped = [n for _, n in candidates[:overflow]]
             for name in dropped:
                 del self._last_used[name]
+        if dropped or any(name not in self for name in wanted):
+            self.version = next(_VERSIONS)
         for name in wanted:
             self.touch(name)
         parts = [f"Selected {', '.join(wanted)}. Not selected: {problems}."] if unknown else ["ok."]

@@ -10,6 +10,7 @@ mints every object of the answer that carries an identity, so field tools chain 
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
 from graphql import OperationDefinitionNode, parse
@@ -51,6 +52,9 @@ class OperationToolset(Toolset):
 
     def list_tools(self) -> list[Tool]:
         return [self.operations.operations[name].tool for name in self.selected]
+
+    def version(self) -> Hashable:
+        return tuple(self.selected)
 
     def get(self, name: str) -> Tool | None:
         found = self.operations.get(name)
