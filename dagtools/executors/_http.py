@@ -280,10 +280,12 @@ class HttpExecutor:
 
     def _response(self, parsed: dict[str, Any]) -> Response:
         """The answer, its error texts redacted: an API may quote the request's credentials in them."""
-        response = _response(parsed)
-        if not response.errors:
-            return response
-        return Response(data=response.data, errors=[redact_json(error, self._secrets) for error in response.errors])
+        data = parsed.get("data")
+        errors = parsed.get("errors") or []
+        if not isinstance(errors, list):
+            errors = [errors]
+        errors = [redact_json(e, self._secrets) if isinstance(e, dict) else {"message": redact(str(e), self._secrets)} for e in errors]
+        return Response(data=data if isinstance(data, dict) else None, errors=errors)
 
 
 def _running_loop() -> object | None:
@@ -311,15 +313,6 @@ def _json(content: bytes | bytearray) -> Any:
         return json.loads(content)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return _NOT_JSON
-
-
-def _response(parsed: dict[str, Any]) -> Response:
-    data = parsed.get("data")
-    errors = parsed.get("errors") or []
-    if not isinstance(errors, list):
-        errors = [errors]
-    errors = [e if isinstance(e, dict) else {"message": str(e)} for e in errors]
-    return Response(data=data if isinstance(data, dict) else None, errors=errors)
 
 
 def _web_page(answer: httpx.Response, content: bytes | bytearray) -> str | None:
