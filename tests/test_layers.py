@@ -14,6 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "dagtools"
 LAYERS = [
     {
         "dagtools._errors",
+        "dagtools._closing",
         "dagtools._tools",
         "dagtools._retries",
         "dagtools._yaml",

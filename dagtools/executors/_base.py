@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from .._closing import AsyncClosing
 from .._errors import NoServerError
 from .._redact import redact
 from .._values import value_problem
@@ -60,7 +61,9 @@ class Executor(Protocol):
 
     async def execute(self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None) -> Response: ...
 
-    async def aclose(self) -> None: ...
+    async def aclose(self) -> None:
+        """Release connections; the executors dagtools ships are also `async with` context managers."""
+        ...
 
 
 def format_error(error: Any, *, budget: int = 600) -> str:
@@ -166,7 +169,7 @@ def _shown(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-class SchemaOnlyExecutor:
+class SchemaOnlyExecutor(AsyncClosing):
     """For a schema with no server behind it (an SDL or introspection file): its tools can be listed
     and selected, and every call says why nothing can run and that only the person running dagtools
     can change that."""

@@ -27,6 +27,7 @@ import anyio
 import httpx
 from graphql import GraphQLError, OperationDefinitionNode, OperationType, parse
 
+from .._closing import AsyncClosing
 from .._errors import ExecutorError, HttpStatusError, TransportError
 from .._limits import MAX_RESPONSE_BYTES
 from .._redact import RedactingFilter, redact, redact_json, secrets_of
@@ -74,7 +75,7 @@ class _Attempt(Retryable):
         self.error = error
 
 
-class HttpExecutor:
+class HttpExecutor(AsyncClosing):
     """Runs documents against a GraphQL endpoint over HTTP, through one pooled `httpx.AsyncClient`.
 
     The client is made on first use inside the running event loop (an executor built in synchronous

@@ -33,6 +33,7 @@ try:  # the executor class graphql-core's own execute() uses, so every call runs
 except ImportError:  # pragma: no cover - a graphql-core that moved it: its public base class runs the same
     _RunWith = GraphQLExecutor  # type: ignore[misc,assignment]
 
+from .._closing import AsyncClosing
 from .._errors import ExecutorError
 from ._base import Response
 
@@ -42,7 +43,7 @@ _CACHE_LIMIT = 512
 _PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
-class LocalExecutor:
+class LocalExecutor(AsyncClosing):
     """Runs documents against a schema in this process.
 
     Documents dagtools builds are valid by construction, so they skip validation; pass

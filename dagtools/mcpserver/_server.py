@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._closing import AsyncClosing
 from .._errors import ConfigError, DagtoolsError
 from .._tools import Tool, ToolCall, ToolResult
 from ..catalogue._render import render_tool
@@ -68,7 +69,7 @@ def _mcp() -> Any:
     return mcp_types
 
 
-class McpToolServer:
+class McpToolServer(AsyncClosing):
     """The MCP face of one API: build it once, serve it over stdio or streamable HTTP, or hand
     `.server` to the SDK's `Client` in tests."""
 

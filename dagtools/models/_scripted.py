@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._closing import AsyncClosing
 from .._errors import ConfigError
 from .._tools import ToolCall
 from .._yaml import read_data
@@ -101,7 +102,7 @@ def load_turns(source: str | Path | Mapping[str, Any] | Sequence[Any]) -> list[A
     return list(data)
 
 
-class ScriptedModel:
+class ScriptedModel(AsyncClosing):
     """Answers with the next turn each time; once the turns run out, it says it is done (no calls)."""
 
     tool_format = "openai"
@@ -128,7 +129,7 @@ class ScriptedModel:
         return None
 
 
-class FunctionModel:
+class FunctionModel(AsyncClosing):
     """`fn(messages, tools)` computes each answer (a turn, or an awaitable of one) from the conversation."""
 
     tool_format = "openai"

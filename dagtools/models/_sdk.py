@@ -12,6 +12,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from .._closing import AsyncClosing
 from .._errors import ConfigError, ModelError
 from .._redact import redact
 from ..session._context import Message
@@ -31,7 +32,7 @@ def import_sdk(module: str, extra: str) -> Any:
         raise ConfigError(f"This model needs the {module} package: pip install 'dagtools-graphql[{extra}]'.") from None
 
 
-class SdkModel:
+class SdkModel(AsyncClosing):
     """Options every adapter takes. `extra` is merged into each request body (provider options such
     as temperature, top_k or tool_choice), after dagtools' own fields, so it can override them."""
 

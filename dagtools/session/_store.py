@@ -28,6 +28,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import anyio
 
+from .._closing import AsyncClosing
 from .._errors import ConfigError, StoreBusyError, StoreConflictError
 from ._store_holders import holder_gone, new_token
 
@@ -60,7 +61,7 @@ class StoredState:
     log: tuple[bytes, ...] = ()
 
 
-class SessionStore(ABC):
+class SessionStore(AsyncClosing, ABC):
     """Sessions' plain data by key, with optimistic concurrency through versions."""
 
     #: Whether other processes reach the same sessions, so that turns need a lease in the store itself.
