@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from graphql import OperationDefinitionNode, parse
 from graphql.execution.values import get_variable_values
 
-from .._errors import ToolCallError
+from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
 from ..calls._field import FieldCalls
 from ..catalogue._operations import ID_ALIAS, TYPE_ALIAS, Operation, OperationSet, operations_of
@@ -73,7 +73,10 @@ class OperationToolset(Toolset):
     async def call_tool(self, tool: Tool, arguments: dict[str, Any]) -> Any:
         operation = self.operations.operations[tool.name]
         variables = self._variables(operation, arguments)
-        response = await self.calls.executor.execute(operation.document, variables, operation_name=operation.name)
+        try:
+            response = await self.calls.executor.execute(operation.document, variables, operation_name=operation.name)
+        except ExecutorError as error:  # the API is down or answered nonsense: the model can only wait
+            raise ToolCallError(error.failed_call(operation.name)) from error
         errors = [format_error(error) for error in response.errors]
         if response.data is None:
             raise ToolCallError(f"{operation.name} failed: " + ("; ".join(errors) or "the API answered no data."))
