@@ -198,9 +198,13 @@ async def test_executors_stores_and_models_close_under_async_with(tmp_path, kitc
         answer = await http.execute("{ potato { variety } }")
         assert answer.data is not None and http._client is not None
     assert http._client is None  # the pool it made is closed on the way out
+    with pytest.raises(ClosedError, match="This HttpExecutor is closed; make a new HttpExecutor"):
+        await http.execute("{ potato { variety } }")  # refused, not quietly opened again
 
     async with LocalExecutor(kitchen_schema) as local:
         assert (await local.execute("{ potato { variety } }")).data is not None
+    with pytest.raises(ClosedError, match="LocalExecutor is closed"):
+        await local.execute("{ potato { variety } }")
 
     async with SchemaOnlyExecutor("kitchen.graphql") as schema_only:
         with pytest.raises(NoServerError, match="only a schema"):
@@ -213,6 +217,11 @@ async def test_executors_stores_and_models_close_under_async_with(tmp_path, kitc
 
     async with ScriptedModel([{"text": "done"}]) as scripted:
         assert (await scripted.complete([], [])).text == "done"
+    with pytest.raises(ClosedError, match="ScriptedModel is closed"):
+        await scripted.complete([], [])
+    with pytest.raises(ClosedError, match="closed"):
+        async with scripted:
+            pass
     async with FunctionModel(lambda messages, tools: {"text": "hi"}) as function:
         assert (await function.complete([], [])).text == "hi"
 
@@ -225,3 +234,5 @@ async def test_an_sdk_model_closes_its_client_under_async_with(kitchen_url):
         client = model.openai_client()
         assert model.client is client  # type: ignore[attr-defined]
     assert model.client is None  # type: ignore[attr-defined]  # the SDK client (and its connections) closed
+    with pytest.raises(ClosedError, match="OpenAIModel is closed"):
+        await model.complete([], [])

@@ -15,12 +15,12 @@ from typing import Any
 
 from graphql import get_named_type
 
-from .._errors import ExecutorError, ToolCallError
+from .._errors import ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 from ._connections import connection_of
 from ._documents import Document
-from ._field import FieldCalls, PreparedCall, Result
+from ._field import UNANSWERED, FieldCalls, PreparedCall, Result, not_answered
 
 __all__ = ["merge_documents", "needs_earlier", "run_reads"]
 
@@ -50,8 +50,8 @@ async def run_reads(calls: FieldCalls, reads: Sequence[PreparedCall]) -> list[Re
     text, variables = merge_documents(documents)
     try:
         response = await calls.executor.execute(text, variables)
-    except ExecutorError as error:
-        return [ToolCallError(error.failed_call(p.expression)) for p in reads]
+    except UNANSWERED as error:
+        return [not_answered(error, p.expression) for p in reads]
     if response.data is None and response.errors:
         return [await _run_one(calls, p) for p in reads]  # one error took the whole answer down: run each alone
     unplaced = [e for e in response.errors if not e.get("path")]

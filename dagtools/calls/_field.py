@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # the session holds these; this layer is given them and never
     from ..session._long_values import LongValues
     from ..session._registry import ObjectEntry, Registry
 
-__all__ = ["FieldCalls", "PreparedCall", "expression_of"]  # expression_of: where callers have long found it
+__all__ = ["UNANSWERED", "FieldCalls", "PreparedCall", "expression_of", "not_answered"]  # expression_of: where callers have long found it
 
 Result = dict[str, Any]
 
@@ -142,8 +142,8 @@ class FieldCalls:
         document = self.document(prepared)
         try:
             response = await self.executor.execute(document.text, document.variables)
-        except ExecutorError as error:  # the API is down or answered nonsense: the model can only wait
-            raise ToolCallError(error.failed_call(prepared.expression)) from error
+        except UNANSWERED as error:  # the API is down or answered nonsense: the model can only wait
+            raise not_answered(error, prepared.expression) from error
         return self.interpret(prepared, document.path, response.data, response.errors, description=description)
 
     def interpret(
@@ -350,6 +350,18 @@ class FieldCalls:
 
 
 _PREPARED_LIMIT = 256
+
+#: What sending a document may raise when the API gave no answer that can be read: an executor's own
+#: error, or an answer nested too deeply to decode (nonsense from the API like any other, whichever
+#: executor decoded it).
+UNANSWERED = (ExecutorError, RecursionError)
+
+
+def not_answered(error: BaseException, expression: str) -> ToolCallError:
+    """What the model is told of a call whose document got no answer that can be read (`UNANSWERED`)."""
+    if not isinstance(error, ExecutorError):
+        error = ExecutorError("The API answered JSON nested too deeply to read.")
+    return ToolCallError(error.failed_call(expression))
 
 
 _SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))

@@ -178,6 +178,7 @@ class SchemaOnlyExecutor(AsyncClosing):
         self.origin = origin
 
     async def execute(self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None) -> Response:
+        self._check_open()
         raise NoServerError(
             f"dagtools was given only a schema ({self.origin}), with no API to send calls to, so no call can run; "
             "retrying will not help. Tools can still be listed and described. To run calls, dagtools needs the API's "
@@ -185,4 +186,4 @@ class SchemaOnlyExecutor(AsyncClosing):
         )
 
     async def aclose(self) -> None:
-        return None
+        self.closed = True

@@ -131,6 +131,7 @@ class HttpExecutor(AsyncClosing):
     async def execute(
         self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None, progress: Progress | None = None
     ) -> Response:
+        self._check_open()
         telemetry = active_telemetry()
         if telemetry is None:
             return await self._execute(document, variables, operation_name, progress)
@@ -174,6 +175,7 @@ class HttpExecutor(AsyncClosing):
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def aclose(self) -> None:
+        self.closed = True
         client, self._client = self._client, None
         if client is None or not self._owns_client or self._loop is not _running_loop():
             return  # not ours, or made in a loop that has ended and taken its connections with it

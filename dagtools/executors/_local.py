@@ -110,6 +110,7 @@ class LocalExecutor(AsyncClosing):
         return fresh.execute_operation()
 
     async def execute(self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None) -> Response:
+        self._check_open()
         node = self._parse(document)
         if isinstance(node, list):
             return Response(data=None, errors=[dict(e.formatted) for e in node])
@@ -127,7 +128,7 @@ class LocalExecutor(AsyncClosing):
         return Response(data=result.data, errors=errors)
 
     async def aclose(self) -> None:
-        return None
+        self.closed = True
 
 
 def _key(document: str, operation_name: str | None, variables: dict[str, Any] | None) -> tuple[Any, ...] | None:

@@ -119,6 +119,7 @@ class ScriptedModel(AsyncClosing):
         self.turns.extend(turns)
 
     async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+        self._check_open()
         self.history.append(ModelRequest(messages=tuple(messages), tools=list(tools)))
         turn = self.turns.pop(0) if self.turns else END_OF_SCRIPT
         if isinstance(turn, BaseException):
@@ -126,7 +127,7 @@ class ScriptedModel(AsyncClosing):
         return to_response(turn, messages, tools)
 
     async def aclose(self) -> None:
-        return None
+        self.closed = True
 
 
 class FunctionModel(AsyncClosing):
@@ -140,6 +141,7 @@ class FunctionModel(AsyncClosing):
         self.history: list[ModelRequest] = []
 
     async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+        self._check_open()
         self.history.append(ModelRequest(messages=tuple(messages), tools=list(tools)))
         turn = self.fn(messages, tools)
         if inspect.isawaitable(turn):
@@ -147,4 +149,4 @@ class FunctionModel(AsyncClosing):
         return to_response(turn, messages, tools)
 
     async def aclose(self) -> None:
-        return None
+        self.closed = True

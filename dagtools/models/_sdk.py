@@ -113,6 +113,7 @@ class SdkModel(AsyncClosing):
     async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]], *, reveals: Reveals | None = None) -> ModelResponse:
         """One model turn. `reveals` (adapters with a `deferred_format` only): `tools` is a deferred
         list, and these selectTools results go back as the items that reveal tools."""
+        self._check_open()
         if reveals is not None and self.deferred_format is None:
             raise ConfigError(f"The {self.provider} wire format cannot defer tools; send the session's tools instead.")
         try:
@@ -174,6 +175,7 @@ class SdkModel(AsyncClosing):
 
     async def aclose(self) -> None:
         """Close the SDK's client (the Stainless SDKs close the HTTP client they were given with it)."""
+        self.closed = True
         client = getattr(self, "client", None)
         if client is not None:
             await client.close()

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from graphql import OperationDefinitionNode, parse
 from graphql.execution.values import get_variable_values
 
-from .._errors import ExecutorError, ToolCallError
+from .._errors import ToolCallError
 from .._tools import Tool
-from ..calls._field import FieldCalls
+from ..calls._field import UNANSWERED, FieldCalls, not_answered
 from ..catalogue._operations import ID_ALIAS, TYPE_ALIAS, Operation, OperationSet, operations_of
 from ..executors._base import format_error
 from ._registry import Registry
@@ -75,8 +75,8 @@ class OperationToolset(Toolset):
         variables = self._variables(operation, arguments)
         try:
             response = await self.calls.executor.execute(operation.document, variables, operation_name=operation.name)
-        except ExecutorError as error:  # the API is down or answered nonsense: the model can only wait
-            raise ToolCallError(error.failed_call(operation.name)) from error
+        except UNANSWERED as error:  # the API is down or answered nonsense: the model can only wait
+            raise not_answered(error, operation.name) from error
         errors = [format_error(error) for error in response.errors]
         if response.data is None:
             raise ToolCallError(f"{operation.name} failed: " + ("; ".join(errors) or "the API answered no data."))
