@@ -34,7 +34,7 @@ async def test_a_call_runs_through_its_owners_call_tool_and_a_turns_reads_throug
     fields = session.fields
     one_by_one, together = spy(monkeypatch, fields, "call_tool"), spy(monkeypatch, fields, "call_batch")
     sent = spy(monkeypatch, fields.calls.executor, "execute")
-    looked_up = spy(monkeypatch, fields, "get")
+    looked_up = spy(monkeypatch, fields, "find")
 
     [peeled] = await session.call_tools([ToolCall(name="Potato_peel", arguments={})])
     assert peeled.value["result"] == "Potato#2"

@@ -16,7 +16,7 @@ from ..executors._base import Executor
 from ._active import ActiveToolset
 from ._long_values import LongValues
 from ._registry import Registry
-from ._toolsets import BatchingToolset
+from ._toolsets import BatchingToolset, OwnedTool
 
 __all__ = ["FieldToolset"]
 
@@ -34,6 +34,9 @@ class FieldToolset(BatchingToolset):
 
     def get(self, name: str) -> Tool | None:
         return self.catalogue.tool(name) if name in self.catalogue else None
+
+    def find(self, name: str) -> OwnedTool | None:
+        return OwnedTool(self.catalogue.tool(name), self) if name in self.catalogue else None
 
     def version(self) -> Hashable:
         return self.active.version

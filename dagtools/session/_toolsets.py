@@ -25,9 +25,8 @@ import inspect
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Hashable, Sequence
-from dataclasses import dataclass
 from difflib import get_close_matches
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
@@ -59,10 +58,10 @@ class _Pending:
 PENDING: Any = _Pending()
 
 
-@dataclass(frozen=True, slots=True)
-class OwnedTool:
+class OwnedTool(NamedTuple):
     """A tool and the toolset that runs it, resolved once by `Toolset.find`: a call goes to
-    `owner.call_tool(tool, ...)` without the name being looked up again."""
+    `owner.call_tool(tool, ...)` without the name being looked up again. (A named tuple: one is made
+    for every call, and a tuple is the cheapest value to make.)"""
 
     tool: Tool
     owner: Toolset
@@ -160,6 +159,9 @@ class FunctionToolset(Toolset):
 
     def get(self, name: str) -> Tool | None:
         return self._tool(name) if name in self else None
+
+    def find(self, name: str) -> OwnedTool | None:
+        return OwnedTool(self._tool(name), self) if name in self else None
 
     def _tool(self, name: str) -> Tool:
         tool = self._entries[name][0]

@@ -17,8 +17,7 @@ running the calls one by one would have given:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._errors import ToolCallError
 from .._telemetry import active_telemetry, note_error
@@ -29,8 +28,7 @@ from ._toolsets import PENDING, BatchingToolset, OwnedTool, Toolset, no_such_too
 __all__ = ["run_turn"]
 
 
-@dataclass(frozen=True, slots=True)
-class _Planned:
+class _Planned(NamedTuple):
     """A call with its arguments parsed and its owner found, or what the model got wrong."""
 
     call: ToolCall
@@ -42,8 +40,10 @@ class _Planned:
 async def run_turn(toolset: Toolset, calls: Sequence[ToolCall]) -> list[ToolResult]:
     """Run one turn's calls (with ids already given) and return their results in the same order. The
     model's mistakes become error results; a host tool's bug raises (see session/_toolsets.py)."""
-    planned = [_plan(toolset, call) for call in calls]
     telemetry = active_telemetry()
+    if telemetry is None and len(calls) == 1:  # the common case, and the one whose cost every call pays
+        return [await _run_one(toolset, calls[0])]
+    planned = [_plan(toolset, call) for call in calls]
     if telemetry is None:
         return await _run_turn(toolset, planned)
     named = [(str(p.call.id), str(p.call.name), (p.found.tool.type_name or "") if p.found else "") for p in planned]
@@ -72,7 +72,7 @@ async def _run_turn(toolset: Toolset, planned: list[_Planned]) -> list[ToolResul
         batch.clear()
         if len(taken) == 1:
             index, found = taken[0]
-            results[index] = await _call(found, planned[index])
+            results[index] = await _call(found, planned[index].call, planned[index].arguments)
         elif taken:
             owner = taken[0][1].owner
             assert isinstance(owner, BatchingToolset)
@@ -90,15 +90,25 @@ async def _run_turn(toolset: Toolset, planned: list[_Planned]) -> list[ToolResul
             batch.append((index, found))
         else:
             await flush()
-            results[index] = await _call(found, plan)
+            results[index] = await _call(found, plan.call, plan.arguments)
     await flush()
     return [r for r in results if r is not None]
 
 
 async def _run_alone(toolset: Toolset, plan: _Planned) -> ToolResult:
-    """A turn of one call (the common case, and the one whose cost every call pays): no planning."""
+    """A turn of one planned call: no batch to make."""
     found = _owner(toolset, plan)
-    return await _call(found, plan) if isinstance(found, OwnedTool) else found
+    return await _call(found, plan.call, plan.arguments) if isinstance(found, OwnedTool) else found
+
+
+async def _run_one(toolset: Toolset, call: ToolCall) -> ToolResult:
+    """`_run_alone` for a call not planned yet: parsed, resolved and run in one go."""
+    try:
+        arguments = parse_arguments(call.name, call.arguments)
+    except ToolCallError as error:
+        return _result(call, error)
+    found = toolset.find(call.name)
+    return await _call(found, call, arguments) if found is not None else _unknown(toolset, call)
 
 
 def _owner(toolset: Toolset, plan: _Planned) -> OwnedTool | ToolResult:
@@ -107,22 +117,23 @@ def _owner(toolset: Toolset, plan: _Planned) -> OwnedTool | ToolResult:
         return _result(plan.call, plan.error)
     # A name unknown at the start is looked up again when its turn comes: an earlier call may have made it.
     found = plan.found or toolset.find(plan.call.name)
-    if found is None:
-        name = plan.call.name
-        return _result(plan.call, ToolCallError(toolset.unknown(name) or no_such_tool(name, toolset.suggest(name))))
-    return found
+    return found if found is not None else _unknown(toolset, plan.call)
 
 
-async def _call(found: OwnedTool, plan: _Planned) -> ToolResult:
+def _unknown(toolset: Toolset, call: ToolCall) -> ToolResult:
+    name = call.name
+    return _result(call, ToolCallError(toolset.unknown(name) or no_such_tool(name, toolset.suggest(name))))
+
+
+async def _call(found: OwnedTool, call: ToolCall, arguments: dict[str, Any]) -> ToolResult:
     """One call through its owner's `call_tool`."""
-    call = plan.call
     try:
-        value = await found.owner.call_tool(found.tool, plan.arguments)
+        value = await found.owner.call_tool(found.tool, arguments)
     except ToolCallError as error:
         return _result(call, error)
     if value is PENDING:
         return ToolResult(call_id=call.id, name=call.name, value=None, pending=True)
-    return _result(call, value)
+    return ToolResult(call_id=call.id, name=call.name, value=value)
 
 
 def _result(call: ToolCall, value: Any) -> ToolResult:
