@@ -133,3 +133,19 @@ async def test_an_api_that_is_down_behind_a_host_tool_is_an_error_the_model_read
     assert result.is_error and "could not be reached" in result.value["error"] and "fetch" in result.value["error"]
     assert not caplog.records  # infrastructure the model can route around, not a bug
     assert issubclass(TransportError, ExecutorError)
+
+
+async def test_a_bug_passed_on_through_a_tool_that_runs_another_is_logged_once(caplog):
+    inner = await kitchen_session()
+    spec = {"type": "object", "properties": {}}
+    inner.add_tool(Tool(name="lookup", description="Looks up.", parameters=spec), lambda arguments: {}["missing"])
+    outer = await kitchen_session()
+    outer.add_tool(  # as the fixed MCP tools run the session's own: a tool that runs a tool
+        Tool(name="run", description="Runs lookup.", parameters=spec),
+        lambda arguments: inner.call_tool(ToolCall(name="lookup", arguments={})),
+    )
+    with caplog.at_level("ERROR", logger="dagtools"), pytest.raises(KeyError):
+        await outer.call_tool(ToolCall(name="run", arguments={}))
+    assert [r.getMessage() for r in caplog.records if r.name == "dagtools"] == [
+        "The tool lookup raised; that is a bug in the code behind it, not a mistake of the model's."
+    ]

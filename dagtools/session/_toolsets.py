@@ -44,6 +44,8 @@ __all__ = [
 ]
 
 logger = logging.getLogger("dagtools")
+#: Marks an exception from a tool's function once it is logged.
+_LOGGED = "_dagtools_logged"
 
 Handler = Callable[[dict[str, Any]], Any | Awaitable[Any]]
 
@@ -179,10 +181,15 @@ class FunctionToolset(Toolset):
             raise
         except ExecutorError as error:  # the API behind the tool is down: the model can wait or route around it
             raise ToolCallError(error.failed_call(tool.name)) from error
-        except Exception:
+        except Exception as error:
             # The code behind the tool failed: the host's bug, not the model's mistake. Logged here with its
             # traceback (an MCP server or a framework may report only the message), and raised to the host.
-            logger.exception("The tool %s raised; that is a bug in the code behind it, not a mistake of the model's.", tool.name)
+            if not getattr(error, _LOGGED, False):  # once, though a tool that runs another passes it on
+                logger.exception("The tool %s raised; that is a bug in the code behind it, not a mistake of the model's.", tool.name)
+                try:
+                    setattr(error, _LOGGED, True)
+                except AttributeError:  # an exception that takes no attributes is logged again, at worst
+                    pass
             raise
         return value
 

@@ -137,7 +137,8 @@ async def _call(found: OwnedTool, call: ToolCall, arguments: dict[str, Any]) -> 
 
 
 def _result(call: ToolCall, value: Any) -> ToolResult:
-    """The one place a call's value or the model's mistake becomes the result the model reads."""
+    """A call's value as its result, or the model's mistake as the error result the model reads (the one
+    place a mistake is turned into one, and noted for telemetry)."""
     if isinstance(value, ToolCallError):
         note_error(call.id, value)
         return ToolResult.error(call, str(value))
