@@ -51,7 +51,7 @@ _WHERE = {
     "SessionOptions": ".session._options",
     "SessionState": ".session._state",
     **dict.fromkeys(["Trace", "write_trace"], ".session._trace"),
-    **dict.fromkeys(["CombinedToolset", "FunctionToolset", "Toolset"], ".session._toolsets"),
+    **dict.fromkeys(["BatchingToolset", "CombinedToolset", "FunctionToolset", "OwnedTool", "Toolset"], ".session._toolsets"),
     **dict.fromkeys(
         ["ChatStore", "RestApi", "ToolsConfig", "attach_tools_config", "export_tools_config", "load_tools_config"], ".toolsconfig"
     ),
@@ -69,7 +69,7 @@ if _typing.TYPE_CHECKING:
     from .session import Context, Message, ObjectEntry, Output, Registry, Session, open_session
     from .session._options import SessionOptions
     from .session._state import SessionState
-    from .session._toolsets import CombinedToolset, FunctionToolset, Toolset
+    from .session._toolsets import BatchingToolset, CombinedToolset, FunctionToolset, OwnedTool, Toolset
     from .session._trace import Trace, write_trace
     from .toolsconfig import ChatStore, RestApi, ToolsConfig, attach_tools_config, export_tools_config, load_tools_config
 
@@ -82,6 +82,7 @@ __all__ = [
     "Agent",
     "AgentEvent",
     "AnthropicModel",
+    "BatchingToolset",
     "Catalogue",
     "CatalogueError",
     "CatalogueOptions",
@@ -109,6 +110,7 @@ __all__ = [
     "ObjectEntry",
     "OpenAIModel",
     "Output",
+    "OwnedTool",
     "Registry",
     "Response",
     "RestApi",

@@ -106,8 +106,9 @@ class Toolset(ABC):
 
 class BatchingToolset(Toolset):
     """A toolset that can run several calls of one turn together (the field toolset sends a turn's
-    reads as one request). The turn runner hands it each run of consecutive calls it owns and calls
-    `batchable`; any other call runs alone through `call_tool`, in the order the model made it."""
+    reads as one request). The turn runner asks `batchable` of each call this toolset owns: a run of
+    consecutive batchable calls goes to `call_batch` at once, any other call runs alone through
+    `call_tool`, in the order the model made them. A host's toolset may offer it too."""
 
     @abstractmethod
     def batchable(self, tool: Tool) -> bool:
