@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from dagtools import ExecutorError, Tool, ToolCall, ToolCallError, TransportError
-from dagtools.session._toolsets import BatchingToolset, FunctionToolset
+from dagtools import BatchingToolset, ExecutorError, FunctionToolset, Tool, ToolCall, ToolCallError, TransportError
 
 from .kitchen import kitchen_session
 
