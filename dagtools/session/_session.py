@@ -269,11 +269,13 @@ class Session:
         With `select`, a catalogue tool that is not selected yet is selected for this call, saving
         the model a `selectTools` round trip; it stays selected when the call succeeds (the result's
         `selected` says so), and a call that fails selects nothing."""
-        if not select or call.name in self.fields.active or self.fields.get(call.name) is None:
+        if not select:
             return (await self._in_turn(lambda: self._call_tools([call])))[0]
         return await self._in_turn(lambda: self._call_selecting(call))  # selecting and running are one turn
 
     async def _call_selecting(self, call: ToolCall) -> ToolResult:
+        if call.name in self.fields.active or self.fields.get(call.name) is None:  # as the store holds it now
+            return (await self._call_tools([call]))[0]
         before = copy(self.fields.active)
         try:
             answer = self._select_names([call.name])
