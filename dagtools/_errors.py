@@ -4,7 +4,7 @@
     ├── SchemaLoadError        a source could not be read or built into a schema
     ├── CatalogueError         a tool name or type the catalogue does not have
     ├── ConfigError            a host's options, inputs, outputs or script are wrong
-    │   ├── ClosedError        a session used after it was closed
+    │   ├── ClosedError        a session, executor or model used after it was closed
     │   └── SessionsFull       the MCP server holds as many sessions as it may (internal: answered as HTTP 503)
     ├── ExecutorError          the API could not be reached or answered nonsense
     │   ├── TransportError     connection refused, reset, timed out
