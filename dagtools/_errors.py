@@ -17,9 +17,11 @@
 
 Two families, as in pydantic-ai's `ModelRetry` and the rest. `ToolCallError` is the one exception the
 model can cause (and the one a host's own tool raises to tell the model it got something wrong): the
-session turns it into an error result whose message says what to do next. Everything else is a
-developer's or the infrastructure's failure and raises to the host; an exception that is not a
-`DagtoolsError` raised by a host's tool is the host's bug, and raises too (see session/_toolsets.py).
+session turns it into an error result whose message says what to do next, as it does an
+`ExecutorError` met while running a call (the API is down: the model can wait or route around it).
+Everything else is a developer's or the infrastructure's failure and raises to the host: any other
+exception a host's tool raises (a `KeyError`, say) is the host's bug, logged with its traceback and
+raised, never shown to the model as its own mistake (see session/_toolsets.py).
 """
 
 from __future__ import annotations
