@@ -13,12 +13,16 @@ import typing as _typing
 
 from ._errors import (
     CatalogueError,
+    ClosedError,
     ConfigError,
     DagtoolsError,
     ExecutorError,
     HttpStatusError,
     ModelError,
+    NoServerError,
     SchemaLoadError,
+    StoreBusyError,
+    StoreConflictError,
     ToolCallError,
     TransportError,
 )
@@ -41,7 +45,7 @@ _WHERE = {
     "SessionOptions": ".session._options",
     "SessionState": ".session._state",
     **dict.fromkeys(["Trace", "write_trace"], ".trace"),
-    **dict.fromkeys(["CombinedToolset", "FunctionToolset", "Toolset"], ".session._toolsets"),
+    **dict.fromkeys(["BatchingToolset", "CombinedToolset", "FunctionToolset", "OwnedTool", "Toolset"], ".session._toolsets"),
     **dict.fromkeys(
         ["ChatStore", "RestApi", "ToolsConfig", "attach_tools_config", "export_tools_config", "load_tools_config"], ".toolsconfig"
     ),
@@ -59,7 +63,7 @@ if _typing.TYPE_CHECKING:
     from .session import Context, Message, Output, Session, open_session
     from .session._options import SessionOptions
     from .session._state import SessionState
-    from .session._toolsets import CombinedToolset, FunctionToolset, Toolset
+    from .session._toolsets import BatchingToolset, CombinedToolset, FunctionToolset, OwnedTool, Toolset
     from .toolsconfig import ChatStore, RestApi, ToolsConfig, attach_tools_config, export_tools_config, load_tools_config
     from .trace import Trace, write_trace
 
@@ -72,10 +76,12 @@ __all__ = [
     "Agent",
     "AgentEvent",
     "AnthropicModel",
+    "BatchingToolset",
     "Catalogue",
     "CatalogueError",
     "CatalogueOptions",
     "ChatStore",
+    "ClosedError",
     "CombinedToolset",
     "ConfigError",
     "Context",
@@ -94,9 +100,11 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelResponse",
+    "NoServerError",
     "ObjectEntry",
     "OpenAIModel",
     "Output",
+    "OwnedTool",
     "Registry",
     "Response",
     "RestApi",
@@ -107,6 +115,8 @@ __all__ = [
     "SessionOptions",
     "SessionState",
     "Step",
+    "StoreBusyError",
+    "StoreConflictError",
     "Tool",
     "ToolCall",
     "ToolCallError",

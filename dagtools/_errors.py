@@ -4,28 +4,45 @@
     ├── SchemaLoadError        a source could not be read or built into a schema
     ├── CatalogueError         a tool name or type the catalogue does not have
     ├── ConfigError            a host's options, inputs, outputs or script are wrong
+    │   ├── ClosedError        a session, executor or model used after it was closed
+    │   └── SessionsFull       the MCP server holds as many sessions as it may (internal: answered as HTTP 503)
     ├── ExecutorError          the API could not be reached or answered nonsense
     │   ├── TransportError     connection refused, reset, timed out
-    │   └── HttpStatusError    a non-2xx answer
+    │   ├── HttpStatusError    a non-2xx answer
+    │   └── NoServerError      only a schema was given: there is no API to send calls to
+    ├── StoreConflictError     a store save lost a race: someone else wrote the session first
+    ├── StoreBusyError         a stored session stayed locked by another process too long
     ├── ModelError             a model adapter failed (bad key, refusal, protocol)
     └── ToolCallError          something the model did wrong; never escapes a Session
 
-Only developer and infrastructure failures raise. `ToolCallError` is the one exception the model can
-cause: the session catches it and turns it into an error result whose message says what to do next.
+Two families, as in pydantic-ai's `ModelRetry` and the rest. `ToolCallError` is the one exception the
+model can cause (and the one a host's own tool raises to tell the model it got something wrong): the
+session turns it into an error result whose message says what to do next, as it does an
+`ExecutorError` met while running a call (the API is down: the model can wait or route around it).
+Everything else is a developer's or the infrastructure's failure and raises to the host: any other
+exception a host's tool raises (a `KeyError`, say) is the host's bug, logged with its traceback and
+raised, never shown to the model as its own mistake (see session/_toolsets.py).
 """
 
 from __future__ import annotations
+
+import math
 
 from ._limits import cap_text
 
 __all__ = [
     "CatalogueError",
+    "ClosedError",
     "ConfigError",
     "DagtoolsError",
     "ExecutorError",
     "HttpStatusError",
     "ModelError",
+    "NoServerError",
     "SchemaLoadError",
+    "SessionsFull",
+    "StoreBusyError",
+    "StoreConflictError",
     "ToolCallError",
     "TransportError",
 ]
@@ -45,6 +62,18 @@ class CatalogueError(DagtoolsError):
 
 class ConfigError(DagtoolsError):
     """The host's configuration (inputs, outputs, options, scripts) is invalid."""
+
+
+class ClosedError(ConfigError):
+    """Something was used after it was closed: open a new one (the message says how)."""
+
+
+class SessionsFull(ConfigError):
+    """No room for a new MCP session now; `retry_after` is when, in seconds, there may be."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = max(1, math.ceil(retry_after))
 
 
 class ExecutorError(DagtoolsError):
@@ -67,6 +96,21 @@ class HttpStatusError(ExecutorError):
         super().__init__(message)
         self.status_code = status_code
         self.body = body
+
+
+class NoServerError(ExecutorError):
+    """There is no server behind the schema: unlike an API that is down, waiting or retrying never helps."""
+
+    def failed_call(self, expression: str) -> str:
+        return f"{expression} did not run: {self} Nothing was created; tell the user."
+
+
+class StoreConflictError(DagtoolsError):
+    """A save named a version that is no longer the stored one: someone else wrote the session first."""
+
+
+class StoreBusyError(DagtoolsError):
+    """A key stayed locked by another process for longer than the store waits."""
 
 
 class ModelError(DagtoolsError):

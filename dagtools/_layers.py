@@ -11,6 +11,7 @@ __all__ = ["LAYERS"]
 LAYERS: tuple[tuple[tuple[str, ...], str], ...] = (
     (
         (
+            "dagtools._closing",
             "dagtools._errors",
             "dagtools._layers",
             "dagtools._lazy",

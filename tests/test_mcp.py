@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -174,6 +175,41 @@ async def test_errors_come_back_as_error_results(era: str) -> None:
         ]:
             result = await client.call_tool(name, arguments)
             assert result.is_error, (name, arguments)
+
+
+async def test_a_call_learns_whether_the_tool_list_changed_without_listing_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dagtools.session._fields import FieldToolset
+    from dagtools.session._toolsets import CombinedToolset
+
+    calling: ContextVar[bool] = ContextVar("calling", default=False)
+    handler = McpToolServer._call_tool
+
+    async def call_tool(self: McpToolServer, ctx: Any, params: Any) -> Any:
+        calling.set(True)  # this task serves one tools/call (the client lists tools on its own, too)
+        return await handler(self, ctx, params)
+
+    monkeypatch.setattr(McpToolServer, "_call_tool", call_tool)
+    listed: list[str] = []
+    for toolset in (CombinedToolset, FieldToolset):
+        real = toolset.list_tools
+
+        def spied(self: Any, real: Any = real) -> Any:
+            if calling.get():
+                listed.append(type(self).__name__)
+            return real(self)
+
+        monkeypatch.setattr(toolset, "list_tools", spied)
+    changes = Changes()
+    async with Client(kitchen("dynamic").server, mode="legacy", message_handler=changes.on_message) as client:
+        await client.list_tools()
+        listed.clear()
+        assert not (await client.call_tool("selectTools", {"tools": ["Potato_peel"]})).is_error
+        await changes.wait()  # a call that changed the list still says so
+        assert value(await client.call_tool("Potato_peel", {"Potato": "Potato#1"})) == {"result": "Potato#2"}
+        await anyio.sleep(0.05)
+        assert not changes.event.is_set()  # one that did not, does not
+        assert listed == []  # and neither call listed the session's tools to find out
+        assert "Potato_peel" in names(await client.list_tools())
 
 
 async def test_two_clients_in_memory_never_share_objects_or_tools() -> None:

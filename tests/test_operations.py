@@ -187,3 +187,17 @@ async def test_in_dynamic_mode_a_selected_operation_joins_the_tool_list(swapi_ur
         assert listed["FilmTitles"].description == "Every film's title, in release order."
         films = value(await client.call_tool("FilmTitles", {}))
         assert len(films["result"]["allFilms"]["films"]) == 6
+
+
+async def test_an_operation_whose_api_is_down_is_an_error_the_model_reads(tmp_path: Path):
+    from dagtools import HttpExecutor
+
+    folder = tmp_path / "operations"
+    folder.mkdir()
+    (folder / "potato.graphql").write_text("# The potato.\nquery ThePotato { potato { variety } }\n")
+    kitchen = str(Path(__file__).resolve().parents[1] / "examples" / "kitchen" / "api.py") + ":schema"
+    nowhere = HttpExecutor("http://127.0.0.1:9/graphql", retries=0, timeout=5)  # the discard port: nothing listens
+    async with nowhere, await open_session(kitchen, executor=nowhere, operations=str(folder)) as session:
+        session.select(["ThePotato"])
+        [result] = await session.call_tools([ToolCall(name="ThePotato", arguments={})])
+    assert result.is_error and "could not be reached" in result.value["error"] and "ThePotato" in result.value["error"]

@@ -15,12 +15,13 @@ def test_exported_members_are_sorted_and_exist():
 
 #: The public surface, by name: a change here is a change users see.
 SURFACE = """
-Agent AgentEvent AnthropicModel Catalogue CatalogueError CatalogueOptions ChatStore CombinedToolset ConfigError
-Context DagtoolsError Dialect Executor ExecutorError FunctionModel FunctionToolset Handle HttpExecutor
-HttpStatusError LoadedSchema LocalExecutor Message Model ModelError ModelResponse ObjectEntry OpenAIModel Output
-Registry Response RestApi RunResult SchemaLoadError ScriptedModel Session SessionOptions SessionState Step Tool
-ToolCall ToolCallError ToolResult ToolsConfig Toolset Trace TransportError Usage attach_tools_config compile_catalogue
-detect_dialect export_tools_config get_model load_schema load_tools_config open_session render_tools write_trace
+Agent AgentEvent AnthropicModel BatchingToolset Catalogue CatalogueError CatalogueOptions ChatStore ClosedError
+CombinedToolset ConfigError Context DagtoolsError Dialect Executor ExecutorError FunctionModel FunctionToolset Handle
+HttpExecutor HttpStatusError LoadedSchema LocalExecutor Message Model ModelError ModelResponse NoServerError
+ObjectEntry OpenAIModel Output OwnedTool Registry Response RestApi RunResult SchemaLoadError ScriptedModel Session
+SessionOptions SessionState Step StoreBusyError StoreConflictError Tool ToolCall ToolCallError ToolResult ToolsConfig
+Toolset Trace TransportError Usage attach_tools_config compile_catalogue detect_dialect export_tools_config get_model
+load_schema load_tools_config open_session render_tools write_trace
 """.split()
 
 

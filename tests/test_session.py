@@ -196,16 +196,41 @@ async def test_client_tools_wait_for_their_result():
         s.tool_call_result("q1", "again")
 
 
-async def test_local_tools_run_and_their_failures_become_results():
+async def test_local_tools_run_and_tell_the_model_its_mistakes(caplog):
+    from dagtools import Tool, ToolCallError
+
+    s = await kitchen_session()
+    spec = {"type": "object", "properties": {"city": {"type": "string"}}}
+
+    def weather(arguments):
+        if not arguments.get("city"):
+            raise ToolCallError("weather needs a city, such as Paris.")
+        return "sunny"
+
+    s.add_tool(Tool(name="now", description="The time.", parameters=spec), lambda args: "noon")
+    s.add_tool(Tool(name="weather", description="The weather.", parameters=spec), weather)
+    assert (await call(s, "now")).value == "noon"
+    with caplog.at_level("ERROR", logger="dagtools"):
+        failed = await call(s, "weather")
+    assert failed.is_error and failed.value["error"] == "weather needs a city, such as Paris."  # the model's to fix
+    assert not caplog.records  # a mistake of the model's is no bug: nothing logged
+    assert s.context.has_result(failed.call_id)
+
+
+async def test_a_host_tools_bug_raises_and_is_logged_with_its_traceback(caplog):
     from dagtools import Tool
 
     s = await kitchen_session()
+    s.select(["Query_potato"])
     spec = {"type": "object", "properties": {}}
-    s.add_tool(Tool(name="now", description="The time.", parameters=spec), lambda args: "noon")
-    s.add_tool(Tool(name="broken", description="Fails.", parameters=spec), lambda args: 1 / 0)
-    assert (await call(s, "now")).value == "noon"
-    failed = await call(s, "broken")
-    assert failed.is_error and "broken failed: division by zero" in failed.value["error"]
+    s.add_tool(Tool(name="lookup", description="Looks something up.", parameters=spec), lambda args: {}["missing"])
+    messages = len(s.context)
+    with caplog.at_level("ERROR", logger="dagtools"), pytest.raises(KeyError, match="missing"):
+        await s.call_tools([ToolCall(name="Query_potato", arguments={}), ToolCall(name="lookup", arguments={})])
+    [record] = [r for r in caplog.records if r.name == "dagtools"]
+    assert record.levelname == "ERROR" and "lookup" in record.getMessage() and record.exc_info[0] is KeyError
+    assert len(s.context) == messages  # no call left without its result in the conversation
+    assert not (await call(s, "Query_potato")).is_error  # the session goes on
 
 
 async def test_mutations_are_refused_unless_allowed():

@@ -9,7 +9,18 @@ import textwrap
 
 import pytest
 
-from dagtools import ConfigError, FunctionToolset, LocalExecutor, Session, SessionOptions, Tool, ToolCall, compile_catalogue, open_session
+from dagtools import (
+    ClosedError,
+    ConfigError,
+    FunctionToolset,
+    LocalExecutor,
+    Session,
+    SessionOptions,
+    Tool,
+    ToolCall,
+    compile_catalogue,
+    open_session,
+)
 from examples.kitchen.api import schema as kitchen_schema
 from tests.conftest import ROOT
 
@@ -120,3 +131,108 @@ async def test_state_is_plain_data():
     assert state["objects"][0]["description"] == "A potato."
     assert [m["role"] for m in state["context"]] == ["assistant", "tool", "assistant", "tool"]
     assert "Potato_peel" in text
+
+
+async def test_a_closer_that_raises_does_not_skip_the_others():
+    session = await open_session(KITCHEN)
+    closed: list[str] = []
+
+    async def close(name: str) -> None:
+        closed.append(name)
+        if name == "broken":
+            raise OSError("the socket was already gone")
+
+    for name in ("first", "broken", "last"):
+        session.close_with(lambda name=name: close(name))
+    with pytest.raises(OSError, match="already gone"):
+        await session.aclose()
+    assert closed == ["last", "broken", "first"]  # the last opened closes first, and every closer ran
+    assert session.closed
+    await session.aclose()  # once: the closers do not run again
+    assert closed == ["last", "broken", "first"]
+
+
+async def test_a_closed_session_refuses_every_use_and_keeps_what_it_holds():
+    session = await open_session(KITCHEN, inputs={"potato": {"field": "potato"}})
+    session.select(["Potato_peel"])
+    await session.call_tool(ToolCall(name="Potato_peel", arguments={}))
+    await session.aclose()
+    tool = Tool(name="now", description="The time.", parameters={"type": "object", "properties": {}}, kind="local")
+    refused = {
+        "select": lambda: session.select(["Query_potato"]),
+        "tools": session.tools,
+        "render_tools": session.render_tools,
+        "add_tool": lambda: session.add_tool(tool, lambda arguments: "noon"),
+        "add_toolset": lambda: session.add_toolset(FunctionToolset()),
+        "tool_call_result": lambda: session.tool_call_result("call_1", "x"),
+        "close_with": lambda: session.close_with(session.aclose),
+        "restore": lambda: session.restore(session.state()),
+    }
+    for name, use in refused.items():
+        with pytest.raises(ClosedError, match="This session is closed; open a new one with open_session"):
+            use()
+            raise AssertionError(f"{name} worked on a closed session")
+    call = ToolCall(name="Potato_peel", arguments={})
+    for use_async in (
+        lambda: session.call_tool(call),
+        lambda: session.call_tools([call]),
+        lambda: session.execute(call),
+        lambda: session.execute_tools([call]),
+        lambda: session.add_input("oven", field="oven"),
+        session.catch_up,
+        session.checkpoint,
+    ):
+        with pytest.raises(ClosedError, match="closed"):
+            await use_async()
+    assert isinstance(ClosedError("x"), ConfigError)  # hosts that caught ConfigError still do
+    assert [o.id for o in session.registry] == ["Potato#1", "Potato#2"]  # what it holds stays readable
+    assert list(session.state().active_tools) == ["Potato_peel"] and session.missing_outputs == []
+
+
+async def test_executors_stores_and_models_close_under_async_with(tmp_path, kitchen_url):
+    from dagtools import FunctionModel, HttpExecutor, NoServerError, ScriptedModel
+    from dagtools.executors._base import SchemaOnlyExecutor
+    from dagtools.stores._store import open_store
+
+    async with HttpExecutor(kitchen_url) as http:
+        answer = await http.execute("{ potato { variety } }")
+        assert answer.data is not None and http._client is not None
+    assert http._client is None  # the pool it made is closed on the way out
+    with pytest.raises(ClosedError, match="This HttpExecutor is closed; make a new HttpExecutor"):
+        await http.execute("{ potato { variety } }")  # refused, not quietly opened again
+
+    async with LocalExecutor(kitchen_schema) as local:
+        assert (await local.execute("{ potato { variety } }")).data is not None
+    with pytest.raises(ClosedError, match="LocalExecutor is closed"):
+        await local.execute("{ potato { variety } }")
+
+    async with SchemaOnlyExecutor("kitchen.graphql") as schema_only:
+        with pytest.raises(NoServerError, match="only a schema"):
+            await schema_only.execute("{ potato { variety } }")
+
+    async with open_store(f"sqlite:///{tmp_path / 'sessions.db'}") as store:
+        version = await store.save("k", b"{}", version=0)
+        assert version == 1 and store._db is not None  # type: ignore[attr-defined]
+    assert store._db is None  # type: ignore[attr-defined]  # its connection is closed
+
+    async with ScriptedModel([{"text": "done"}]) as scripted:
+        assert (await scripted.complete([], [])).text == "done"
+    with pytest.raises(ClosedError, match="ScriptedModel is closed"):
+        await scripted.complete([], [])
+    with pytest.raises(ClosedError, match="closed"):
+        async with scripted:
+            pass
+    async with FunctionModel(lambda messages, tools: {"text": "hi"}) as function:
+        assert (await function.complete([], [])).text == "hi"
+
+
+async def test_an_sdk_model_closes_its_client_under_async_with(kitchen_url):
+    pytest.importorskip("openai", reason="the openai extra is not installed")
+    from dagtools import OpenAIModel
+
+    async with OpenAIModel("gpt-test", api_key="sk-test", base_url=kitchen_url) as model:
+        client = model.openai_client()
+        assert model.client is client  # type: ignore[attr-defined]
+    assert model.client is None  # type: ignore[attr-defined]  # the SDK client (and its connections) closed
+    with pytest.raises(ClosedError, match="OpenAIModel is closed"):
+        await model.complete([], [])

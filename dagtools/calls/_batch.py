@@ -13,11 +13,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .._errors import ExecutorError, ToolCallError
-from ._documents import Document
-from ._field import FieldCalls, PreparedCall, Result
+from graphql import get_named_type
 
-__all__ = ["merge_documents", "run_reads"]
+from .._errors import ToolCallError
+from .._tools import Tool
+from ..catalogue._catalogue import Catalogue
+from ._connections import connection_of
+from ._documents import Document
+from ._field import UNANSWERED, FieldCalls, PreparedCall, Result, not_answered
+
+__all__ = ["merge_documents", "needs_earlier", "run_reads"]
 
 
 def merge_documents(documents: Sequence[Document]) -> tuple[str, dict[str, Any]]:
@@ -44,9 +49,9 @@ async def run_reads(calls: FieldCalls, reads: Sequence[PreparedCall]) -> list[Re
     documents = [calls.document(p, alias=f"c{j}") for j, p in enumerate(reads)]
     text, variables = merge_documents(documents)
     try:
-        response = await calls.send(text, variables)
-    except ExecutorError as error:
-        return [ToolCallError(error.failed_call(p.expression)) for p in reads]
+        response = await calls.executor.execute(text, variables)
+    except UNANSWERED as error:
+        return [not_answered(error, p.expression) for p in reads]
     if response.data is None and response.errors:
         return [await _run_one(calls, p) for p in reads]  # one error took the whole answer down: run each alone
     unplaced = [e for e in response.errors if not e.get("path")]
@@ -66,3 +71,19 @@ async def _run_one(calls: FieldCalls, prepared: PreparedCall) -> Result | ToolCa
         return await calls.run(prepared)
     except ToolCallError as error:
         return error
+
+
+def needs_earlier(catalogue: Catalogue, tool: Tool, arguments: dict[str, Any], batch: Sequence[PreparedCall]) -> bool:
+    """Whether a call's object parameter, left to default to the most recent object of its type, may
+    name an object a read of `batch` is about to make: then the batch is sent first."""
+    if tool.object_parameter is None or arguments.get(tool.object_parameter) is not None:
+        return False
+    parent_type = tool.type_name or ""
+    for prepared in batch:
+        made = get_named_type(prepared.field_type).name
+        if catalogue.is_of_type(parent_type, made) or catalogue.is_of_type(made, parent_type):
+            return True
+        connection = connection_of(catalogue, made)
+        if connection is not None and catalogue.is_of_type(connection.node_type, parent_type):
+            return True
+    return False

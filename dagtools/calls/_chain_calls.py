@@ -23,7 +23,7 @@ from typing import Any
 
 from graphql import get_named_type, is_abstract_type, is_composite_type
 
-from .._errors import ExecutorError, ToolCallError
+from .._errors import ToolCallError
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._chain_example import example_chain
 from ..registry._handles import Step
@@ -32,7 +32,7 @@ from ._answers import answer_problem, locate, read_back
 from ._arguments import bind_arguments, parse_arguments
 from ._connections import Connection, connection_of
 from ._expressions import expression_of, nonsense
-from ._field import FieldCalls, Result
+from ._field import UNANSWERED, FieldCalls, Result, not_answered
 from ._moved import dotted, moved, unreachable
 from ._partial import shown_error
 from ._validation import check_document, debugging
@@ -219,9 +219,9 @@ def _document(
 async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
     """Send the chain's one document and mint what it answers, step by step."""
     try:
-        response = await calls.send(chain.text, chain.variables)
-    except ExecutorError as error:
-        raise ToolCallError(error.failed_call(chain.expression)) from error
+        response = await calls.executor.execute(chain.text, chain.variables)
+    except UNANSWERED as error:
+        raise not_answered(error, chain.expression) from error
     data, errors = response.data, response.errors
     raw, depth, problem = locate(data, chain.path)
     if problem is not None:

@@ -22,7 +22,7 @@ from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._preview_fields import field_rank
-from ..executors._base import Executor, Response
+from ..executors._base import Executor
 from ..registry._handles import Handle, Step, freeze, thaw
 from ..registry._long_values import LongValues
 from ..registry._registry import ObjectEntry, Registry
@@ -39,7 +39,7 @@ from ._payloads import present_linked, present_payload
 from ._preview_pages import page_room, shape_page
 from ._references import Ref, known_types
 
-__all__ = ["FieldCalls", "PreparedCall", "expression_of"]  # expression_of: where callers have long found it
+__all__ = ["UNANSWERED", "FieldCalls", "PreparedCall", "expression_of", "not_answered"]  # expression_of: where callers have long found it
 
 Result = dict[str, Any]
 
@@ -139,18 +139,10 @@ class FieldCalls:
             return prepared.answer
         document = self.document(prepared)
         try:
-            response = await self.send(document.text, document.variables)
-        except ExecutorError as error:  # the API is down or answered nonsense: the model can only wait
-            raise ToolCallError(error.failed_call(prepared.expression)) from error
+            response = await self.executor.execute(document.text, document.variables)
+        except UNANSWERED as error:  # the API is down or answered nonsense: the model can only wait
+            raise not_answered(error, prepared.expression) from error
         return self.interpret(prepared, document.path, response.data, response.errors, description=description)
-
-    async def send(self, text: str, variables: dict[str, Any]) -> Response:
-        """The executor's answer to one document. An answer nested too deeply to decode is nonsense
-        from the API like any other, so it raises ExecutorError, not RecursionError."""
-        try:
-            return await self.executor.execute(text, variables)
-        except RecursionError:
-            raise ExecutorError("The API answered JSON nested too deeply to read.") from None
 
     def interpret(
         self, prepared: PreparedCall, path: tuple[str | int, ...], data: Any, errors: list[dict[str, Any]], *, description: str = ""
@@ -356,6 +348,18 @@ class FieldCalls:
 
 
 _PREPARED_LIMIT = 256
+
+#: What sending a document may raise when the API gave no answer that can be read: an executor's own
+#: error, or an answer nested too deeply to decode (nonsense from the API like any other, whichever
+#: executor decoded it).
+UNANSWERED = (ExecutorError, RecursionError)
+
+
+def not_answered(error: BaseException, expression: str) -> ToolCallError:
+    """What the model is told of a call whose document got no answer that can be read (`UNANSWERED`)."""
+    if not isinstance(error, ExecutorError):
+        error = ExecutorError("The API answered JSON nested too deeply to read.")
+    return ToolCallError(error.failed_call(expression))
 
 
 _SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))

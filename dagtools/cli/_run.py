@@ -150,7 +150,7 @@ async def run_agent(
     try:
         session = await open_session(source, inputs=inputs, outputs=outputs, **options)
     except BaseException:
-        await _close(model)
+        await model.aclose()
         raise
     stream = sys.stderr if args.json else sys.stdout
     show = live_view(stream) or _Printer(stream)
@@ -169,7 +169,7 @@ async def run_agent(
         getattr(show, "close", lambda: None)()
         save_trace(getattr(args, "trace", None), session, title=title or f"{prompt} ({args.model})")
         await session.aclose()
-        await _close(model)
+        await model.aclose()
     if args.json:
         print(json.dumps(run_script(result, inputs, outputs), ensure_ascii=False, indent=1))
     else:
@@ -181,12 +181,6 @@ async def run_agent(
         file=sys.stderr,
     )
     return 0 if result.reason == "saved" or (not outputs and result.reason == "model_stopped") else 1
-
-
-async def _close(model: Any) -> None:
-    close = getattr(model, "aclose", None)
-    if close is not None:
-        await close()
 
 
 def run_script(result: RunResult, inputs: dict[str, Any], outputs: dict[str, Any]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._closing import AsyncClosing
 from .._errors import ConfigError
 from .._yaml import read_data
 from ..models._base import Model, ModelResponse
@@ -54,7 +55,7 @@ class _Turn:
 
 
 @dataclass
-class CountedModel:
+class CountedModel(AsyncClosing):
     """`model`, keeping what each turn sent and got back. It defers tools exactly when `model` does."""
 
     model: Any
@@ -74,9 +75,7 @@ class CountedModel:
         return response
 
     async def aclose(self) -> None:
-        close = getattr(self.model, "aclose", None)
-        if close is not None:
-            await close()
+        await self.model.aclose()
 
     def tokens(self) -> tuple[int, int, str]:
         """Input and output tokens, and who counted them: the provider ("model") where it counted every

@@ -84,7 +84,7 @@ class OfferedSession:
         return render_tools(self.toolset.list_tools(), format)
 
     async def call_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
-        results = await run_turn(self.toolset, self.session.fields, list(calls))
+        results = await run_turn(self.toolset, list(calls))
         for result in results:
             self.context.add_result(result)
         if self.record:

@@ -93,9 +93,7 @@ async def _can_defer(spec: str, task: str, options: dict[str, Any]) -> bool:
     except DagtoolsError:
         return False
     finally:
-        close = getattr(model, "aclose", None)
-        if close is not None:
-            await close()
+        await model.aclose()
 
 
 def _first(group: BaseExceptionGroup, kind: type[Exception]) -> Exception | None:

@@ -6,7 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from .._errors import ExecutorError
+from .._closing import AsyncClosing
+from .._errors import NoServerError
 from .._redact import redact
 from .._values import value_problem
 
@@ -60,7 +61,9 @@ class Executor(Protocol):
 
     async def execute(self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None) -> Response: ...
 
-    async def aclose(self) -> None: ...
+    async def aclose(self) -> None:
+        """Release connections; the executors dagtools ships are also `async with` context managers."""
+        ...
 
 
 def format_error(error: Any, *, budget: int = 600) -> str:
@@ -166,14 +169,7 @@ def _shown(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-class NoServerError(ExecutorError):
-    """There is no server behind the schema: unlike an API that is down, waiting or retrying never helps."""
-
-    def failed_call(self, expression: str) -> str:
-        return f"{expression} did not run: {self} Nothing was created; tell the user."
-
-
-class SchemaOnlyExecutor:
+class SchemaOnlyExecutor(AsyncClosing):
     """For a schema with no server behind it (an SDL or introspection file): its tools can be listed
     and selected, and every call says why nothing can run and that only the person running dagtools
     can change that."""
@@ -182,6 +178,7 @@ class SchemaOnlyExecutor:
         self.origin = origin
 
     async def execute(self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None) -> Response:
+        self._check_open()
         raise NoServerError(
             f"dagtools was given only a schema ({self.origin}), with no API to send calls to, so no call can run; "
             "retrying will not help. Tools can still be listed and described. To run calls, dagtools needs the API's "
@@ -189,4 +186,4 @@ class SchemaOnlyExecutor:
         )
 
     async def aclose(self) -> None:
-        return None
+        self.closed = True

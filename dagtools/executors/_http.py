@@ -27,6 +27,7 @@ import anyio
 import httpx
 from graphql import GraphQLError, OperationDefinitionNode, OperationType, parse
 
+from .._closing import AsyncClosing
 from .._errors import ExecutorError, HttpStatusError, TransportError
 from .._limits import MAX_RESPONSE_BYTES
 from .._redact import RedactingFilter, redact, redact_json, secrets_of
@@ -74,7 +75,7 @@ class _Attempt(Retryable):
         self.error = error
 
 
-class HttpExecutor:
+class HttpExecutor(AsyncClosing):
     """Runs documents against a GraphQL endpoint over HTTP, through one pooled `httpx.AsyncClient`.
 
     The client is made on first use inside the running event loop (an executor built in synchronous
@@ -130,6 +131,8 @@ class HttpExecutor:
     async def execute(
         self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None, progress: Progress | None = None
     ) -> Response:
+        if self.closed:
+            self._check_open()
         telemetry = active_telemetry()
         if telemetry is None:
             return await self._execute(document, variables, operation_name, progress)
@@ -173,6 +176,7 @@ class HttpExecutor:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def aclose(self) -> None:
+        self.closed = True
         client, self._client = self._client, None
         if client is None or not self._owns_client or self._loop is not _running_loop():
             return  # not ours, or made in a loop that has ended and taken its connections with it
@@ -280,10 +284,12 @@ class HttpExecutor:
 
     def _response(self, parsed: dict[str, Any]) -> Response:
         """The answer, its error texts redacted: an API may quote the request's credentials in them."""
-        response = _response(parsed)
-        if not response.errors:
-            return response
-        return Response(data=response.data, errors=[redact_json(error, self._secrets) for error in response.errors])
+        data = parsed.get("data")
+        errors = parsed.get("errors") or []
+        if not isinstance(errors, list):
+            errors = [errors]
+        errors = [redact_json(e, self._secrets) if isinstance(e, dict) else {"message": redact(str(e), self._secrets)} for e in errors]
+        return Response(data=data if isinstance(data, dict) else None, errors=errors)
 
 
 def _running_loop() -> object | None:
@@ -311,15 +317,6 @@ def _json(content: bytes | bytearray) -> Any:
         return json.loads(content)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return _NOT_JSON
-
-
-def _response(parsed: dict[str, Any]) -> Response:
-    data = parsed.get("data")
-    errors = parsed.get("errors") or []
-    if not isinstance(errors, list):
-        errors = [errors]
-    errors = [e if isinstance(e, dict) else {"message": str(e)} for e in errors]
-    return Response(data=data if isinstance(data, dict) else None, errors=errors)
 
 
 def _web_page(answer: httpx.Response, content: bytes | bytearray) -> str | None:

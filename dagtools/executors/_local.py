@@ -33,6 +33,7 @@ try:  # the executor class graphql-core's own execute() uses, so every call runs
 except ImportError:  # pragma: no cover - a graphql-core that moved it: its public base class runs the same
     _RunWith = GraphQLExecutor  # type: ignore[misc,assignment]
 
+from .._closing import AsyncClosing
 from .._errors import ExecutorError
 from ._base import Response
 
@@ -42,7 +43,7 @@ _CACHE_LIMIT = 512
 _PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
-class LocalExecutor:
+class LocalExecutor(AsyncClosing):
     """Runs documents against a schema in this process.
 
     Documents dagtools builds are valid by construction, so they skip validation; pass
@@ -109,6 +110,8 @@ class LocalExecutor:
         return fresh.execute_operation()
 
     async def execute(self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None) -> Response:
+        if self.closed:
+            self._check_open()
         node = self._parse(document)
         if isinstance(node, list):
             return Response(data=None, errors=[dict(e.formatted) for e in node])
@@ -126,7 +129,7 @@ class LocalExecutor:
         return Response(data=result.data, errors=errors)
 
     async def aclose(self) -> None:
-        return None
+        self.closed = True
 
 
 def _key(document: str, operation_name: str | None, variables: dict[str, Any] | None) -> tuple[Any, ...] | None:

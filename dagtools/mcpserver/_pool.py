@@ -14,7 +14,6 @@ refused (or, with a store, its own least recently used one leaves memory), never
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -23,7 +22,7 @@ from typing import Any
 
 import anyio
 
-from .._errors import ConfigError
+from .._errors import SessionsFull
 from ..session._session import Session
 from ._keys import SessionKey
 
@@ -33,14 +32,6 @@ logger = logging.getLogger("dagtools")
 
 #: Idle sessions are looked for at most this often (and whenever the pool is full).
 SWEEP_EVERY = 5.0
-
-
-class SessionsFull(ConfigError):
-    """No room for a new session now; `retry_after` is when, in seconds, there may be."""
-
-    def __init__(self, message: str, retry_after: float) -> None:
-        super().__init__(message)
-        self.retry_after = max(1, math.ceil(retry_after))
 
 
 @dataclass(eq=False)
@@ -54,6 +45,8 @@ class ClientState:
     listen: Any = None
     #: Bytes of arguments and results this session's calls have added (see `_limits`).
     held: int = 0
+    #: What the client sees of the session, made once (the server's `toolset_of`).
+    toolset: Any = None
 
     @property
     def busy(self) -> bool:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._closing import AsyncClosing
 from .._errors import ConfigError, DagtoolsError
 from .._tools import Tool, ToolCall, ToolResult
 from ..catalogue._render import render_tool
@@ -68,7 +69,7 @@ def _mcp() -> Any:
     return mcp_types
 
 
-class McpToolServer:
+class McpToolServer(AsyncClosing):
     """The MCP face of one API: build it once, serve it over stdio or streamable HTTP, or hand
     `.server` to the SDK's `Client` in tests."""
 
@@ -240,14 +241,18 @@ class McpToolServer:
 
     # -- protocol handlers ---------------------------------------------------------------------------
 
-    def tools_of(self, session: Session) -> list[Tool]:
-        return self.toolset_of(session).list_tools()
-
     def toolset_of(self, session: Session) -> Toolset:
         """What the client sees of a session: its own growing toolset, or the fixed one over it."""
         from ._toolsets import FixedToolset
 
         return session.toolset if self._dynamic else FixedToolset(session)
+
+    def _toolset(self, state: ClientState) -> Toolset:
+        """`toolset_of` the client's session, made once per client."""
+        if state.toolset is None:
+            state.toolset = self.toolset_of(state.session)
+        toolset: Toolset = state.toolset
+        return toolset
 
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         types = self._types
@@ -262,12 +267,11 @@ class McpToolServer:
             state = await self._state(ctx)
             async with state.lock:
                 await state.session.catch_up()  # another worker may have changed its tools since
-            session = state.session
         except DagtoolsError as error:
             from mcp.shared.exceptions import MCPError
 
             raise MCPError(code=types.INTERNAL_ERROR, message=f"dagtools could not open a session: {error}") from None
-        listed = types.ListToolsResult(tools=[self._mcp_tool(t) for t in self.tools_of(session)])
+        listed = types.ListToolsResult(tools=[self._mcp_tool(t) for t in self._toolset(state).list_tools()])
         if fresh:
             dumped = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools]
             remember_listing(self.loaded, self.config, dumped, list(schema_size(self)))
@@ -284,19 +288,19 @@ class McpToolServer:
         if refused is not None:
             return self._with_key(ctx, self._result(ToolResult.error(ToolCall(name=params.name), refused)))
         async with state.lock:  # a call catches up with the store itself, inside its turn (`SessionKeeper.run`)
-            before = [t.name for t in self.tools_of(state.session)]
+            # Whether the tool list changed, without listing it: the version moves whenever the names would.
+            before = state.session.toolset.version() if self._dynamic else None
             call = ToolCall(name=params.name, arguments=arguments)
             try:
                 if self._dynamic:  # the session's own tools: it runs and records the call
                     result = await state.session.call_tool(call)
-                else:
-                    from ..session._turn import run_call
-                    from ._toolsets import FixedToolset
+                else:  # the fixed tools run the session's through `Session.call_tool`, which records them
+                    from ..session._turn import run_turn
 
-                    result = await run_call(FixedToolset(state.session), call)
+                    result = (await run_turn(self._toolset(state), [call]))[0]
             except DagtoolsError as error:  # the store refused (busy, changed meanwhile, gone): nothing was saved
                 result = ToolResult.error(call, str(error))
-            changed = self._dynamic and [t.name for t in self.tools_of(state.session)] != before
+            changed = self._dynamic and state.session.toolset.version() != before
             if not result.is_error:  # what the session now keeps of this call
                 state.held += size + len(result.content)
         if changed:

@@ -21,7 +21,7 @@ from ..catalogue._render import render_tool
 from ..session._fields import MAX_NAMES
 from ..session._metatools import SEARCH_PARAMETER
 from ..session._session import Session
-from ..session._toolsets import FunctionToolset, Toolset, close_names
+from ..session._toolsets import FunctionToolset, OwnedTool, Toolset, close_names
 
 __all__ = ["FixedToolset", "tool_schemas"]
 
@@ -50,6 +50,9 @@ class FixedToolset(Toolset):
 
     def get(self, name: str) -> Tool | None:
         return self._own.get(name)
+
+    def find(self, name: str) -> OwnedTool | None:
+        return self._own.find(name)  # the functions below own the tools: a call goes straight to them
 
     async def call_tool(self, tool: Tool, arguments: dict[str, Any]) -> Any:
         return await self._own.call_tool(tool, arguments)

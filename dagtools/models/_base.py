@@ -60,6 +60,11 @@ class Model(Protocol):
 
     async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse: ...
 
+    async def aclose(self) -> None:
+        """Release the model's client (its connections); the models dagtools ships are also `async with`
+        context managers."""
+        ...
+
 
 #: A selectTools call's id -> the wire items that answer it and reveal the tools it selected.
 Reveals = Mapping[str, list[dict[str, Any]]]

@@ -105,6 +105,7 @@ class GeminiModel(SdkModel):
         )
 
     async def aclose(self) -> None:
+        self.closed = True
         if self.client is not None:
             await self.client.aio.aclose()
             await self.http.aclose()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._closing import AsyncClosing
 from .._errors import ConfigError
 from .._tools import ToolCall
 from .._yaml import read_data
@@ -101,7 +102,7 @@ def load_turns(source: str | Path | Mapping[str, Any] | Sequence[Any]) -> list[A
     return list(data)
 
 
-class ScriptedModel:
+class ScriptedModel(AsyncClosing):
     """Answers with the next turn each time; once the turns run out, it says it is done (no calls)."""
 
     tool_format = "openai"
@@ -118,6 +119,7 @@ class ScriptedModel:
         self.turns.extend(turns)
 
     async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+        self._check_open()
         self.history.append(ModelRequest(messages=tuple(messages), tools=list(tools)))
         turn = self.turns.pop(0) if self.turns else END_OF_SCRIPT
         if isinstance(turn, BaseException):
@@ -125,10 +127,10 @@ class ScriptedModel:
         return to_response(turn, messages, tools)
 
     async def aclose(self) -> None:
-        return None
+        self.closed = True
 
 
-class FunctionModel:
+class FunctionModel(AsyncClosing):
     """`fn(messages, tools)` computes each answer (a turn, or an awaitable of one) from the conversation."""
 
     tool_format = "openai"
@@ -139,6 +141,7 @@ class FunctionModel:
         self.history: list[ModelRequest] = []
 
     async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+        self._check_open()
         self.history.append(ModelRequest(messages=tuple(messages), tools=list(tools)))
         turn = self.fn(messages, tools)
         if inspect.isawaitable(turn):
@@ -146,4 +149,4 @@ class FunctionModel:
         return to_response(turn, messages, tools)
 
     async def aclose(self) -> None:
-        return None
+        self.closed = True

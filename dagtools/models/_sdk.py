@@ -12,6 +12,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from .._closing import AsyncClosing
 from .._errors import ConfigError, ModelError
 from .._redact import redact
 from ..session._context import Message
@@ -31,7 +32,7 @@ def import_sdk(module: str, extra: str) -> Any:
         raise ConfigError(f"This model needs the {module} package: pip install 'dagtools-graphql[{extra}]'.") from None
 
 
-class SdkModel:
+class SdkModel(AsyncClosing):
     """Options every adapter takes. `extra` is merged into each request body (provider options such
     as temperature, top_k or tool_choice), after dagtools' own fields, so it can override them."""
 
@@ -112,6 +113,7 @@ class SdkModel:
     async def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]], *, reveals: Reveals | None = None) -> ModelResponse:
         """One model turn. `reveals` (adapters with a `deferred_format` only): `tools` is a deferred
         list, and these selectTools results go back as the items that reveal tools."""
+        self._check_open()
         if reveals is not None and self.deferred_format is None:
             raise ConfigError(f"The {self.provider} wire format cannot defer tools; send the session's tools instead.")
         try:
@@ -173,6 +175,7 @@ class SdkModel:
 
     async def aclose(self) -> None:
         """Close the SDK's client (the Stainless SDKs close the HTTP client they were given with it)."""
+        self.closed = True
         client = getattr(self, "client", None)
         if client is not None:
             await client.close()

@@ -1,5 +1,6 @@
 """The catalogue's tools as a toolset: every schema field is known, the active ones are listed, and a
-call runs as a field call against the session's registry and executor.
+call runs as field calls against the session's registry and executor; a turn's reads run together,
+as one request (`call_batch`).
 
 Which tools are active is the `ActiveSet`, grown by `selectTools`. It is capped (providers take at
 most 128 tools, and fewer read better); when a selection would pass the cap, the least recently used
@@ -8,17 +9,19 @@ tools make room and the model is told which.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from itertools import count
 from typing import Any
 
 from .._errors import ConfigError, ToolCallError
 from .._tools import Tool
+from ..calls._batch import needs_earlier, run_reads
 from ..calls._field import FieldCalls, PreparedCall
 from ..catalogue._catalogue import Catalogue
 from ..executors._base import Executor
 from ..registry._long_values import LongValues
 from ..registry._registry import Registry
-from ._toolsets import Toolset
+from ._toolsets import BatchingToolset, OwnedTool
 
 __all__ = ["MAX_NAMES", "ActiveSet", "FieldToolset"]
 
@@ -26,6 +29,8 @@ __all__ = ["MAX_NAMES", "ActiveSet", "FieldToolset"]
 MAX_NAMES = 256
 #: Unknown names spelled out in one answer, each with its suggestions; the rest are counted.
 _UNKNOWN_SHOWN = 10
+#: Versions for every active set: a version names one set of names, even across a copy put back.
+_VERSIONS = count(1)
 
 
 class ActiveSet:
@@ -40,6 +45,8 @@ class ActiveSet:
         self.cap = cap
         self._last_used: dict[str, int] = {}
         self._clock = 0
+        #: Changes whenever the names (or their order) change: what an MCP client is told about.
+        self.version = 0
 
     def __contains__(self, name: object) -> bool:
         return name in self._last_used
@@ -55,6 +62,7 @@ class ActiveSet:
         copied = ActiveSet(self.catalogue, self.cap)
         copied._last_used = dict(self._last_used)
         copied._clock = self._clock
+        copied.version = self.version
         return copied
 
     def touch(self, name: str) -> None:
@@ -70,6 +78,7 @@ class ActiveSet:
         """Hold exactly the tools of `uses` (those the catalogue still has), as `uses()` gave them."""
         self._last_used = {name: int(used) for name, used in uses.items() if name in self.catalogue}
         self._clock = max(self._last_used.values(), default=0)
+        self.version = next(_VERSIONS)
 
     def select(self, names: Iterable[str], *, ignore: Iterable[str] = (), partial: bool = False) -> str:
         """Activate `names` (`Type_*` for every tool of a type). Returns the model's answer.
@@ -109,6 +118,8 @@ class ActiveSet:
             dropped = [n for _, n in candidates[:overflow]]
             for name in dropped:
                 del self._last_used[name]
+        if dropped or any(name not in self for name in wanted):
+            self.version = next(_VERSIONS)
         for name in wanted:
             self.touch(name)
         parts = [f"Selected {', '.join(wanted)}. Not selected: {problems}."] if unknown else ["ok."]
@@ -135,7 +146,7 @@ class ActiveSet:
         return "; ".join(([f"No tool named {'; '.join(typos)}"] if typos else []) + reasons + counted)
 
 
-class FieldToolset(Toolset):
+class FieldToolset(BatchingToolset):
     """Schema fields as tools: listed once selected, each call bound, sent and read into `Type#N` IDs."""
 
     def __init__(self, catalogue: Catalogue, registry: Registry, executor: Executor, long_values: LongValues, *, cap: int) -> None:
@@ -149,8 +160,14 @@ class FieldToolset(Toolset):
     def get(self, name: str) -> Tool | None:
         return self.catalogue.tool(name) if name in self.catalogue else None
 
+    def find(self, name: str) -> OwnedTool | None:
+        return OwnedTool(self.catalogue.tool(name), self) if name in self.catalogue else None
+
+    def version(self) -> Hashable:
+        return self.active.version
+
     def batchable(self, tool: Tool) -> bool:
-        """Whether a call of `tool` may share a request with other reads of the same turn."""
+        """Reads of selected tools may share a request; a mutation runs alone, exactly once."""
         return tool.read_only and tool.name in self.active
 
     def prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
@@ -165,6 +182,43 @@ class FieldToolset(Toolset):
 
     async def call_tool(self, tool: Tool, arguments: dict[str, Any]) -> Any:
         return await self.calls.run(self.prepare(tool, arguments))
+
+    async def call_batch(self, calls: Sequence[tuple[Tool, dict[str, Any]]]) -> list[Any]:
+        """The reads as one document where they can share it. A read that needs an object an earlier
+        one is about to make (it names an ID not minted yet, or defaults to the most recent object of
+        a type an earlier read returns) waits for the request before it, so every result is what
+        running the reads one by one would have given."""
+        out: list[Any] = [None] * len(calls)
+        batch: list[tuple[int, PreparedCall]] = []
+
+        async def flush() -> None:
+            if batch:
+                values = await run_reads(self.calls, [prepared for _, prepared in batch])
+                for (index, _), value in zip(batch, values):
+                    out[index] = value
+                batch.clear()
+
+        for index, (tool, arguments) in enumerate(calls):
+            if batch and needs_earlier(self.catalogue, tool, arguments, [prepared for _, prepared in batch]):
+                await flush()
+            try:
+                prepared = self.prepare(tool, arguments)
+            except ToolCallError as error:
+                if not batch:
+                    out[index] = error
+                    continue
+                await flush()  # it may name an object the batch was about to make
+                try:
+                    prepared = self.prepare(tool, arguments)
+                except ToolCallError as again:
+                    out[index] = again
+                    continue
+            if prepared.answer is not None:
+                out[index] = prepared.answer
+                continue
+            batch.append((index, prepared))
+        await flush()
+        return out
 
     def unknown(self, name: str) -> str | None:
         """A name that is no tool but names a field: a mutation not allowed, or plumbing read for the model."""

@@ -45,7 +45,9 @@ __all__ = [
     "save_tool",
     "search_answer",
     "search_index",
+    "only",
     "search_select",
+    "select_tools",
     "select_tools_tool",
 ]
 
@@ -231,10 +233,31 @@ def search_index(session: Session) -> SearchIndex:
     return catalogue_search(session.catalogue)
 
 
+def select_tools(session: Session, arguments: dict[str, Any]) -> str:
+    """selectTools as the model calls it: the named tools selected (the good ones, when some are not),
+    or with `search`, the tools that match."""
+    only(arguments, {"tools", "search"}, SELECT_TOOLS)
+    if arguments.get("search") is not None:  # names and one line each; selects only what `tools` names
+        return search_select(session, arguments)
+    names = arguments.get("tools")
+    if isinstance(names, str):
+        names = [names]
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise ToolCallError(f'selectTools takes a list of tool names, such as {{"tools": ["{example_call(session.catalogue)[0]}"]}}.')
+    return session._select_names(names, partial=True)
+
+
+def only(arguments: dict[str, Any], allowed: set[str], tool: str) -> None:
+    """Refuse parameters a built-in tool does not take, naming those it does."""
+    extra = [k for k in arguments if k not in allowed]
+    if extra:
+        raise ToolCallError(f"{tool} has no parameter {', '.join(extra)}; it takes {', '.join(sorted(allowed))}.")
+
+
 def search_select(session: Session, arguments: dict[str, Any]) -> str:
     """selectTools with `search`: the matching tools, after selecting what `tools` names, if anything."""
     names = arguments.get("tools")
-    selected = "" if names in (None, [], "") else session._select({"tools": names}) + "\n\n"
+    selected = "" if names in (None, [], "") else select_tools(session, {"tools": names}) + "\n\n"
     budget = session.options.tools_budget
     return selected + search_answer(search_index(session), arguments["search"], budget_tokens=budget, active=session.fields.active)
 

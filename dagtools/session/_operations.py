@@ -10,6 +10,7 @@ mints every object of the answer that carries an identity, so field tools chain 
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
 from graphql import OperationDefinitionNode, parse
@@ -17,7 +18,7 @@ from graphql.execution.values import get_variable_values
 
 from .._errors import ToolCallError
 from .._tools import Tool
-from ..calls._field import FieldCalls
+from ..calls._field import UNANSWERED, FieldCalls, not_answered
 from ..catalogue._operations import ID_ALIAS, TYPE_ALIAS, Operation, OperationSet, operations_of
 from ..executors._base import format_error
 from ..registry._registry import Registry
@@ -52,6 +53,9 @@ class OperationToolset(Toolset):
     def list_tools(self) -> list[Tool]:
         return [self.operations.operations[name].tool for name in self.selected]
 
+    def version(self) -> Hashable:
+        return tuple(self.selected)
+
     def get(self, name: str) -> Tool | None:
         found = self.operations.get(name)
         return found.tool if found is not None else None
@@ -69,7 +73,10 @@ class OperationToolset(Toolset):
     async def call_tool(self, tool: Tool, arguments: dict[str, Any]) -> Any:
         operation = self.operations.operations[tool.name]
         variables = self._variables(operation, arguments)
-        response = await self.calls.executor.execute(operation.document, variables, operation_name=operation.name)
+        try:
+            response = await self.calls.executor.execute(operation.document, variables, operation_name=operation.name)
+        except UNANSWERED as error:  # the API is down or answered nonsense: the model can only wait
+            raise not_answered(error, operation.name) from error
         errors = [format_error(error) for error in response.errors]
         if response.data is None:
             raise ToolCallError(f"{operation.name} failed: " + ("; ".join(errors) or "the API answered no data."))

@@ -1,12 +1,15 @@
 """A session: registry, active toolset, inputs, declared outputs and the conversation context.
 
 Every tool runs through one road: the session composes toolsets (the meta-tools, the catalogue's
-fields, the host's own tools) and runs each model turn with `run_turn`. `call_tools` records the
-turn in the context (seed 001); `execute_tools` does not. Nothing the model did raises: mistakes come
-back as error results, and a failed call leaves registry, toolset and outputs as they were.
+fields, the host's own tools) and runs each model turn with `run_turn`, which sends every call to
+the toolset that owns it. `call_tools` records the turn in the context (seed 001); `execute_tools`
+does not. Nothing the model did raises: mistakes come back as error results, and a failed call
+leaves registry, toolset and outputs as they were. A host tool's bug raises (see `_toolsets`).
 
-A session is an async context manager: it closes what was opened for it (the executor
-`open_session` made) and nothing it was given.
+A session is an async context manager: it closes what was opened for it (the executor and store
+`open_session` made) and nothing it was given, every closer even when one fails (an exit stack).
+Once closed it refuses every use with `ClosedError`; what it holds (outputs, state, objects) stays
+readable.
 
 A session opened with a store (`open_session(..., store=..., key=...)`) has a `keeper`: each turn
 then runs on the latest stored state and is saved before its results are returned.
@@ -16,20 +19,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from contextlib import AsyncExitStack
 from copy import copy
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from graphql import get_named_type, is_composite_type
 
-from .._errors import ConfigError, ToolCallError
+from .._errors import ClosedError, ConfigError, ToolCallError
 from .._tools import Tool, ToolCall, ToolResult
 from ..calls._chains import parse_chain
 from ..calls._field import PreparedCall
 from ..catalogue._catalogue import Catalogue, is_list
 from ..catalogue._describe import DESCRIBE_TOOLS
-from ..catalogue._reach import example_call
 from ..executors._base import Executor
 from ..registry._long_values import LongValues
 from ..registry._registry import ObjectEntry, Registry
@@ -51,6 +54,7 @@ __all__ = ["Session"]
 
 logger = logging.getLogger("dagtools")
 _MISSING: Any = object()
+T = TypeVar("T")
 
 
 class Session:
@@ -84,7 +88,7 @@ class Session:
         self._pending: dict[str, ToolCall] = {}
         self._calls = 0
         self._select_cache: tuple[tuple[int, int], Tool] | None = None
-        self._closers: list[Callable[[], Awaitable[Any]]] = []
+        self._closers = AsyncExitStack()
         self._closed = False
         self.keeper: SessionKeeper | None = None  # set by open_session when the session lives in a store
 
@@ -100,18 +104,20 @@ class Session:
     # -- lifetime ------------------------------------------------------------------------------------
 
     def close_with(self, close: Callable[[], Awaitable[Any]]) -> None:
-        """Run `close` when the session closes: for what was opened for this session alone."""
-        self._closers.append(close)
+        """Run `close` when the session closes (the last given first): for what was opened for this session alone."""
+        self._check_open()
+        self._closers.push_async_callback(close)
 
     async def aclose(self) -> None:
-        """Close what was opened for this session (once); using it afterwards is an error."""
+        """Close what was opened for this session (once); using it afterwards is an error. Every
+        closer runs even when one before it raises; the last error is raised once all have run."""
         if self._closed:
             return
         self._closed = True
-        closers, self._closers = self._closers[::-1], []
-        for close in closers:
-            await close()
-        logger.debug("session closed: %d objects, %d calls", len(self.registry), self._calls)
+        try:
+            await self._closers.aclose()
+        finally:
+            logger.debug("session closed: %d objects, %d calls", len(self.registry), self._calls)
 
     async def __aenter__(self) -> Session:
         self._check_open()
@@ -126,17 +132,19 @@ class Session:
 
     def _check_open(self) -> None:
         if self._closed:
-            raise ConfigError("This session is closed; open a new one with open_session.")
+            raise ClosedError("This session is closed; open a new one with open_session (or Session(...)) to go on.")
+
+    async def _in_turn(self, action: Callable[[], Awaitable[T]]) -> T:
+        """Run `action` on an open session; with a store, as one turn on the latest stored state, saved after."""
+        self._check_open()
+        return await (self.keeper.run(self, action) if self.keeper is not None else action())
 
     # -- host side: inputs, tools, state -------------------------------------------------------------
 
     async def add_input(self, name: str, *, field: str | None = None, value: Any = _MISSING, description: str = "") -> ObjectEntry | None:
         """Give the model an object (a root-field chain such as `repository(owner: "a", name: "b")`)
         or a plain value, before it starts."""
-        self._check_open()
-        if self.keeper is not None:
-            return await self.keeper.run(self, lambda: self._add_input(name, field=field, value=value, description=description))
-        return await self._add_input(name, field=field, value=value, description=description)
+        return await self._in_turn(lambda: self._add_input(name, field=field, value=value, description=description))
 
     async def _add_input(self, name: str, *, field: str | None = None, value: Any = _MISSING, description: str = "") -> ObjectEntry | None:
         if (field is None) == (value is _MISSING):
@@ -158,12 +166,14 @@ class Session:
 
     def add_tool(self, tool: Tool, handler: Handler | None = None) -> None:
         """Add a tool that is not a schema field: run here by `handler`, or by the client when None."""
+        self._check_open()
         if tool.name in _META_NAMES or self.toolset.get(tool.name) is not None:
             raise ConfigError(f"A tool named {tool.name!r} exists already.")
         self.host.add(tool.name, replace(tool, kind="local" if handler else "client"), handler)
 
     def add_toolset(self, toolset: Toolset) -> None:
         """Serve every tool of `toolset` too (listed as it lists them, after the session's own)."""
+        self._check_open()
         taken = [t.name for t in toolset.list_tools() if t.name in _META_NAMES or self.toolset.get(t.name) is not None]
         if taken:
             raise ConfigError(f"The session has tools named {', '.join(taken)} already.")
@@ -171,6 +181,7 @@ class Session:
 
     def select(self, names: Iterable[str]) -> None:
         """Activate tools on the host's behalf, as if the model had selected them."""
+        self._check_open()
         try:
             self._select_names(list(names))
         except ToolCallError as error:
@@ -187,6 +198,7 @@ class Session:
 
     def tools(self) -> list[Tool]:
         """The toolset the model sees now: selectTools, save, readResult, the active and extra tools."""
+        self._check_open()
         return self.toolset.list_tools()
 
     def render_tools(self, format: str = "openai") -> list[dict[str, Any]]:
@@ -195,7 +207,8 @@ class Session:
         return render_tools(self.tools(), format)
 
     def deferred_tools(self, **options: Any) -> DeferredTools:
-        """The constant tool list for providers that reveal tools in place (see session._deferred)."""
+        """The constant tool list for providers that reveal tools in place (see session._deferred_tools)."""
+        self._check_open()
         return deferred_tools(self, **options)
 
     def object(self, object_id: str) -> ObjectEntry:
@@ -221,6 +234,7 @@ class Session:
         """Hold exactly `state`, taken from a session on the same schema: IDs keep their meaning and
         later mints continue their numbering. Host tools are not state: add them again. `keep`:
         messages to append after the restored context (and the client results among them)."""
+        self._check_open()
         outputs = list(self.outputs)
         restore_state(self, state)
         self._calls = state.calls
@@ -255,13 +269,12 @@ class Session:
         With `select`, a catalogue tool that is not selected yet is selected for this call, saving
         the model a `selectTools` round trip; it stays selected when the call succeeds (the result's
         `selected` says so), and a call that fails selects nothing."""
-        self._check_open()
-        if self.keeper is not None:  # selecting and running are one turn on the latest stored state
-            return await self.keeper.run(self, lambda: self._call_tool(call, select=select))
-        return await self._call_tool(call, select=select)
+        if not select:
+            return (await self._in_turn(lambda: self._call_tools([call])))[0]
+        return await self._in_turn(lambda: self._call_selecting(call))  # selecting and running are one turn
 
-    async def _call_tool(self, call: ToolCall, *, select: bool) -> ToolResult:
-        if not select or call.name in self.fields.active or self.fields.get(call.name) is None:
+    async def _call_selecting(self, call: ToolCall) -> ToolResult:
+        if call.name in self.fields.active or self.fields.get(call.name) is None:  # as the store holds it now
             return (await self._call_tools([call]))[0]
         before = copy(self.fields.active)
         try:
@@ -280,17 +293,14 @@ class Session:
     async def call_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """Run one model turn and record it in the context: reads share one request, writes run in
         order (see `dagtools.session._turn` for the ordering rules). Client tools are left pending."""
-        self._check_open()
-        if self.keeper is not None:
-            return await self.keeper.run(self, lambda: self._call_tools(calls))
-        return await self._call_tools(calls)
+        return await self._in_turn(lambda: self._call_tools(calls))
 
     async def _call_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         calls = [self._with_id(c) for c in calls]
+        results = await run_turn(self.toolset, calls)  # recorded once it ran: a host tool's bug raises, leaving no call unanswered
         new = tuple(c for c in calls if not self.context.has_call(c.id))
         if new:
             self.context.add_assistant(tool_calls=new)
-        results = await run_turn(self.toolset, self.fields, calls)
         for call, result in zip(calls, results):
             if result.pending:
                 self._pending[call.id] = call
@@ -300,13 +310,7 @@ class Session:
 
     async def execute_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """`call_tools` without touching the context."""
-        self._check_open()
-        if self.keeper is not None:
-            return await self.keeper.run(self, lambda: self._execute_tools(calls))
-        return await self._execute_tools(calls)
-
-    async def _execute_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
-        return await run_turn(self.toolset, self.fields, [self._with_id(c) for c in calls])
+        return await self._in_turn(lambda: run_turn(self.toolset, [self._with_id(c) for c in calls]))
 
     async def execute(self, call: ToolCall) -> ToolResult:
         """Run one call without touching the context: the nothing-fancy path of seed 001."""
@@ -314,6 +318,7 @@ class Session:
 
     def tool_call_result(self, call_id: str, result: Any) -> ToolResult:
         """Report the result of a tool the client ran; it is recorded in the context."""
+        self._check_open()
         call = self._pending.pop(call_id, None)
         if call is None:
             pending = ", ".join(self._pending) or "none"
@@ -333,7 +338,7 @@ class Session:
 
     def _meta_toolset(self) -> FunctionToolset:
         meta = FunctionToolset()
-        meta.add(SELECT_TOOLS, self._select_tools_tool, self._select)
+        meta.add(SELECT_TOOLS, self._select_tools_tool, lambda arguments: _metatools.select_tools(self, arguments))
         if self.outputs:
             meta.add(SAVE, save_tool(self.catalogue, self.outputs), self._save)
         meta.add(READ_RESULT, read_result_tool(), self._read_result, when=lambda: bool(self.long_values))
@@ -348,17 +353,6 @@ class Session:
             self._select_cache = (key, tool)
         return self._select_cache[1]
 
-    def _select(self, arguments: dict[str, Any]) -> str:
-        _only(arguments, {"tools", "search"}, SELECT_TOOLS)
-        if arguments.get("search") is not None:  # names and one line each; selects only what `tools` names
-            return _metatools.search_select(self, arguments)
-        names = arguments.get("tools")
-        if isinstance(names, str):
-            names = [names]
-        if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-            raise ToolCallError(f'selectTools takes a list of tool names, such as {{"tools": ["{example_call(self.catalogue)[0]}"]}}.')
-        return self._select_names(names, partial=True)
-
     def _select_names(self, names: list[str], *, partial: bool = False) -> str:
         for toolset in self.toolset.toolsets:  # operations keep their own selection
             names = [n for n in names if not toolset.claim(n)] if isinstance(toolset, OperationToolset) else names
@@ -372,7 +366,7 @@ class Session:
         return f"Saved {shown}. The outputs are with the user now."
 
     def _read_result(self, arguments: dict[str, Any]) -> Any:
-        _only(arguments, {"ref", "offset"}, READ_RESULT)
+        _metatools.only(arguments, {"ref", "offset"}, READ_RESULT)
         return self.long_values.read(str(arguments.get("ref", "")), arguments.get("offset", 0))
 
     # -- sync wrappers for scripts and notebooks -------------------------------------------------------
@@ -392,9 +386,3 @@ class Session:
 
 #: Names the meta-tools hold whether or not they apply now (save without outputs, readResult before a cut).
 _META_NAMES = (SELECT_TOOLS, SAVE, READ_RESULT, DESCRIBE_TOOLS)
-
-
-def _only(arguments: dict[str, Any], allowed: set[str], tool: str) -> None:
-    extra = [k for k in arguments if k not in allowed]
-    if extra:
-        raise ToolCallError(f"{tool} has no parameter {', '.join(extra)}; it takes {', '.join(sorted(allowed))}.")

@@ -1,26 +1,51 @@
 """One way to run a tool: every tool a model can call is served by a toolset that lists its tools and
 calls one. A session composes toolsets; integrations and the MCP server sit on the same protocol.
 
-    Toolset                  list_tools() / get(name) / call_tool(tool, arguments)
+    Toolset                  list_tools() / find(name) / call_tool(tool, arguments) / version()
     ├── FunctionToolset      tools run by plain (async) functions: meta-tools, host and config tools
-    ├── FieldToolset         the catalogue's tools that are active now (session/_fields.py)
-    └── CombinedToolset      several toolsets as one; remembers which one owns each tool
+    ├── BatchingToolset      can also run several of one turn's calls together (call_batch)
+    │   └── FieldToolset     the catalogue's tools that are active now (session/_fields.py)
+    └── CombinedToolset      several toolsets as one; `find` names the one that owns each tool
 
 A toolset owns its tools' names: no code outside it compares a tool name to decide what to run.
+`find(name)` resolves a name once to an `OwnedTool`, the tool with the toolset that runs it (for a
+combined toolset, the innermost one), and every call goes through that owner's `call_tool`, or its
+`call_batch` for a turn's calls that it can run together.
+
+A function's exception says who is at fault: `ToolCallError` is the model's mistake (a host's tool
+raises it to tell the model what to fix) and becomes an error result; an `ExecutorError` is an API the
+model can only wait for or route around, and becomes one too; anything else is a bug in the code
+behind the tool. That is logged with its traceback and raised to the host, never passed off as the
+model's mistake (as pydantic-ai lets any exception but `ModelRetry` through).
 """
 
 from __future__ import annotations
 
 import inspect
+import logging
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from difflib import get_close_matches
-from typing import Any
+from typing import Any, NamedTuple
 
-from .._errors import ToolCallError
+from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
 
-__all__ = ["PENDING", "CombinedToolset", "FunctionToolset", "Handler", "Toolset", "close_names"]
+__all__ = [
+    "PENDING",
+    "BatchingToolset",
+    "CombinedToolset",
+    "FunctionToolset",
+    "Handler",
+    "OwnedTool",
+    "Toolset",
+    "close_names",
+    "no_such_tool",
+]
+
+logger = logging.getLogger("dagtools")
+#: Marks an exception from a tool's function once it is logged.
+_LOGGED = "_dagtools_logged"
 
 Handler = Callable[[dict[str, Any]], Any | Awaitable[Any]]
 
@@ -35,6 +60,15 @@ class _Pending:
 PENDING: Any = _Pending()
 
 
+class OwnedTool(NamedTuple):
+    """A tool and the toolset that runs it, resolved once by `Toolset.find`: a call goes to
+    `owner.call_tool(tool, ...)` without the name being looked up again. (A named tuple: one is made
+    for every call, and a tuple is the cheapest value to make.)"""
+
+    tool: Tool
+    owner: Toolset
+
+
 class Toolset(ABC):
     """Tools a model can call: what it sees now, and how each one runs."""
 
@@ -46,10 +80,20 @@ class Toolset(ABC):
         """The tool this toolset runs under `name`, listed now or not; None when it has no such tool."""
         return next((tool for tool in self.list_tools() if tool.name == name), None)
 
+    def find(self, name: str) -> OwnedTool | None:
+        """The tool named `name` with the toolset that runs it, or None when no toolset here has it."""
+        tool = self.get(name)
+        return OwnedTool(tool, self) if tool is not None else None
+
     @abstractmethod
     async def call_tool(self, tool: Tool, arguments: dict[str, Any]) -> Any:
         """Run `tool` with parsed arguments. Raises ToolCallError for the model's mistakes, and
         returns PENDING for a tool the client runs itself."""
+
+    def version(self) -> Hashable:
+        """A value that changes whenever `list_tools` would list other names (an MCP client is told
+        then). This default lists the tools; a toolset that knows better says so more cheaply."""
+        return tuple(tool.name for tool in self.list_tools())
 
     def unknown(self, name: str) -> str | None:
         """Why this toolset cannot serve `name` although the model might expect it to, if it knows."""
@@ -58,6 +102,22 @@ class Toolset(ABC):
     def suggest(self, name: str) -> list[str]:
         """Names close to a misspelled `name`."""
         return close_names(name, [tool.name for tool in self.list_tools()])
+
+
+class BatchingToolset(Toolset):
+    """A toolset that can run several calls of one turn together (the field toolset sends a turn's
+    reads as one request). The turn runner asks `batchable` of each call this toolset owns: a run of
+    consecutive batchable calls goes to `call_batch` at once, any other call runs alone through
+    `call_tool`, in the order the model made them. A host's toolset may offer it too."""
+
+    @abstractmethod
+    def batchable(self, tool: Tool) -> bool:
+        """Whether a call of `tool` may run together with the calls around it."""
+
+    @abstractmethod
+    async def call_batch(self, calls: Sequence[tuple[Tool, dict[str, Any]]]) -> list[Any]:
+        """Run the calls as running them one by one would, and give each its value or, for the
+        model's mistake, its ToolCallError (returned, not raised: the others still ran)."""
 
 
 _Condition = Callable[[], bool] | None
@@ -103,6 +163,9 @@ class FunctionToolset(Toolset):
     def get(self, name: str) -> Tool | None:
         return self._tool(name) if name in self else None
 
+    def find(self, name: str) -> OwnedTool | None:
+        return OwnedTool(self._tool(name), self) if name in self else None
+
     def _tool(self, name: str) -> Tool:
         tool = self._entries[name][0]
         return tool if isinstance(tool, Tool) else tool()
@@ -117,9 +180,22 @@ class FunctionToolset(Toolset):
                 value = await value
         except ToolCallError:
             raise
-        except Exception as error:  # a function's failure is something the model should see and route around
-            raise ToolCallError(f"{tool.name} failed: {error}") from error
+        except ExecutorError as error:  # the API behind the tool is down: the model can wait or route around it
+            raise ToolCallError(error.failed_call(tool.name)) from error
+        except Exception as error:
+            # The code behind the tool failed: the host's bug, not the model's mistake. Logged here with its
+            # traceback (an MCP server or a framework may report only the message), and raised to the host.
+            if not getattr(error, _LOGGED, False):  # once, though a tool that runs another passes it on
+                logger.exception("The tool %s raised; that is a bug in the code behind it, not a mistake of the model's.", tool.name)
+                try:
+                    setattr(error, _LOGGED, True)
+                except AttributeError:  # an exception that takes no attributes is logged again, at worst
+                    pass
+            raise
         return value
+
+    def version(self) -> Hashable:
+        return tuple(name for name in self.names() if self._listed(name))
 
     def suggest(self, name: str) -> list[str]:
         return close_names(name, self.names())
@@ -134,36 +210,43 @@ class CombinedToolset(Toolset):
     def list_tools(self) -> list[Tool]:
         return [tool for toolset in self.toolsets for tool in toolset.list_tools()]
 
-    def owner(self, name: str) -> tuple[Toolset, Tool] | None:
+    def find(self, name: str) -> OwnedTool | None:
         for toolset in self.toolsets:
-            tool = toolset.get(name)
-            if tool is not None:
-                inner = toolset.owner(name) if isinstance(toolset, CombinedToolset) else None
-                return inner or (toolset, tool)
+            found = toolset.find(name)  # a combined toolset inside names its own innermost owner
+            if found is not None:
+                return found
         return None
 
     def get(self, name: str) -> Tool | None:
-        found = self.owner(name)
-        return found[1] if found else None
+        found = self.find(name)
+        return found.tool if found else None
 
     async def call_tool(self, tool: Tool, arguments: dict[str, Any]) -> Any:
-        found = self.owner(tool.name)
+        """For a caller holding only a `Tool`; the session calls the owner `find` gave it instead."""
+        found = self.find(tool.name)
         if found is None:
             raise ToolCallError(self.unknown(tool.name))
-        return await found[0].call_tool(found[1], arguments)
+        return await found.owner.call_tool(found.tool, arguments)
+
+    def version(self) -> Hashable:
+        return tuple((id(toolset), toolset.version()) for toolset in self.toolsets)
 
     def unknown(self, name: str) -> str:
         for toolset in self.toolsets:
             reason = toolset.unknown(name)
             if reason:
                 return reason
-        close = self.suggest(name)
-        hint = f" Did you mean {', '.join(close)}?" if close else ""
-        return f"There is no tool {name}.{hint} selectTools lists the tools you can select."
+        return no_such_tool(name, self.suggest(name))
 
     def suggest(self, name: str) -> list[str]:
         found = [close for toolset in self.toolsets for close in toolset.suggest(name)]
         return list(dict.fromkeys(found))[:3]
+
+
+def no_such_tool(name: str, close: Sequence[str]) -> str:
+    """What the model is told of a name no toolset has."""
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    return f"There is no tool {name}.{hint} selectTools lists the tools you can select."
 
 
 def close_names(name: str, pool: Sequence[str], limit: int = 3) -> list[str]:

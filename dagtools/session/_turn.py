@@ -1,168 +1,145 @@
-"""One model turn of tool calls, planned once: reads share one request, writes run one at a time.
+"""One model turn of tool calls, planned once: calls a toolset can run together share one go, every
+other call runs alone, in order.
 
-Calls take effect in the order the model made them, and every result is what running the calls
-one by one would have given:
+Each call's name is resolved once, to the tool and the toolset that owns it (`Toolset.find`), and the
+call goes through that owner: its `call_tool`, or, for consecutive calls a `BatchingToolset` says it
+can run together (the field toolset's reads, sent as one document), its `call_batch`. No toolset is
+a special case here. Calls take effect in the order the model made them, and every result is what
+running the calls one by one would have given:
 
-- Consecutive read-only field calls form a batch, sent as one document (see `calls/_batch.py`).
+- Consecutive calls one batching toolset can run together form a batch (see `FieldToolset.call_batch`
+  for how reads that depend on each other are kept apart).
 - Any other call (a mutation, `selectTools`, `save`, `readResult`, a local or client tool) is a
-  barrier: the batch before it is sent first. Reads before the first write see the state before
-  it; reads after it see the state after it.
-- A read that needs an object an earlier read of the same batch is about to make (it names an ID not
-  minted yet, or its object parameter defaults to the most recent object of a type an earlier read
-  returns) starts a new batch.
+  barrier: the batch before it runs first. Reads before the first write see the state before it;
+  reads after it see the state after it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
-
-from graphql import get_named_type
+from typing import Any, NamedTuple
 
 from .._errors import ToolCallError
 from .._telemetry import active_telemetry, note_error
-from .._tools import Tool, ToolCall, ToolResult
+from .._tools import ToolCall, ToolResult
 from ..calls._arguments import parse_arguments
-from ..calls._batch import run_reads
-from ..calls._connections import connection_of
-from ..calls._field import PreparedCall
-from ._fields import FieldToolset
-from ._toolsets import PENDING, CombinedToolset, Toolset
+from ._toolsets import PENDING, BatchingToolset, OwnedTool, Toolset, no_such_tool
 
-__all__ = ["run_call", "run_turn"]
+__all__ = ["run_turn"]
 
 
-@dataclass(frozen=True, slots=True)
-class _Read:
-    index: int
+class _Planned(NamedTuple):
+    """A call with its arguments parsed and its owner found, or what the model got wrong."""
+
     call: ToolCall
-    prepared: PreparedCall
+    arguments: dict[str, Any]
+    found: OwnedTool | None
+    error: ToolCallError | None = None
 
 
-async def run_turn(toolset: CombinedToolset, fields: FieldToolset, calls: Sequence[ToolCall]) -> list[ToolResult]:
-    """Run one turn's calls (with ids already given) and return their results in the same order."""
+async def run_turn(toolset: Toolset, calls: Sequence[ToolCall]) -> list[ToolResult]:
+    """Run one turn's calls (with ids already given) and return their results in the same order. The
+    model's mistakes become error results; a host tool's bug raises (see session/_toolsets.py)."""
     telemetry = active_telemetry()
+    if telemetry is None and len(calls) == 1:  # the common case, and the one whose cost every call pays
+        return [await _run_one(toolset, calls[0])]
+    planned = [_plan(toolset, call) for call in calls]
     if telemetry is None:
-        return await _run_turn(toolset, fields, calls)
-    with telemetry.turn([(str(c.id), str(c.name), _type_of(toolset, c.name)) for c in calls]) as turn:
-        results = await _run_turn(toolset, fields, calls)
+        return await _run_turn(toolset, planned)
+    named = [(str(p.call.id), str(p.call.name), (p.found.tool.type_name or "") if p.found else "") for p in planned]
+    with telemetry.turn(named) as turn:
+        results = await _run_turn(toolset, planned)
         turn.finish(results)
     return results
 
 
-def _type_of(toolset: CombinedToolset, name: str) -> str:
-    found = toolset.owner(name) if isinstance(name, str) else None
-    return (found[1].type_name or "") if found is not None else ""
+def _plan(toolset: Toolset, call: ToolCall) -> _Planned:
+    try:
+        arguments = parse_arguments(call.name, call.arguments)
+    except ToolCallError as error:
+        return _Planned(call, {}, None, error)
+    return _Planned(call, arguments, toolset.find(call.name))
 
 
-async def _run_turn(toolset: CombinedToolset, fields: FieldToolset, calls: Sequence[ToolCall]) -> list[ToolResult]:
-    if len(calls) == 1:
-        return [await _run_single(toolset, fields, calls[0])]
-    results: list[ToolResult | None] = [None] * len(calls)
-    batch: list[_Read] = []
+async def _run_turn(toolset: Toolset, planned: list[_Planned]) -> list[ToolResult]:
+    if len(planned) == 1:
+        return [await _run_alone(toolset, planned[0])]
+    results: list[ToolResult | None] = [None] * len(planned)
+    batch: list[tuple[int, OwnedTool]] = []
 
     async def flush() -> None:
-        reads = list(batch)
+        taken = list(batch)
         batch.clear()
-        if reads:
-            for read, value in zip(reads, await run_reads(fields.calls, [r.prepared for r in reads])):
-                results[read.index] = _result(read.call, value)
+        if len(taken) == 1:
+            index, found = taken[0]
+            results[index] = await _call(found, planned[index].call, planned[index].arguments)
+        elif taken:
+            owner = taken[0][1].owner
+            assert isinstance(owner, BatchingToolset)
+            values = await owner.call_batch([(found.tool, planned[index].arguments) for index, found in taken])
+            for (index, _), value in zip(taken, values):
+                results[index] = _result(planned[index].call, value)
 
-    for index, call in enumerate(calls):
-        try:
-            arguments = parse_arguments(call.name, call.arguments)
-            found = toolset.owner(call.name)
-            if found is None:
-                raise ToolCallError(toolset.unknown(call.name))
-        except ToolCallError as error:
-            results[index] = _result(call, error)
-            continue
-        owner, tool = found
-        if owner is not fields or not fields.batchable(tool):
+    for index, plan in enumerate(planned):
+        found = _owner(toolset, plan)
+        if not isinstance(found, OwnedTool):  # the model's mistake: nothing runs, so nothing is sent first
+            results[index] = found
+        elif isinstance(found.owner, BatchingToolset) and found.owner.batchable(found.tool):
+            if batch and found.owner is not batch[0][1].owner:
+                await flush()
+            batch.append((index, found))
+        else:
             await flush()
-            results[index] = await _run_alone(owner, tool, arguments, call)
-            continue
-        if batch and _needs_earlier(fields, tool, arguments, batch):
-            await flush()
-        try:
-            prepared = fields.prepare(tool, arguments)
-        except ToolCallError as error:
-            if not batch:
-                results[index] = _result(call, error)
-                continue
-            await flush()  # it may name an object the batch was about to make
-            try:
-                prepared = fields.prepare(tool, arguments)
-            except ToolCallError as again:
-                results[index] = _result(call, again)
-                continue
-        if prepared.answer is not None:
-            results[index] = _result(call, prepared.answer)
-            continue
-        batch.append(_Read(index, call, prepared))
+            results[index] = await _call(found, plan.call, plan.arguments)
     await flush()
     return [r for r in results if r is not None]
 
 
-async def _run_single(toolset: CombinedToolset, fields: FieldToolset, call: ToolCall) -> ToolResult:
-    """A turn of one call, as `run_turn` would run it, without planning a batch (the common case,
-    and the one whose cost every call pays)."""
+async def _run_alone(toolset: Toolset, plan: _Planned) -> ToolResult:
+    """A turn of one planned call: no batch to make."""
+    found = _owner(toolset, plan)
+    return await _call(found, plan.call, plan.arguments) if isinstance(found, OwnedTool) else found
+
+
+async def _run_one(toolset: Toolset, call: ToolCall) -> ToolResult:
+    """`_run_alone` for a call not planned yet: parsed, resolved and run in one go."""
     try:
         arguments = parse_arguments(call.name, call.arguments)
-        found = toolset.owner(call.name)
-        if found is None:
-            raise ToolCallError(toolset.unknown(call.name))
-        owner, tool = found
-        if owner is not fields or not fields.batchable(tool):
-            return await _run_alone(owner, tool, arguments, call)
-        prepared = fields.prepare(tool, arguments)
-        value = prepared.answer if prepared.answer is not None else await fields.calls.run(prepared)
     except ToolCallError as error:
         return _result(call, error)
-    return ToolResult(call_id=call.id, name=call.name, value=value)
+    found = toolset.find(call.name)
+    return await _call(found, call, arguments) if found is not None else _unknown(toolset, call)
 
 
-async def run_call(toolset: Toolset, call: ToolCall) -> ToolResult:
-    """Run one call on any toolset (no batching): the model's mistakes become error results."""
+def _owner(toolset: Toolset, plan: _Planned) -> OwnedTool | ToolResult:
+    """The call's owner as found at the start of the turn, or the error result the model reads."""
+    if plan.error is not None:
+        return _result(plan.call, plan.error)
+    # A name unknown at the start is looked up again when its turn comes: an earlier call may have made it.
+    found = plan.found or toolset.find(plan.call.name)
+    return found if found is not None else _unknown(toolset, plan.call)
+
+
+def _unknown(toolset: Toolset, call: ToolCall) -> ToolResult:
+    name = call.name
+    return _result(call, ToolCallError(toolset.unknown(name) or no_such_tool(name, toolset.suggest(name))))
+
+
+async def _call(found: OwnedTool, call: ToolCall, arguments: dict[str, Any]) -> ToolResult:
+    """One call through its owner's `call_tool`."""
     try:
-        arguments = parse_arguments(call.name, call.arguments)
-        tool = toolset.get(call.name)
-        if tool is None:
-            raise ToolCallError(toolset.unknown(call.name) or f"There is no tool {call.name}.")
-    except ToolCallError as error:
-        return _result(call, error)
-    return await _run_alone(toolset, tool, arguments, call)
-
-
-async def _run_alone(toolset: Toolset, tool: Tool, arguments: dict[str, Any], call: ToolCall) -> ToolResult:
-    try:
-        value = await toolset.call_tool(tool, arguments)
+        value = await found.owner.call_tool(found.tool, arguments)
     except ToolCallError as error:
         return _result(call, error)
     if value is PENDING:
         return ToolResult(call_id=call.id, name=call.name, value=None, pending=True)
-    return _result(call, value)
+    return ToolResult(call_id=call.id, name=call.name, value=value)
 
 
 def _result(call: ToolCall, value: Any) -> ToolResult:
-    """The one place a call's value or the model's mistake becomes the result the model reads."""
+    """A call's value as its result, or the model's mistake as the error result the model reads (the one
+    place a mistake is turned into one, and noted for telemetry)."""
     if isinstance(value, ToolCallError):
         note_error(call.id, value)
         return ToolResult.error(call, str(value))
     return ToolResult(call_id=call.id, name=call.name, value=value)
-
-
-def _needs_earlier(fields: FieldToolset, tool: Tool, arguments: dict[str, Any], batch: list[_Read]) -> bool:
-    if tool.object_parameter is None or arguments.get(tool.object_parameter) is not None:
-        return False
-    catalogue = fields.catalogue
-    parent_type = tool.type_name or ""
-    for read in batch:
-        made = get_named_type(read.prepared.field_type).name
-        if catalogue.is_of_type(parent_type, made) or catalogue.is_of_type(made, parent_type):
-            return True
-        connection = connection_of(catalogue, made)
-        if connection is not None and catalogue.is_of_type(connection.node_type, parent_type):
-            return True
-    return False

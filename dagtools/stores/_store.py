@@ -28,7 +28,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import anyio
 
-from .._errors import ConfigError, DagtoolsError
+from .._closing import AsyncClosing
+from .._errors import ConfigError, StoreBusyError, StoreConflictError
 from ._holders import holder_gone, new_token
 
 __all__ = [
@@ -50,14 +51,6 @@ DEFAULT_IDLE_TTL = 7 * 24 * 3600.0
 LEASE_SECONDS = 15.0
 
 
-class StoreConflictError(DagtoolsError):
-    """A save named a version that is no longer the stored one: someone else wrote the session first."""
-
-
-class StoreBusyError(DagtoolsError):
-    """A key stayed locked by another process for longer than the store waits."""
-
-
 @dataclass(frozen=True, kw_only=True, slots=True)
 class StoredState:
     """What a load gives back: the version, and the data unless the caller already holds that version."""
@@ -68,7 +61,7 @@ class StoredState:
     log: tuple[bytes, ...] = ()
 
 
-class SessionStore(ABC):
+class SessionStore(AsyncClosing, ABC):
     """Sessions' plain data by key, with optimistic concurrency through versions."""
 
     #: Whether other processes reach the same sessions, so that turns need a lease in the store itself.

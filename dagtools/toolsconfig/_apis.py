@@ -23,6 +23,7 @@ from urllib.parse import quote, unquote
 import anyio
 import httpx
 
+from .._closing import AsyncClosing
 from .._errors import ConfigError, ExecutorError, ToolCallError
 from .._limits import MAX_RESPONSE_BYTES
 from .._redact import redact, secrets_of
@@ -70,7 +71,7 @@ ApiTarget = Executor | RestApi | str
 (a GraphQL endpoint for query entries, a REST base URL for path entries)."""
 
 
-class ConfigApis:
+class ConfigApis(AsyncClosing):
     """The APIs a tools config runs against, by name; `default` falls back to a given executor."""
 
     def __init__(self, apis: Mapping[str, ApiTarget] | None = None, *, default: Executor | None = None) -> None:

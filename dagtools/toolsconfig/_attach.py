@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._closing import AsyncClosing
 from .._errors import ConfigError, ToolCallError
 from .._tools import Tool
 from ._apis import ApiTarget, ConfigApis
@@ -27,7 +28,7 @@ Handler = Callable[[dict[str, Any]], Any | Awaitable[Any]]
 
 
 @dataclass(frozen=True, kw_only=True)
-class AttachedTools:
+class AttachedTools(AsyncClosing):
     """What `attach_tools_config` added, and the APIs it runs them against (close them when done)."""
 
     config: ToolsConfig

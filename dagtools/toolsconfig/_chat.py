@@ -15,6 +15,7 @@ import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._closing import AsyncClosing
 from .._errors import ConfigError, ToolCallError
 from .._tools import ToolCall
 from ..session._context import Context, Message
@@ -29,7 +30,7 @@ __all__ = ["ChatStore"]
 _ROLES = ("system", "user", "assistant", "tool")
 
 
-class ChatStore:
+class ChatStore(AsyncClosing):
     """Saves and loads one conversation (the one the context values pick) through the API."""
 
     def __init__(self, config: ConfigSource, *, executors: Mapping[str, ApiTarget], context: Mapping[str, Any]) -> None:
