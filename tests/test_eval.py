@@ -1,5 +1,8 @@
 """`dagtools eval` run as a user runs it: scripted models whose attempts fail on purpose, so every
-figure of the report can be checked against what the scripts do."""
+figure of the report can be checked against what the scripts do.
+
+The command runs in this process (tests/command.py); one test starts it as a process, for the exit code
+the interpreter sets."""
 
 from __future__ import annotations
 
@@ -8,7 +11,6 @@ import math
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import anyio
@@ -20,6 +22,7 @@ from dagtools.evals import QueryToolset
 from dagtools.examples.kitchen import api as kitchen
 from dagtools.executors._local import LocalExecutor
 
+from .command import dagtools, dagtools_process
 from .conftest import ROOT
 from .fake_models import FRIES_TURNS, anthropic_server  # noqa: F401 - fixture
 from .thirdparty import swapi_url  # noqa: F401 - fixture
@@ -29,10 +32,6 @@ KITCHEN_SCRIPTS = f"script:{ROOT / 'examples/evals/kitchen/scripts'}"
 SWAPI_TASKS = ROOT / "examples/evals/swapi/tasks.yaml"
 SWAPI_SCRIPTS = f"script:{ROOT / 'examples/evals/swapi/scripts'}"
 CHROMIUM = Path("/usr/bin/chromium")
-
-
-def dagtools(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dagtools.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
 
 
 def wilson_by_roots(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -108,9 +107,9 @@ def test_each_attempt_keeps_a_script_that_replays_and_a_trace(kitchen_eval):
 
 
 def test_min_success_exits_zero_at_or_above_it():
-    run = dagtools("eval", str(KITCHEN_TASKS), "--model", KITCHEN_SCRIPTS, "-n", "5", "--out", "/dev/null/x", "--min-success", "0.8")
+    run = dagtools_process("eval", str(KITCHEN_TASKS), "--model", KITCHEN_SCRIPTS, "-n", "5", "--out", "/dev/null/x", "--min-success", "0.8")
     assert run.returncode == 2 and "/dev/null/x" in run.stderr  # an output folder that cannot exist is said
-    with_out = dagtools(
+    with_out = dagtools_process(
         "eval", str(KITCHEN_TASKS), "--model", KITCHEN_SCRIPTS, "-n", "5", "--min-success", "0.8",
         "--out", str(ROOT / ".pytest-eval-out"),
     )  # fmt: skip
