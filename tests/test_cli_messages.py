@@ -24,7 +24,7 @@ FRIES = f"{ROOT}/examples/kitchen/fries.yaml"
 
 def _serve(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
