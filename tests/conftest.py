@@ -183,7 +183,11 @@ SLOW: dict[str, tuple[str, ...]] = {
     "test_redact.py": ("test_a_schema_that_cannot_be_loaded_says_so_without_credentials",),
     "test_rest_paths.py": ("test_a_trickling_rest_answer_is_cut_at_the_timeout",),
     "test_schema.py": ("test_github_*", "test_url_that_does_not_answer"),
-    "test_search.py": ("test_cli_search_text_and_empty_words", "test_mutations_the_host_did_not_allow_are_never_found"),
+    "test_search.py": (
+        "test_cli_search_json_lists_the_best_tools_first",
+        "test_cli_search_text_and_empty_words",
+        "test_mutations_the_host_did_not_allow_are_never_found",
+    ),
     "test_session.py": ("test_github_*", "test_select_tools_description_stays_in_budget_*"),
 }
 

@@ -24,7 +24,18 @@ from typing import Any
 
 import uvicorn
 
-__all__ = ["Fault", "FaultServer", "QuickServer", "Recorder", "Request", "free_port", "read_body", "serve_asgi", "serve_schema", "wait_for_port"]
+__all__ = [
+    "Fault",
+    "FaultServer",
+    "QuickServer",
+    "Recorder",
+    "Request",
+    "free_port",
+    "read_body",
+    "serve_asgi",
+    "serve_schema",
+    "wait_for_port",
+]
 
 
 @dataclass(frozen=True)

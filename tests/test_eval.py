@@ -107,7 +107,9 @@ def test_each_attempt_keeps_a_script_that_replays_and_a_trace(kitchen_eval):
 
 
 def test_min_success_exits_zero_at_or_above_it():
-    run = dagtools_process("eval", str(KITCHEN_TASKS), "--model", KITCHEN_SCRIPTS, "-n", "5", "--out", "/dev/null/x", "--min-success", "0.8")
+    run = dagtools_process(
+        "eval", str(KITCHEN_TASKS), "--model", KITCHEN_SCRIPTS, "-n", "5", "--out", "/dev/null/x", "--min-success", "0.8"
+    )
     assert run.returncode == 2 and "/dev/null/x" in run.stderr  # an output folder that cannot exist is said
     with_out = dagtools_process(
         "eval", str(KITCHEN_TASKS), "--model", KITCHEN_SCRIPTS, "-n", "5", "--min-success", "0.8",

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from dagtools import Session, ToolCall, compile_catalogue
+from dagtools import Session, ToolCall
 from dagtools.catalogue import Catalogue
 from dagtools.executors._base import SchemaOnlyExecutor
-from tests.conftest import load_shared, shared_schema_path
+from tests.conftest import shared_catalogue, shared_schema_path
 
 COMMIT = "Mutation_createCommitOnBranch"
 BAD_FILE = {
@@ -35,7 +35,7 @@ def pointed(text: str) -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def github() -> Catalogue:
-    return compile_catalogue(load_shared("github.schema.graphql").schema, mutations=True)
+    return shared_catalogue("github.schema.graphql", mutations=True)  # type: ignore[return-value]
 
 
 def github_session(catalogue: Catalogue) -> Session:

@@ -120,10 +120,9 @@ async def test_swapi_films_show_the_same_fields_titles_first(swapi_url: str) -> 
 
 
 def test_github_issue_comment_reads_its_body_before_surrogate_numbers() -> None:
-    from dagtools import compile_catalogue
-    from tests.conftest import load_shared
+    from tests.conftest import shared_catalogue
 
-    catalogue = compile_catalogue(load_shared("github.schema.graphql").schema)
+    catalogue = shared_catalogue("github.schema.graphql")
     fields = catalogue.preview_fields("IssueComment")
     assert fields[0] == "body"  # a comment has no name: what it says names it
     assert all(fields.index("body") < fields.index(f) for f in ("databaseId", "fullDatabaseId") if f in fields)

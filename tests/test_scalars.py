@@ -210,10 +210,9 @@ async def test_a_held_type_n_in_an_id_argument_sends_the_objects_global_id(sessi
 
 @pytest.fixture(scope="module")
 def github() -> Any:
-    from dagtools import compile_catalogue
-    from tests.conftest import load_shared
+    from tests.conftest import shared_catalogue
 
-    return compile_catalogue(load_shared("github.schema.graphql").schema, mutations=True)
+    return shared_catalogue("github.schema.graphql", mutations=True)
 
 
 def _arguments_of(schema: Any) -> Iterator[tuple[str, Any]]:

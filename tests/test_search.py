@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from dagtools import ToolCall, compile_catalogue
+from dagtools import ToolCall
 from dagtools.catalogue._search import catalogue_search, search_words
 from dagtools.cli._main import main
 
-from .conftest import load_shared, shared_schema_path
+from .conftest import shared_catalogue, shared_schema_path
 from .kitchen import kitchen_session
 
 pytest.importorskip("mcp", reason="the MCP tests need the official mcp SDK (pip install -e '.[mcp]')")
@@ -23,7 +23,7 @@ from .test_mcp import kitchen, value  # noqa: E402
 
 @pytest.fixture(scope="module")
 def github():
-    return compile_catalogue(load_shared("github.schema.graphql").schema, mutations=True)
+    return shared_catalogue("github.schema.graphql", mutations=True)
 
 
 def top(catalogue, words: str, count: int = 5) -> list[str]:
@@ -57,7 +57,7 @@ def test_a_tool_named_whole_by_the_query_ranks_above_one_named_in_part(github):
 
 
 def test_mutations_the_host_did_not_allow_are_never_found():
-    catalogue = compile_catalogue(load_shared("github.schema.graphql").schema)
+    catalogue = shared_catalogue("github.schema.graphql")
     found = top(catalogue, "close an issue", 20)
     assert found and not any(name.startswith("Mutation_") for name in found)
 
@@ -75,6 +75,15 @@ def test_cli_search_json_lists_the_best_tools_first(capsys):
     assert all(set(item) == {"name", "description", "score"} for item in listed)
     scores = [item["score"] for item in listed]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_cli_search_json_on_a_small_api(capsys):
+    """The same listing on the kitchen API, for the fast subset (the GitHub one builds its schema anew)."""
+    assert main(["tools", "examples/kitchen/api.py:schema", "--search", "peel a potato", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [item["name"] for item in listed][:2] == ["Potato_peel", "Potato_peeled"]
+    assert all(set(item) == {"name", "description", "score"} for item in listed)
+    assert [item["score"] for item in listed] == sorted((item["score"] for item in listed), reverse=True)
 
 
 def test_cli_search_text_and_empty_words(capsys):
