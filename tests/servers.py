@@ -148,15 +148,16 @@ class QuickServer(uvicorn.Server):
 
 
 @contextmanager
-def serve_asgi(app: Any) -> Iterator[str]:
-    """Serve an ASGI app with uvicorn in a thread; yields `http://127.0.0.1:PORT`."""
+def serve_asgi(app: Any, **options: Any) -> Iterator[str]:
+    """Serve an ASGI app with uvicorn in a thread; yields `http://127.0.0.1:PORT`. `options` go to
+    `uvicorn.Config` (`http=` a protocol class, say)."""
     # IPPROTO_TCP, not 0: asyncio only turns Nagle off for sockets that say they are TCP, and with it
     # on every answer waits for a delayed ACK (about 40 ms a request).
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = QuickServer(uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False))
+    server = QuickServer(uvicorn.Config(app, **{"log_level": "warning", "lifespan": "off", "access_log": False, **options}))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True, name=f"uvicorn:{port}")
     thread.start()
     try:
