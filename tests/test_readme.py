@@ -111,7 +111,7 @@ BLOCKS = readme_blocks(README.read_text())
 
 #: Sections whose blocks another test module runs, with checks of its own (each framework's test model,
 #: the Mermaid shown against the one written): not run a second time here.
-RUN_ELSEWHERE = {"Agent frameworks": "test_integration_readme.py", "Seeing a run": "test_trace.py"}
+RUN_ELSEWHERE = {"Agent frameworks": "integrations/test_integration_readme.py", "Seeing a run": "session/test_trace.py"}
 
 
 def section_of(block: Block) -> str:

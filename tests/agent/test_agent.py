@@ -18,7 +18,7 @@ from tests.command import dagtools as run_command
 from tests.fake_models import anthropic_server, gemini_server, openai_server, responses_server  # noqa: F401
 from tests.kitchen import SEED_INPUTS, kitchen_session
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FRIES = ROOT / "examples" / "kitchen" / "fries.yaml"
 API = f"{ROOT / 'examples' / 'kitchen' / 'api.py'}:schema"
 PROMPT = "Bake me some french fries."

@@ -10,10 +10,10 @@ import pytest
 from dagtools import ConfigError
 from dagtools.agent._agent import Agent
 from dagtools.models import ScriptedModel
+from tests.agent.test_agent import API, FRIES, PROMPT, SEED_ARGS, dagtools
 from tests.fake_models import FRIES_TURNS, FakeServer, anthropic_server, gemini_server, openai_server, raw_member, responses_server  # noqa: F401
 from tests.kitchen import kitchen_session
-from tests.test_agent import API, FRIES, PROMPT, SEED_ARGS, dagtools
-from tests.test_models import make_model, run_fries
+from tests.models.test_models import make_model, run_fries
 
 REVEALED = ["Potato_rinse", "Potato_peel", "Potato_slice", "Oven_bake", "Potato_description"]
 
@@ -119,7 +119,7 @@ async def test_the_bench_measures_no_lost_prefix_byte_on_the_wire_in_deferred_mo
     import importlib.util
     from pathlib import Path
 
-    spec = importlib.util.spec_from_file_location("bench_prefix_wire", Path(__file__).resolve().parents[1] / "bench" / "prefix.py")
+    spec = importlib.util.spec_from_file_location("bench_prefix_wire", Path(__file__).resolve().parents[2] / "bench" / "prefix.py")
     assert spec is not None and spec.loader is not None
     prefix = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(prefix)

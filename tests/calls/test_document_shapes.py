@@ -35,7 +35,7 @@ from dagtools.calls._handles import Step
 from dagtools.calls._validation import document_errors
 from tests.conftest import load_shared, shared_schema_names
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(p.name for p in (ROOT / "schemas").glob("*.graphql"))
 SAMPLE = 200
 BATCHED = 10  # of the sampled calls, also sent as one part of a batch

@@ -10,8 +10,7 @@ from __future__ import annotations
 import pytest
 
 from dagtools import ToolCall
-
-from .kitchen import kitchen_session, state
+from tests.kitchen import kitchen_session, state
 
 
 def _deep(levels: int) -> list:

@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 
 from dagtools import Response, ToolCall
+from tests.kitchen import state
 from tests.transports import Transport, call, relay_session
-
-from .kitchen import state
 
 
 def _connections(value: Any) -> Iterator[dict[str, Any]]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import strawberry
 
 from dagtools import open_session
-
-from .kitchen import call
+from tests.kitchen import call
 
 
 @strawberry.type

@@ -26,7 +26,7 @@ from dagtools.executors._base import SchemaOnlyExecutor
 from dagtools.executors._http import HttpExecutor
 from tests.conftest import load_shared, shared_schema_path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("bench_documents", ROOT / "bench" / "documents.py")
 assert _spec is not None and _spec.loader is not None
 bench = importlib.util.module_from_spec(_spec)

@@ -13,7 +13,7 @@ from dagtools import Session, ToolCall, compile_catalogue
 from examples.relay.api import make_schema, schema
 from tests.transports import Transport, call, relay_session
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SDL_PATH = ROOT / "schemas" / "relay.graphql"
 REGENERATE = 'python -c "from examples.relay.api import schema; print(schema)" > schemas/relay.graphql'
 

@@ -10,8 +10,7 @@ from graphql import build_schema
 from jsonschema import Draft202012Validator
 
 from dagtools import compile_catalogue
-
-from .conftest import shared_catalogue, shared_schema_names
+from tests.conftest import shared_catalogue, shared_schema_names
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 

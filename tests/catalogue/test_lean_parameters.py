@@ -14,8 +14,7 @@ from dagtools import LocalExecutor, Session, compile_catalogue
 from dagtools._errors import ToolCallError
 from dagtools.catalogue._json_schema import PARAMETER_BUDGET
 from dagtools.mcpserver._toolsets import FixedToolset
-
-from .conftest import load_shared, shared_catalogue
+from tests.conftest import load_shared, shared_catalogue
 
 TOKEN_BUDGET = 1_000
 BUDGETED = [

@@ -2,7 +2,7 @@
 texts cut with a note that names the tool reading them in full, and room shared by the objects on
 the page, so every object of a page shows the same fields and a page of 25 fits a result's budget.
 Measured on SWAPI (graphql-js's reference server, over HTTP) too: films keep their titles first.
-The servers of other families (Ariadne, GraphQL Yoga) are in tests/test_previews_servers.py."""
+The servers of other families (Ariadne, GraphQL Yoga) are in tests/interop/test_previews_servers.py."""
 
 from __future__ import annotations
 

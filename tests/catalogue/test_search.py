@@ -10,15 +10,14 @@ import pytest
 from dagtools import ToolCall
 from dagtools.catalogue._search import catalogue_search, search_words
 from dagtools.cli._main import main
-
-from .conftest import shared_catalogue, shared_schema_path
-from .kitchen import kitchen_session
+from tests.conftest import shared_catalogue, shared_schema_path
+from tests.kitchen import kitchen_session
 
 pytest.importorskip("mcp", reason="the MCP tests need the official mcp SDK (pip install -e '.[mcp]')")
 
 from mcp import Client  # noqa: E402
 
-from .test_mcp import kitchen, value  # noqa: E402
+from tests.mcpserver.test_mcp import kitchen, value  # noqa: E402
 
 
 @pytest.fixture(scope="module")

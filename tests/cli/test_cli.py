@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from .command import dagtools, dagtools_process
-from .conftest import shared_schema_path
-from .kitchen import SEED_INPUTS, SEED_OUTPUTS
+from tests.command import dagtools, dagtools_process
+from tests.conftest import shared_schema_path
+from tests.kitchen import SEED_INPUTS, SEED_OUTPUTS
 
 KITCHEN = "examples/kitchen/api.py:schema"
 FRIES = "examples/kitchen/fries.yaml"
@@ -155,7 +155,7 @@ SMOKE = {
 @pytest.mark.e2e
 @pytest.mark.parametrize("command", list(SMOKE))
 def test_each_command_runs_as_a_user_runs_it(command: str) -> None:
-    """`python -m dagtools.cli` starts, imports what the command needs and exits 0 (mcp: tests/test_mcp.py)."""
+    """`python -m dagtools.cli` starts, imports what the command needs and exits 0 (mcp: tests/mcpserver/test_mcp.py)."""
     args, shown = SMOKE[command]
     run = dagtools_process(*args)
     assert run.returncode == 0, run.stderr

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from .command import dagtools
-from .conftest import ROOT
+from tests.command import dagtools
+from tests.conftest import ROOT
 
 KITCHEN = "examples/kitchen/api.py:schema"
 FRIES = "examples/kitchen/fries.yaml"

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from dagtools.cli._main import main
-
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 KITCHEN = f"{ROOT}/examples/kitchen/api.py:schema"
 FRIES = f"{ROOT}/examples/kitchen/fries.yaml"

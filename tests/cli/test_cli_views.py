@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from .command import dagtools
-from .conftest import ROOT, load_shared
-from .kitchen import SEED_INPUTS
+from tests.command import dagtools
+from tests.conftest import ROOT, load_shared
+from tests.kitchen import SEED_INPUTS
 
 pytest.importorskip("rich", reason="the terminal views need rich: pip install -e '.[cli]'")
 pytestmark = pytest.mark.e2e  # a pseudo-terminal needs a process of its own

@@ -21,11 +21,10 @@ from dagtools._tools import Tool
 from dagtools.evals import QueryToolset
 from dagtools.examples.kitchen import api as kitchen
 from dagtools.executors._local import LocalExecutor
-
-from .command import dagtools, dagtools_process
-from .conftest import ROOT
-from .fake_models import FRIES_TURNS, anthropic_server  # noqa: F401 - fixture
-from .thirdparty import swapi_url  # noqa: F401 - fixture
+from tests.command import dagtools, dagtools_process
+from tests.conftest import ROOT
+from tests.fake_models import FRIES_TURNS, anthropic_server  # noqa: F401 - fixture
+from tests.thirdparty import swapi_url  # noqa: F401 - fixture
 
 KITCHEN_TASKS = ROOT / "examples/evals/kitchen/tasks.yaml"
 KITCHEN_SCRIPTS = f"script:{ROOT / 'examples/evals/kitchen/scripts'}"

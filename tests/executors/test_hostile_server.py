@@ -14,9 +14,8 @@ from typing import Any
 import pytest
 
 from dagtools import ExecutorError, HttpExecutor, LocalExecutor, Response, ToolCall
-
-from .hostile import CASES, Case, HostileServer
-from .kitchen import kitchen_session, state
+from tests.hostile import CASES, Case, HostileServer
+from tests.kitchen import kitchen_session, state
 
 TOOLS = ["Query_potato", "Query_potatoes", "Query_oven", "Potato_peel", "Potato_variety", "Oven_temperature", "Oven_bake", "Sink_rinse"]
 TOOLS += ["Plate_fries", "Potato_rinse"]

@@ -18,7 +18,7 @@ from examples.kitchen.api import schema as kitchen_schema
 from tests.command import dagtools
 from tests.servers import Fault, FaultServer, serve_asgi
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FRIES = ROOT / "examples" / "kitchen" / "fries.yaml"
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from tests.fake_models import FakeServer, openai_server  # noqa: F401
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 #: The module each block needs, and the extra that installs it.
 NEEDS = {

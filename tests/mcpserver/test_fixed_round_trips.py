@@ -18,8 +18,8 @@ from dagtools.mcpserver._config import McpConfig  # noqa: E402
 from dagtools.mcpserver._server import McpToolServer  # noqa: E402
 from tests.conftest import shared_schema_path  # noqa: E402
 from tests.kitchen import kitchen_session, state  # noqa: E402
+from tests.mcpserver.test_mcp import ERAS, kitchen, names, value  # noqa: E402
 from tests.swapi import make_swapi_schema  # noqa: E402
-from tests.test_mcp import ERAS, kitchen, names, value  # noqa: E402
 
 
 def swapi_server() -> McpToolServer:

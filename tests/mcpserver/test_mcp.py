@@ -31,7 +31,7 @@ from dagtools.cli._mcp import add_mcp_command, mcp_config_from_args  # noqa: E40
 from dagtools.mcpserver._config import McpConfig, load_mcp_config  # noqa: E402
 from dagtools.mcpserver._server import SESSION_HEADER, McpToolServer  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 KITCHEN = f"{ROOT / 'examples' / 'kitchen' / 'api.py'}:schema"
 FRIES = yaml.safe_load((ROOT / "examples" / "kitchen" / "fries.yaml").read_text())
 DAGTOOLS = str(Path(sys.executable).with_name("dagtools"))

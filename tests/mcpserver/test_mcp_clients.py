@@ -25,7 +25,7 @@ pytest.importorskip("mcp")
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from .conftest import ROOT  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
 
 CLIENTS = ROOT / "examples" / "clients"
 DAGTOOLS = str(Path(sys.executable).with_name("dagtools"))
@@ -41,8 +41,7 @@ def guarded_kitchen() -> Iterator[tuple[str, list[str]]]:
     from strawberry.asgi import GraphQL
 
     from examples.kitchen.api import schema
-
-    from .servers import serve_asgi
+    from tests.servers import serve_asgi
 
     api = GraphQL(schema)
     seen: list[str] = []

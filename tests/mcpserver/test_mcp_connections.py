@@ -16,9 +16,9 @@ import yaml
 
 pytest.importorskip("mcp")
 
-from tests.test_mcp import KITCHEN, value  # noqa: E402
-from tests.test_mcp_security import client, peel, slice_  # noqa: E402
-from tests.test_mcp_url import MCP_YAML, McpHttp  # noqa: E402
+from tests.mcpserver.test_mcp import KITCHEN, value  # noqa: E402
+from tests.mcpserver.test_mcp_security import client, peel, slice_  # noqa: E402
+from tests.mcpserver.test_mcp_url import MCP_YAML, McpHttp  # noqa: E402
 
 INITIALIZE = {
     "jsonrpc": "2.0",

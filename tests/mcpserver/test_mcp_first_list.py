@@ -15,7 +15,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from dagtools.load._cached import load_cached  # noqa: E402
 from dagtools.mcpserver._config import McpConfig  # noqa: E402
 from dagtools.mcpserver._listing import cached_listing  # noqa: E402
-from tests.test_mcp import DAGTOOLS, ERAS, ROOT, expected_version  # noqa: E402
+from tests.mcpserver.test_mcp import DAGTOOLS, ERAS, ROOT, expected_version  # noqa: E402
 
 SCHEMA = str(ROOT / "schemas" / "kitchen.graphql")
 

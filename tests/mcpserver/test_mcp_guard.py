@@ -1,6 +1,6 @@
 """The connection guard of `dagtools mcp` over HTTP (`guarded_protocol`), in this process: uvicorn on
 loopback with the guarded protocol and short deadlines, driven over raw sockets that misbehave on purpose.
-tests/test_mcp_connections.py checks the same against the `dagtools mcp` command, with its real deadlines."""
+tests/mcpserver/test_mcp_connections.py checks the same against the `dagtools mcp` command, with its real deadlines."""
 
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ import httpx
 
 from dagtools.mcpserver._config import McpConfig
 from dagtools.mcpserver._connections import guarded_protocol
-
-from .servers import read_body, serve_asgi
+from tests.servers import read_body, serve_asgi
 
 DEADLINE = 0.2  # seconds: header_timeout and body_timeout here
 

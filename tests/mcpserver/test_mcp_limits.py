@@ -18,9 +18,9 @@ from dagtools.mcpserver._config import McpConfig  # noqa: E402
 from dagtools.mcpserver._server import SESSION_HEADER, McpToolServer  # noqa: E402
 from dagtools.mcpserver._toolsets import SCHEMAS_BUDGET  # noqa: E402
 from tests.conftest import shared_schema_path  # noqa: E402
-from tests.test_mcp import KITCHEN, value  # noqa: E402
-from tests.test_mcp_security import client, serve  # noqa: E402
-from tests.test_mcp_url import MCP_YAML, McpHttp  # noqa: E402
+from tests.mcpserver.test_mcp import KITCHEN, value  # noqa: E402
+from tests.mcpserver.test_mcp_security import client, serve  # noqa: E402
+from tests.mcpserver.test_mcp_url import MCP_YAML, McpHttp  # noqa: E402
 
 
 def config_file(tmp_path: Path, **options: Any) -> str:

@@ -29,9 +29,9 @@ from dagtools._errors import ConfigError  # noqa: E402
 from dagtools.cli._main import main  # noqa: E402
 from dagtools.mcpserver._config import McpConfig  # noqa: E402
 from dagtools.mcpserver._server import SESSION_HEADER, SESSION_META_KEY, McpToolServer  # noqa: E402
+from tests.mcpserver.test_mcp import ERAS, KITCHEN, ROOT, strong_key, value  # noqa: E402
+from tests.mcpserver.test_mcp_url import MCP_YAML, McpHttp  # noqa: E402
 from tests.servers import Recorder, free_port, wait_for_port  # noqa: E402
-from tests.test_mcp import ERAS, KITCHEN, ROOT, strong_key, value  # noqa: E402
-from tests.test_mcp_url import MCP_YAML, McpHttp  # noqa: E402
 
 ALICE = "alice-" + "a" * 8 + "0123456789abcdef"
 BOB = "bob-" + "b" * 8 + "0123456789abcdef"

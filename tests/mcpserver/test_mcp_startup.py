@@ -20,9 +20,8 @@ from mcp import Client  # noqa: E402
 
 from dagtools.mcpserver._config import McpConfig  # noqa: E402
 from dagtools.mcpserver._server import McpToolServer  # noqa: E402
-
-from .conftest import ROOT, shared_schema_path  # noqa: E402
-from .servers import Fault, FaultServer  # noqa: E402
+from tests.conftest import ROOT, shared_schema_path  # noqa: E402
+from tests.servers import Fault, FaultServer  # noqa: E402
 
 KITCHEN = f"{ROOT / 'examples' / 'kitchen' / 'api.py'}:schema"
 KITCHEN_SDL = str(ROOT / "schemas" / "kitchen.graphql")

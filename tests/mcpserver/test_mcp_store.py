@@ -21,9 +21,9 @@ from mcp import Client  # noqa: E402
 from dagtools._errors import ConfigError  # noqa: E402
 from dagtools.mcpserver._config import McpConfig, load_mcp_config  # noqa: E402
 from dagtools.mcpserver._server import SESSION_HEADER  # noqa: E402
-from tests.test_mcp import http_client, value  # noqa: E402
-from tests.test_mcp_url import FRIES_OPTIONS, McpHttp, cache_dir  # noqa: E402, F401
-from tests.test_store import redis_url  # noqa: E402, F401
+from tests.mcpserver.test_mcp import http_client, value  # noqa: E402
+from tests.mcpserver.test_mcp_url import FRIES_OPTIONS, McpHttp, cache_dir  # noqa: E402, F401
+from tests.session.test_store import redis_url  # noqa: E402, F401
 
 
 @pytest.fixture(params=["sqlite", "redis"])
@@ -136,8 +136,8 @@ async def test_a_store_that_cannot_be_written_stops_the_server_at_start(kitchen_
     import subprocess
 
     from dagtools.session._store import open_store
-    from tests.test_mcp import DAGTOOLS, ROOT
-    from tests.test_mcp_url import subprocess_env
+    from tests.mcpserver.test_mcp import DAGTOOLS, ROOT
+    from tests.mcpserver.test_mcp_url import subprocess_env
 
     db = tmp_path / "sessions.sqlite3"
     store = open_store(f"sqlite:///{db}")

@@ -39,7 +39,7 @@ if not os.environ.get("DAGTOOLS_LLAMA_TESTS"):
         allow_module_level=True,
     )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 KITCHEN = [
     "examples/kitchen/api.py:schema",
     "Bake me some french fries. Start by calling selectTools to get the tools you need.",

@@ -14,7 +14,7 @@ import pytest
 
 from dagtools.models import OpenAIModel
 from tests.fake_models import FRIES_TURNS, anthropic_server, gemini_server, openai_server, responses_server  # noqa: F401
-from tests.test_models import make_model, run_fries
+from tests.models.test_models import make_model, run_fries
 
 # What llama-cpp-python's server answers, as HTTP 500, to a request it cannot read: the cause is at the end.
 LONG_CAUSE = "Request validation failed: " + "the chat template could not render this conversation; " * 8 + "messages.2.content is null"

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dagtools import ToolCall
-
-from .kitchen import call, kitchen_session, state
+from tests.kitchen import call, kitchen_session, state
 
 
 @pytest.fixture

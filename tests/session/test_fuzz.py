@@ -19,8 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dagtools import HttpExecutor, LocalExecutor, Session, ToolCall
-
-from .kitchen import SEED_OUTPUTS, kitchen_session, state
+from tests.kitchen import SEED_OUTPUTS, kitchen_session, state
 
 any_text = st.text(st.characters(codec=None, exclude_categories=()), max_size=24)  # surrogates included
 unicode_digits = st.text(st.characters(categories=["Nd", "No", "Nl"]), min_size=1, max_size=6)

@@ -9,9 +9,8 @@ import strawberry
 
 from dagtools import ToolCall, open_session
 from dagtools.session._metatools import estimate_tokens
-
-from .conftest import shared_catalogue
-from .kitchen import call, kitchen_session
+from tests.conftest import shared_catalogue
+from tests.kitchen import call, kitchen_session
 
 
 async def test_seed_transcript_call_for_call():

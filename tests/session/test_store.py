@@ -23,7 +23,7 @@ from dagtools.session._store_sqlite import SqliteStore
 from tests.kitchen import call, kitchen_session
 from tests.servers import free_port, wait_for_port
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

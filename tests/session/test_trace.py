@@ -15,11 +15,10 @@ import pytest
 
 from dagtools import SessionState, Trace, write_trace
 from dagtools.cli._main import main
-
-from .command import dagtools
-from .conftest import ROOT
-from .fake_models import openai_server  # noqa: F401
-from .kitchen import SEED_INPUTS, call, kitchen_session
+from tests.command import dagtools
+from tests.conftest import ROOT
+from tests.fake_models import openai_server  # noqa: F401
+from tests.kitchen import SEED_INPUTS, call, kitchen_session
 
 KITCHEN = "examples/kitchen/api.py:schema"
 FRIES = "examples/kitchen/fries.yaml"

@@ -31,7 +31,7 @@ from dagtools.cli._main import main
 from tests.recording import RecordingExecutor
 from tests.servers import serve_asgi, serve_schema
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 KITCHEN_TOOLS = ROOT / "examples" / "kitchen" / "tools.json"
 CHAT_TOOLS = ROOT / "examples" / "chat" / "tools.json"
 HOUSE = {"variety": "Yukon Gold"}
