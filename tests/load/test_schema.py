@@ -344,7 +344,7 @@ def test_python_file_inside_a_package_can_use_relative_imports(tmp_path: Path) -
         tmp_path / package / "api.py",
         """
         from graphql import build_schema
-        from tests.types import SDL
+        from .types import SDL
 
         schema = build_schema(SDL)
         """,
