@@ -1,8 +1,10 @@
 """Shared fixtures: the kitchen example API and the public schemas in ../shared/schemas; the markers.
 
 `pytest` runs everything. `pytest -m "not e2e and not slow"` is the fast subset for the edit-test loop:
-every module of dagtools/ still runs in it, in this process. The markers are set below from measured
-durations (see `E2E` and `SLOW`), so a new test module runs in the fast subset until it is marked.
+every module of dagtools/ still runs in it, in this process (tests/coverage_report.py checks it from the
+coverage data). The markers are set below from measured durations (see `E2E` and `SLOW`), so a new test
+module runs in the fast subset until it is marked. tests/ is laid out like dagtools/ (tests/calls/ for
+dagtools/calls/, ...); tests/interop/ holds the tests on servers someone else wrote.
 """
 
 from __future__ import annotations
