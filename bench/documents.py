@@ -35,9 +35,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-for _path in (ROOT, ROOT / "bench"):
-    if str(_path) not in sys.path:
-        sys.path.insert(0, str(_path))
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+if str(ROOT / "bench") not in sys.path:
+    sys.path.append(str(ROOT / "bench"))  # last: bench/mcp.py must not hide the MCP SDK from whoever imports this
 
 from _figures import exit_status, figure, schema_path  # noqa: E402
 from graphql import GraphQLObjectType, get_named_type, is_abstract_type, is_list_type, is_non_null_type, is_required_argument  # noqa: E402

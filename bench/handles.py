@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-for _path in (ROOT, ROOT / "bench"):
-    if str(_path) not in sys.path:
-        sys.path.insert(0, str(_path))
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+if str(ROOT / "bench") not in sys.path:
+    sys.path.append(str(ROOT / "bench"))  # last: bench/mcp.py must not hide the MCP SDK from whoever imports this
 
 import strawberry  # noqa: E402
 from _figures import exit_status, figure, unmeasured  # noqa: E402

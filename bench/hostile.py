@@ -23,7 +23,7 @@ sys.path[:0] = [str(ROOT)]
 
 from dagtools import HttpExecutor  # noqa: E402
 from dagtools._errors import ExecutorError  # noqa: E402
-from tests.test_http_bounds import flood, raw_server, trickle_body, trickle_head  # noqa: E402
+from tests.executors.test_http_bounds import flood, raw_server, trickle_body, trickle_head  # noqa: E402
 
 QUERY = "{ potato { variety } }"
 

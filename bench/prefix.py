@@ -218,7 +218,7 @@ async def measure_wire() -> dict[tuple[str, str], tuple[int, int]]:
     adapters against the loopback fakes, from the raw request bodies."""
     from dagtools.agent._agent import Agent
     from tests.fake_models import FakeServer, raw_member
-    from tests.test_models import make_model
+    from tests.models.test_models import make_model
 
     figures: dict[tuple[str, str], tuple[int, int]] = {}
     for provider, order in WIRE_ORDER.items():

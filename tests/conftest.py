@@ -1,8 +1,10 @@
 """Shared fixtures: the kitchen example API and the public schemas in ../shared/schemas; the markers.
 
 `pytest` runs everything. `pytest -m "not e2e and not slow"` is the fast subset for the edit-test loop:
-every module of dagtools/ still runs in it, in this process. The markers are set below from measured
-durations (see `E2E` and `SLOW`), so a new test module runs in the fast subset until it is marked.
+every module of dagtools/ still runs in it, in this process (tests/coverage_report.py checks it from the
+coverage data). The markers are set below from measured durations (see `E2E` and `SLOW`), so a new test
+module runs in the fast subset until it is marked. tests/ is laid out like dagtools/ (tests/calls/ for
+dagtools/calls/, ...); tests/interop/ holds the tests on servers someone else wrote.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -107,23 +110,26 @@ async def transport(request):
 # -- markers: which tests leave the fast subset ------------------------------------------------------------
 
 #: Tests that start a process of their own (dagtools as a user runs it, a Python worker, node, npx, a
-#: wheel built and installed), by module and test name (a `fnmatch` pattern; parametrized ids match too).
-#: Each command of the command line keeps one such test (tests/test_cli.py); the rest run in process.
+#: wheel built and installed), by module (its path under tests/) and test name (a `fnmatch` pattern; parametrized ids match too).
+#: Each command of the command line keeps one such test (tests/cli/test_cli.py); the rest run in process.
 #: The Redis store tests' redis-server starts in milliseconds, once per module: they stay in the subset.
 E2E: dict[str, tuple[str, ...]] = {
     "test_docs.py": ("test_the_site_builds_strict", "test_a_broken_anchor_fails_the_strict_build"),
-    "test_eval.py": ("test_the_report_page_renders_in_a_browser",),
-    "test_integration_readme.py": ("test_the_example_runs_against_a_local_server*",),
-    "test_integrations.py": ("test_finding_the_integrations_imports_no_framework",),
-    "test_json_graphql_server.py": ("*",),
-    "test_llama_server.py": ("*",),
-    "test_mcp.py": ("test_stdio_subprocess_*", "test_http_dynamic_fries*", "test_http_concurrent_clients_are_isolated*"),
-    "test_mcp_clients.py": (
+    "cli/test_cli_messages.py": ("test_a_port_in_use_is_said_with_a_hint_before_anything_starts",),
+    "evals/test_eval.py": ("test_the_report_page_renders_in_a_browser", "test_min_success_exits_zero_at_or_above_it"),
+    "integrations/test_integration_readme.py": ("test_the_example_runs_against_a_local_server*",),
+    "integrations/test_integrations.py": ("test_finding_the_integrations_imports_no_framework",),
+    "interop/test_json_graphql_server.py": ("*",),
+    # A third-party server chosen by parameter (the fixture is looked up by name, so E2E_FIXTURES misses it).
+    "calls/test_lean_documents.py": ("test_media_node_given_a_held_album_selects_the_album_fragment_only[[]media_*",),
+    "models/test_llama_server.py": ("*",),
+    "mcpserver/test_mcp.py": ("test_stdio_subprocess_*", "test_http_dynamic_fries*", "test_http_concurrent_clients_are_isolated*"),
+    "mcpserver/test_mcp_clients.py": (
         "test_a_client_setup_starts_dagtools_that_lists_and_calls_tools*",
         "test_an_unset_token_stops_the_server_at_start*",
     ),
-    "test_mcp_security.py": ("*",),
-    "test_mcp_startup.py": (
+    "mcpserver/test_mcp_security.py": ("*",),
+    "mcpserver/test_mcp_startup.py": (
         "test_stdio_start_says_what_it_serves_on_stderr_and_nothing_on_stdout",
         "test_start_*",
         "test_a_schema_file_warns_at_start_that_calls_cannot_run",
@@ -131,19 +137,31 @@ E2E: dict[str, tuple[str, ...]] = {
         "test_timeout_bounds_the_schema_fetch",
         "test_mcp_options_override_the_config_file",
     ),
-    "test_mcp_store.py": (
+    "mcpserver/test_mcp_store.py": (
         "test_restart_*",
         "test_without_a_store_a_restart_loses_the_session",
         "test_two_workers_*",
         "test_calls_racing_*",
+        "test_a_store_that_cannot_be_written_stops_the_server_at_start",
+        "test_a_store_that_fails_while_serving_says_which_and_what_to_do",
     ),
-    "test_mcp_url.py": ("*",),
+    "mcpserver/test_mcp_url.py": ("*",),
     "test_packaging.py": ("*",),
     "test_readme.py": ("test_shell_block_runs*", "test_python_block_runs*"),
-    "test_session_lifetime.py": ("test_no_open_sockets_under_dev_mode",),
-    "test_startup.py": ("*",),
-    "test_store.py": ("test_a_session_survives_its_process_being_killed*", "test_two_processes_racing_*"),
-    "test_thirdparty_servers.py": ("*media*",),
+    "session/test_session_lifetime.py": ("test_no_open_sockets_under_dev_mode",),
+    "cli/test_startup.py": ("*",),
+    "stores/test_store.py": (
+        "test_a_session_survives_its_process_being_killed*",
+        "test_two_processes_racing_*",
+        "test_a_killed_holders_lease_is_broken_within_a_second*",
+    ),
+    # A fresh interpreter each: what is imported, and the OpenTelemetry SDK's process-wide providers.
+    "test_telemetry.py": (
+        "test_off_means_not_even_imported",
+        "test_the_otel_variables_export_over_otlp_http",
+        "test_variables_without_the_sdk_warn_once_and_the_run_goes_on*",
+    ),
+    "interop/test_thirdparty_servers.py": ("*media*",),
 }
 #: Fixtures that start a third-party server process: any test that uses one is e2e.
 E2E_FIXTURES = frozenset({"swapi_url", "media_url", "media_old_url", "media_closed_url", "json_graphql_server", "gateway", "park_url"})
@@ -152,31 +170,47 @@ E2E_FIXTURES = frozenset({"swapi_url", "media_url", "media_old_url", "media_clos
 #: Under "*", patterns for every module: a test parametrized with one of the big public schemas.
 SLOW: dict[str, tuple[str, ...]] = {
     "*": tuple(f"*[[]*{name}*" for name in ("github.schema", "linear.schema", "saleor.schema", "shopify.", "dagger")),
-    "test_agent.py": ("test_cli_retries_and_turn_timeout",),
-    "test_catalogue.py": ("test_github_*",),
-    "test_cli.py": ("test_tools_prints_sizes_for_github",),
-    "test_http.py": ("test_a_url_nothing_listens_on_fails_clearly", "test_429_waits_as_retry_after_asks"),
-    "test_http_bounds.py": ("test_a_trickling_server_cannot_hold_a_call_past_its_timeout*",),
-    "test_lean_documents.py": ("test_no_read_on_github_*", "test_github_*"),
-    "test_lean_parameters.py": ("*linear*", "test_a_bad_nested_value_is_refused_*", "test_describe_tools_says_which_part_there_is_*"),
-    "test_mcp_capacity.py": ("*",),  # sessions that idle out and clients that wait, on purpose
-    "test_mcp_connections.py": ("*",),  # read deadlines waited out
-    "test_mcp_first_list.py": ("*",),
-    "test_mcp_limits.py": ("*",),
-    "test_model_wire.py": ("test_a_request_that_timed_out_is_not_sent_again", "test_the_turn_deadline_covers_the_retries"),
-    "test_payload_documents.py": ("*",),  # every public schema's mutations
-    "test_pointers.py": ("test_mcp_*",),
+    "agent/test_agent.py": ("test_cli_retries_and_turn_timeout",),
+    "catalogue/test_catalogue.py": ("test_github_*",),
+    "cli/test_cli.py": ("test_tools_prints_sizes_for_github",),
+    "executors/test_http.py": ("test_a_url_nothing_listens_on_fails_clearly", "test_429_waits_as_retry_after_asks"),
+    "executors/test_http_bounds.py": ("test_a_trickling_server_cannot_hold_a_call_past_its_timeout*",),
+    "calls/test_lean_documents.py": ("test_no_read_on_github_*", "test_github_*"),
+    "catalogue/test_lean_parameters.py": (
+        "*linear*",
+        "test_a_bad_nested_value_is_refused_*",
+        "test_describe_tools_says_which_part_there_is_*",
+    ),
+    "mcpserver/test_mcp_capacity.py": ("*",),  # sessions that idle out and clients that wait, on purpose
+    "mcpserver/test_mcp_connections.py": ("*",),  # read deadlines waited out
+    "mcpserver/test_mcp_first_list.py": ("*",),
+    "mcpserver/test_mcp_limits.py": ("*",),
+    "models/test_model_wire.py": ("test_a_request_that_timed_out_is_not_sent_again", "test_the_turn_deadline_covers_the_retries"),
+    "calls/test_payload_documents.py": ("*",),  # every public schema's mutations
+    "catalogue/test_pointers.py": ("test_mcp_*",),
     "test_redact.py": ("test_a_schema_that_cannot_be_loaded_says_so_without_credentials",),
-    "test_rest_paths.py": ("test_a_trickling_rest_answer_is_cut_at_the_timeout",),
-    "test_schema.py": ("test_github_*", "test_url_that_does_not_answer"),
-    "test_search.py": ("test_cli_search_text_and_empty_words", "test_mutations_the_host_did_not_allow_are_never_found"),
-    "test_session.py": ("test_github_*", "test_select_tools_description_stays_in_budget_*"),
-    "test_session_lifetime.py": ("test_an_sdk_model_closes_its_client_under_async_with",),  # imports the openai SDK
+    "toolsconfig/test_rest_paths.py": ("test_a_trickling_rest_answer_is_cut_at_the_timeout",),
+    "load/test_schema.py": ("test_github_*", "test_url_that_does_not_answer"),
+    "catalogue/test_search.py": (
+        "test_cli_search_json_lists_the_best_tools_first",
+        "test_cli_search_text_and_empty_words",
+        "test_mutations_the_host_did_not_allow_are_never_found",
+    ),
+    "session/test_session.py": ("test_github_*", "test_select_tools_description_stays_in_budget_*"),
+    "session/test_session_lifetime.py": ("test_an_sdk_model_closes_its_client_under_async_with",),  # imports the openai SDK
 }
 
 
+def _module(item: pytest.Item) -> str:
+    """The test's module as the tables name it: its path under tests/, e.g. "mcpserver/test_mcp.py"."""
+    try:
+        return item.path.relative_to(TESTS).as_posix()
+    except ValueError:  # a test file outside tests/, named on the command line
+        return item.path.name
+
+
 def _matches(item: pytest.Item, table: dict[str, tuple[str, ...]]) -> bool:
-    patterns = (*table.get("*", ()), *table.get(item.path.name, ()))
+    patterns = (*table.get("*", ()), *table.get(_module(item), ()))
     return any(fnmatch.fnmatchcase(item.name, pattern) for pattern in patterns)
 
 

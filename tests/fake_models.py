@@ -30,6 +30,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from tests.servers import QuickServer
+
 # The seed's task, with one turn of two parallel calls.
 FRIES_TURNS: list[list[tuple[str, dict[str, Any]]]] = [
     [("selectTools", {"tools": ["Potato_rinse", "Potato_peel", "Potato_slice", "Oven_bake", "Potato_description"]})],
@@ -382,7 +384,7 @@ class FakeServer:
 
     def start(self) -> None:
         config = uvicorn.Config(self.app(), host="127.0.0.1", port=0, log_level="warning", lifespan="off")
-        self._server = uvicorn.Server(config)
+        self._server = QuickServer(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
         self._thread.start()
         deadline = time.monotonic() + 10
@@ -394,7 +396,7 @@ class FakeServer:
         self.url = f"http://127.0.0.1:{port}" + ("/v1" if self.provider in ("openai", "responses") else "")
 
     def stop(self) -> None:
-        self._server.should_exit = True
+        self._server.stop()
         self._thread.join(timeout=10)
 
 

@@ -24,7 +24,18 @@ from typing import Any
 
 import uvicorn
 
-__all__ = ["Fault", "FaultServer", "Recorder", "Request", "free_port", "read_body", "serve_asgi", "serve_schema", "wait_for_port"]
+__all__ = [
+    "Fault",
+    "FaultServer",
+    "QuickServer",
+    "Recorder",
+    "Request",
+    "free_port",
+    "read_body",
+    "serve_asgi",
+    "serve_schema",
+    "wait_for_port",
+]
 
 
 @dataclass(frozen=True)
@@ -99,16 +110,54 @@ class Recorder:
         await self.app(scope, replay, send)
 
 
+class QuickServer(uvicorn.Server):
+    """uvicorn's server, stopped as soon as `stop()` is called.
+
+    uvicorn's own main loop looks at `should_exit` every tenth of a second and its shutdown then sleeps
+    another tenth: with a few dozen servers started and stopped by the fixtures of a run, those waits
+    were seconds of the fast subset. Here the loop wakes on `stop()` (and once a second, for the Date
+    header), and shutdown closes the listeners and idle connections and returns at once: the tests are
+    done with the server, and the thread's event loop cancels whatever it still ran."""
+
+    _loop: asyncio.AbstractEventLoop | None = None
+    _woken: asyncio.Event | None = None
+
+    async def main_loop(self) -> None:
+        self._woken, self._loop = asyncio.Event(), asyncio.get_running_loop()
+        while not await self.on_tick(0):
+            try:
+                await asyncio.wait_for(self._woken.wait(), 1.0)
+            except asyncio.TimeoutError:
+                pass
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for server in self.servers:
+            server.close()
+        for connection in list(self.server_state.connections):
+            connection.shutdown()
+
+    def stop(self) -> None:
+        """Ask the server to stop (from any thread); the caller joins its thread."""
+        self.should_exit = True
+        loop, woken = self._loop, self._woken
+        if loop is not None and woken is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(woken.set)
+            except RuntimeError:  # the loop closed meanwhile: the server has stopped already
+                pass
+
+
 @contextmanager
-def serve_asgi(app: Any) -> Iterator[str]:
-    """Serve an ASGI app with uvicorn in a thread; yields `http://127.0.0.1:PORT`."""
+def serve_asgi(app: Any, **options: Any) -> Iterator[str]:
+    """Serve an ASGI app with uvicorn in a thread; yields `http://127.0.0.1:PORT`. `options` go to
+    `uvicorn.Config` (`http=` a protocol class, say)."""
     # IPPROTO_TCP, not 0: asyncio only turns Nagle off for sockets that say they are TCP, and with it
     # on every answer waits for a delayed ACK (about 40 ms a request).
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False))
+    server = QuickServer(uvicorn.Config(app, **{"log_level": "warning", "lifespan": "off", "access_log": False, **options}))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True, name=f"uvicorn:{port}")
     thread.start()
     try:
@@ -120,7 +169,7 @@ def serve_asgi(app: Any) -> Iterator[str]:
         wait_for_port(port)
         yield f"http://127.0.0.1:{port}"
     finally:
-        server.should_exit = True
+        server.stop()
         thread.join(10)
         sock.close()
 

@@ -125,7 +125,7 @@ BLOCKS = [block for page in PAGES for block in readme_blocks((ROOT / page).read_
 
 #: Pages whose blocks another test module runs, with checks of its own (each framework's test model,
 #: the Mermaid shown against the one written): not run a second time here.
-RUN_ELSEWHERE = {"docs/integrations.md": "test_integration_readme.py", "docs/traces.md": "test_trace.py"}
+RUN_ELSEWHERE = {"docs/integrations.md": "integrations/test_integration_readme.py", "docs/traces.md": "trace/test_trace.py"}
 
 RUN_HERE = [b for b in BLOCKS if b.page not in RUN_ELSEWHERE]
 

@@ -188,7 +188,7 @@ def collector() -> Iterator[tuple[str, list[tuple[str, bytes]]]]:
     received: list[tuple[str, bytes]] = []
     handler = type("Receiver", (_Receiver,), {"received": received})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}", received

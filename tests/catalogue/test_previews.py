@@ -1,0 +1,153 @@
+"""Previews that earn their bytes: the fields that name an object first, then short scalars, long
+texts cut with a note that names the tool reading them in full, and room shared by the objects on
+the page, so every object of a page shows the same fields and a page of 25 fits a result's budget.
+Measured on SWAPI (graphql-js's reference server, over HTTP) too: films keep their titles first.
+The servers of other families (Ariadne, GraphQL Yoga) are in tests/interop/test_previews_servers.py."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from graphql import GraphQLSchema, build_schema
+
+from dagtools import Session, ToolCall, open_session
+from dagtools.calls._preview_pages import CUT
+
+SDL = """
+scalar DateTime
+scalar URI
+type Article {
+  createdAt: DateTime
+  homepage: URI
+  body: String
+  wordCount: Int
+  id: ID!
+  source: String
+  title: String!
+  state: String
+  editedOn: String
+}
+type Query {
+  article(id: ID!): Article
+  articles: [Article!]!
+}
+"""
+
+
+def _article(n: int) -> dict[str, Any]:
+    return {
+        "createdAt": f"2024-01-{n % 28 + 1:02d}T10:00:00Z",
+        "homepage": f"https://example.org/articles/{n}",
+        "body": f"Article {n} begins here and goes on " + "and on " * 60,
+        "wordCount": 400 + n,
+        "id": str(n),
+        "source": f"http://feeds.example.org/{n}",
+        "title": f"Article {n}",
+        "state": "PUBLISHED",
+        "editedOn": "2024-02-01",
+    }
+
+
+def _schema() -> GraphQLSchema:
+    schema = build_schema(SDL)
+    query = schema.query_type
+    assert query is not None
+    query.fields["article"].resolve = lambda _root, _info, id: _article(int(id))
+    query.fields["articles"].resolve = lambda _root, _info: [_article(n) for n in range(1, 26)]
+    return schema
+
+
+async def _result(session: Session, name: str, **arguments: Any) -> dict[str, Any]:
+    session.select([name])
+    result = await session.call_tool(ToolCall(name=name, arguments=arguments))
+    assert not result.is_error, result.value
+    return json.loads(result.content)
+
+
+async def test_names_lead_then_short_scalars_then_long_texts() -> None:
+    session = await open_session(_schema())
+    article = await _result(session, "Query_article", id="7")
+    shown = list(article["preview"])
+    assert shown[:2] == ["title", "id"]  # what names it, then its id
+    assert shown.index("state") < shown.index("wordCount")  # telling scalars before the rest
+    late = [f for f in shown if f in ("createdAt", "editedOn", "homepage", "source")]
+    assert late and shown[-len(late) - 1 : -1] == late  # timestamps and links close the short scalars
+    assert late.index("createdAt") < late.index("homepage")
+    assert shown[-1] == "body"  # the long text, cut, comes after every short scalar
+    assert set(shown) == set(_article(7)) and "note" in article and "left out" not in article["note"]  # alone: all of it
+
+
+async def test_long_texts_are_cut_with_a_note_naming_the_tool_that_reads_them() -> None:
+    session = await open_session(_schema())
+    article = await _result(session, "Query_article", id="7")
+    body = article["preview"]["body"]
+    assert len(body) == CUT and body.endswith("…") and body.startswith("Article 7 begins here")
+    assert "texts ending in … are cut at 80 characters" in article["note"] and "Article_body" in article["note"]
+    full = await _result(session, "Article_body", Article="Article#1")
+    assert full["result"].startswith(body[:-1]) and len(full["result"]) > CUT
+
+
+async def test_a_page_of_25_objects_fits_the_result_budget_as_one_table() -> None:
+    session = await open_session(_schema())
+    page = await _result(session, "Query_articles")
+    budget = session.long_values.budget
+    assert page["result"] == [f"Article#{n}" for n in range(1, 26)] and "truncated" not in page
+    assert "Previews shortened" not in page.get("note", "")
+    assert len(json.dumps(page, ensure_ascii=False)) <= budget
+    columns = {tuple(p) for p in page["preview"].values()}
+    assert len(columns) == 1  # every article shows the same fields, in the same order
+    (shown,) = columns
+    assert shown[:2] == ("title", "id") and "body" not in shown  # 25 cut bodies do not fit beside the rest
+    assert [p["title"] for p in page["preview"].values()] == [f"Article {n}" for n in range(1, 26)]
+    assert "left out for room: " in page["note"] and "body (Article_body)" in page["note"]
+
+
+async def test_swapi_films_show_the_same_fields_titles_first(swapi_url: str) -> None:
+    async with await open_session(swapi_url, cache=False) as session:
+        films = await _result(session, "Query_allFilms")
+        budget = session.long_values.budget
+    titles = [p["title"] for p in films["preview"].values()]
+    assert len(titles) == 6 and "A New Hope" in titles and "Revenge of the Sith" in titles
+    assert len({tuple(p) for p in films["preview"].values()}) == 1  # one table: the same fields for each film
+    assert all(list(p)[0] == "title" and "id" not in p for p in films["preview"].values())  # the opaque Relay id stays out
+    assert all("director" in p and "releaseDate" in p for p in films["preview"].values())  # 6 films leave room for every short scalar
+    assert all(p["openingCrawl"].endswith("…") and len(p["openingCrawl"]) == CUT for p in films["preview"].values())
+    assert "openingCrawl (Film_openingCrawl)" in films["note"]
+    size = len(json.dumps(films, ensure_ascii=False))
+    print(f"SWAPI Query_allFilms: {size} characters")
+    assert size <= budget
+
+
+def test_github_issue_comment_reads_its_body_before_surrogate_numbers() -> None:
+    from tests.conftest import shared_catalogue
+
+    catalogue = shared_catalogue("github.schema.graphql")
+    fields = catalogue.preview_fields("IssueComment")
+    assert fields[0] == "body"  # a comment has no name: what it says names it
+    assert all(fields.index("body") < fields.index(f) for f in ("databaseId", "fullDatabaseId") if f in fields)
+    assert not {"bodyText", "bodyHTML", "id"} & set(fields)  # renderings of the body and the opaque Relay id
+    issue = catalogue.preview_fields("Issue")
+    assert issue[:3] == ("title", "number", "body") and "databaseId" not in issue[:8]
+
+
+def test_foreign_keys_a_tool_reaches_and_row_numbers_rank_last_other_keys_stay_with_names() -> None:
+    from dagtools import compile_catalogue
+
+    schema = build_schema("""
+      type Author { name: String }
+      type Review {
+        databaseId: Int
+        authorId: ID
+        author: Author
+        bookId: ID
+        personID: ID
+        rating: Int
+        text: String
+        textHTML: String
+        createdAt: String
+      }
+      type Query { review: Review }
+    """)
+    fields = compile_catalogue(schema).preview_fields("Review")
+    assert fields == ("bookId", "personID", "text", "rating", "createdAt", "databaseId", "authorId")  # no `book` field: a key

@@ -1,0 +1,1 @@
+"""Tests against GraphQL servers someone else wrote (tests/thirdparty.py, tests/pyservers/, tests/js/)."""

@@ -1,0 +1,419 @@
+"""Session stores: memory, SQLite and a real redis-server on loopback. A session survives the process
+that owned it being killed, and two processes working on one key lose no update."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from dagtools import ConfigError, Message
+from dagtools.session._keeper import StateEncoder, decode_state, encode_state
+from dagtools.session._state import SessionState
+from dagtools.stores._sqlite import SqliteStore
+from dagtools.stores._store import MemoryStore, StoreConflictError, default_data_dir, open_store
+from tests.kitchen import call, kitchen_session
+from tests.servers import free_port, wait_for_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def redis_url():
+    """A real redis-server on a free loopback port, for this module; skips, saying why, where there is none."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed (.ci/run installs it with apt-get): the Redis store is not tested here")
+    pytest.importorskip("redis", reason="redis-py is not installed (pip install 'dagtools-graphql[redis]'): Redis store not tested")
+    port = free_port()
+    server = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, alive=lambda: server.poll() is None)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+def store_url(request, tmp_path):
+    if request.param == "memory":
+        return f"memory:{tmp_path.name}"
+    return _fresh(request, tmp_path)
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def shared_url(request, tmp_path):
+    """Stores several processes reach."""
+    return _fresh(request, tmp_path)
+
+
+def _fresh(request, tmp_path: Path) -> str:
+    """An empty store of the requested kind: a new SQLite file, or the Redis server's database emptied."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'sessions.db'}"
+    import redis
+
+    url = request.getfixturevalue("redis_url")
+    with redis.Redis.from_url(url) as client:
+        client.flushdb()
+    return url
+
+
+# -- the store interface ------------------------------------------------------------------------------
+
+
+async def test_store_versions_guard_every_save(store_url):
+    store = open_store(store_url)
+    try:
+        key = f"k-{time.time_ns()}"
+        assert await store.load(key) is None
+        assert await store.save(key, b"one", version=0) == 1
+        with pytest.raises(StoreConflictError, match="version 1, not 0"):
+            await store.save(key, b"again", version=0)
+        assert await store.save(key, b"two", version=1) == 2
+        with pytest.raises(StoreConflictError):
+            await store.save(key, b"stale", version=1)
+        loaded = await store.load(key)
+        assert loaded is not None and (loaded.version, loaded.data) == (2, b"two")
+        unchanged = await store.load(key, known=2)
+        assert unchanged is not None and (unchanged.version, unchanged.data) == (2, None)
+        assert await store.delete(key) and not await store.delete(key)
+        assert await store.load(key) is None
+    finally:
+        await store.aclose()
+
+
+async def test_idle_sessions_expire(store_url):
+    store = open_store(store_url + ("&" if "?" in store_url else "?") + "idle=0.2")
+    try:
+        await store.save("idle", b"x", version=0)
+        await anyio.sleep(0.4)
+        await store.expire()
+        assert await store.load("idle") is None
+    finally:
+        await store.aclose()
+
+
+def test_store_urls():
+    assert isinstance(open_store("memory:"), MemoryStore) and open_store("memory:") is open_store("memory:")
+    assert open_store("memory:other") is not open_store("memory:")
+    assert isinstance(open_store("sqlite:///rel/s.db"), SqliteStore) and open_store("sqlite:///rel/s.db").path == Path("rel/s.db")
+    assert open_store("sqlite:////abs/s.db").path == Path("/abs/s.db")
+    assert open_store("sqlite:").path == default_data_dir() / "sessions.sqlite3"
+    assert open_store("memory:x?idle=60").idle_ttl == 60
+    with pytest.raises(ConfigError, match="Use memory:, sqlite:///PATH or redis://"):
+        open_store("postgres://db")
+    with pytest.raises(ConfigError, match="idle must be a number"):
+        open_store("memory:?idle=soon")
+
+
+# -- restoring a session ------------------------------------------------------------------------------
+
+
+async def test_state_round_trips_into_a_new_session():
+    async with await kitchen_session(result_budget=60) as first:
+        await call(first, "selectTools", tools=["Potato_peel", "Potato_slice", "Oven_manual", "Sink_rinse"])
+        await call(first, "Potato_peel")
+        await call(first, "Potato_slice", Potato="Potato#1", shape="STICKS")
+        await call(first, "Potato_peel", Potato="Potato#2")  # an error result, recorded in the context
+        cut = await call(first, "Oven_manual")
+        assert "truncated" in cut.content
+        await call(first, "Sink_rinse", item="Potato#1")
+        state = first.state()
+    data = encode_state(state)
+    assert json.loads(data) == state.to_json()
+    async with await kitchen_session(inputs={}) as second:
+        second.restore(decode_state(data))
+        assert second.state() == state
+        assert [e.id for e in second.registry.recent()] == [e.id for e in first.registry.recent()]
+        assert second.registry.latest("Potato") == first.registry.latest("Potato")
+        # the same handle keeps its ID; a new one continues the numbering; the long value reads on
+        assert (await call(second, "Potato_peel", Potato="Potato#1")).value == {"result": "Potato#2"}
+        made = await call(second, "Potato_slice", Potato="Potato#1", shape="SLICES")
+        assert made.value == {"result": f"Potato#{first.registry.count('Potato') + 1}"}
+        assert not (await call(second, "readResult", ref="Oven#1.manual", offset=60)).is_error
+        assert second.context.messages[-1].tool_call_id == f"call_{state.calls + 3}"
+
+
+async def test_the_encoder_reuses_what_did_not_change_and_agrees_with_the_state():
+    encoder = StateEncoder()
+    async with await kitchen_session() as session:
+        await call(session, "selectTools", tools=["Potato_peel"])
+        first = encoder.encode(session)
+        await call(session, "Potato_peel")
+        second = encoder.encode(session)
+        assert json.loads(second) == session.state().to_json() != json.loads(first)
+        assert decode_state(second) == session.state()
+        session.context.messages.insert(0, Message(role="system", content="You cook."))  # as an agent does
+        assert json.loads(encoder.encode(session)) == session.state().to_json()
+        session.context.add_user("Fries, please.")
+        assert json.loads(encoder.encode(session)) == session.state().to_json()
+
+
+async def test_large_states_are_stored_compressed_and_read_back():
+    from dagtools import Handle, Step
+
+    async with await kitchen_session() as session:
+        for n in range(2000):
+            session.registry.mint("Potato", Handle((Step.of("loadPotatoFromID", {"id": f"p{n}"}),)), expression=f"p{n}")
+        data = StateEncoder().encode(session)
+        plain = json.dumps(session.state().to_json()).encode()
+        assert data[:1] != b"{" and len(data) < len(plain) / 5
+        assert decode_state(data) == session.state() == decode_state(encode_state(session.state()))
+
+
+async def test_a_damaged_state_is_refused_with_what_to_do():
+    with pytest.raises(ConfigError, match="delete it from the store"):
+        decode_state(b"{not json")
+    with pytest.raises(ConfigError, match="no objects"):
+        SessionState.from_json({"context": []})
+
+
+# -- sessions in a store --------------------------------------------------------------------------------
+
+
+async def test_open_session_resumes_by_key(store_url):
+    async with await kitchen_session(store=store_url, key="kitchen") as first:
+        assert first.key == "kitchen"
+        await call(first, "selectTools", tools=["Potato_peel"])
+        assert (await call(first, "Potato_peel")).value == {"result": "Potato#2"}
+    async with await kitchen_session(store=store_url, key="kitchen", inputs={"other": {"value": 1}}) as again:
+        assert [e.id for e in again.registry] == ["Oven#1", "Potato#1", "Sink#1", "Plate#1", "Potato#2"]
+        assert again.values == [] and again.active_tools == ["Potato_peel"]
+        assert (await call(again, "Potato_peel", Potato="Potato#1")).value == {"result": "Potato#2"}
+    async with await kitchen_session(store=store_url) as fresh:
+        assert fresh.key and fresh.key != "kitchen" and len(fresh.key) >= 24
+        assert [e.id for e in fresh.registry] == ["Oven#1", "Potato#1", "Sink#1", "Plate#1"]
+
+
+async def test_two_sessions_on_one_key_see_each_others_calls(store_url):
+    """Two workers serve one client alternately: each turn starts from the other's last save."""
+    async with await kitchen_session(store=store_url, key="shared") as one, await kitchen_session(store=store_url, key="shared") as two:
+        await call(one, "selectTools", tools=["Potato_*"])
+        assert (await call(two, "Potato_peel")).value == {"result": "Potato#2"}
+        assert (await call(one, "Potato_slice", shape="STICKS")).value == {"result": "Potato#3"}  # Potato#2 is the latest
+        assert (await call(two, "Potato_dice", Potato="Potato#1")).value == {"result": "Potato#4"}
+        assert len(one.registry) == len(two.registry) - 1  # until one's next turn
+        assert (await call(one, "Potato_peel", Potato="Potato#1")).value == {"result": "Potato#2"}
+        assert [e.id for e in one.registry] == [e.id for e in two.registry]
+        assert len(one.context) == len(two.context) + 2 == 2 * 5
+        assert one.state() == (await _reopen(store_url, "shared")).state()
+
+
+async def _reopen(store_url: str, key: str):
+    async with await kitchen_session(store=store_url, key=key) as session:
+        return session
+
+
+async def test_a_deleted_session_says_so_and_changes_nothing(store_url):
+    async with await kitchen_session(store=store_url, key="gone") as session:
+        await call(session, "selectTools", tools=["Potato_peel"])
+        before = session.state()
+        assert session.keeper is not None
+        await session.keeper.store.delete("gone")
+        with pytest.raises(ConfigError, match="no longer in the store"):
+            await call(session, "Potato_peel")
+        assert session.state() == before
+
+
+async def test_host_changes_between_calls_are_saved(store_url):
+    async with await kitchen_session(store=store_url, key="host") as session:
+        session.select(["Oven_bake"])
+        await session.checkpoint()
+    assert (await _reopen(store_url, "host")).active_tools == ["Oven_bake"]
+
+
+async def test_credentials_never_reach_the_store(kitchen_url, tmp_path):
+    from dagtools import open_session
+
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    secret = "Bearer very-secret-token-123"
+    async with await open_session(kitchen_url, headers={"Authorization": secret}, store=url, key="creds", cache=False) as session:
+        await call(session, "selectTools", tools=["Query_potato"])
+        await call(session, "Query_potato")
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("s.db"))
+    assert b"Potato#1" in stored or b"potato" in stored
+    assert b"very-secret-token" not in stored
+
+
+# -- processes: killed mid-session, racing on one key -------------------------------------------------------
+
+
+def _worker(url: str, key: str, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.store_worker", url, key, *args],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+def _ready(worker: subprocess.Popen) -> str:
+    assert worker.stdout is not None
+    line = worker.stdout.readline()
+    if not line.startswith("ready"):
+        worker.kill()
+        raise AssertionError(f"worker failed: {line}{worker.communicate()[1]}")
+    return line
+
+
+async def test_a_session_survives_its_process_being_killed(shared_url):
+    worker = _worker(shared_url, "killed", "hold")
+    try:
+        assert '"Potato#2"' in _ready(worker)
+    finally:
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(10)
+    assert worker.returncode == -signal.SIGKILL
+    async with await kitchen_session(store=shared_url, key="killed") as resumed:
+        assert resumed.object("Potato#2").expression == "Potato#1.peel"
+        assert (await call(resumed, "Potato_peel", Potato="Potato#1")).value == {"result": "Potato#2"}
+        assert (await call(resumed, "Potato_dice", Potato="Potato#1")).value == {"result": "Potato#3"}
+
+
+async def test_two_processes_racing_on_one_key_lose_no_update(shared_url):
+    count = 12
+    workers = {name: _worker(shared_url, "race", "race", name, str(count)) for name in ("A", "B")}
+    try:
+        for worker in workers.values():
+            _ready(worker)
+        for worker in workers.values():
+            assert worker.stdin is not None
+            worker.stdin.write("go\n")
+            worker.stdin.flush()
+        seen: dict[str, str] = {}
+        for name, worker in workers.items():
+            out, err = worker.communicate(timeout=120)
+            assert worker.returncode == 0, err
+            seen.update(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for worker in workers.values():
+            if worker.poll() is None:
+                worker.kill()
+    async with await kitchen_session(store=shared_url, key="race") as final:
+        results = {m.tool_call_id: m.content for m in final.context if m.role == "tool"}
+        assert len(seen) == 2 * count
+        assert {k: results.get(k) for k in seen} == seen  # every call of both workers is there, as it was answered
+        assert {"A-select", "B-select"} <= set(results)
+        # one ID per handle, numbered without gaps: no worker minted over the other's IDs
+        handles = [(e.type_name, e.handle) for e in final.registry]
+        assert len(handles) == len(set(handles))
+        assert sorted(e.number for e in final.registry if e.type_name == "Potato") == list(range(1, final.registry.count("Potato") + 1))
+        for call_id, content in seen.items():
+            value = json.loads(content).get("result")
+            if isinstance(value, str) and value.startswith("Potato#"):
+                assert final.object(value).expression.startswith("Potato#1.")
+
+
+async def test_messages_the_host_adds_survive_another_workers_turn(store_url):
+    """An agent appends its prompt and the model's reply before running calls; a turn from another
+    worker in between must not drop them."""
+    async with await kitchen_session(store=store_url, key="agent") as one, await kitchen_session(store=store_url, key="agent") as two:
+        await call(one, "selectTools", tools=["Potato_peel"])
+        one.context.add_user("Make fries.")
+        await call(two, "Potato_peel")
+        await call(one, "Potato_peel", Potato="Potato#1")
+        roles = [(m.role, m.content if m.role == "user" else m.name) for m in one.context]
+        # two's turn, then what one added and its turn, in the order they were stored
+        assert roles[-5:] == [
+            ("assistant", None),
+            ("tool", "Potato_peel"),
+            ("user", "Make fries."),
+            ("assistant", None),
+            ("tool", "Potato_peel"),
+        ]
+        assert (await _reopen(store_url, "agent")).state() == one.state()
+
+
+async def test_a_killed_holders_lease_is_broken_within_a_second(shared_url):
+    worker = _worker(shared_url, "leased", "lease")
+    try:
+        _ready(worker)
+        store = open_store(shared_url)
+        with pytest.raises(TimeoutError):  # held by a live process: waited for
+            with anyio.fail_after(0.5):
+                async with store.lock("leased"):
+                    pass
+    finally:
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(10)
+    started = time.monotonic()
+    async with store.lock("leased"):  # the holder is known to be gone: its lease does not hold the key
+        took = time.monotonic() - started
+    await store.aclose()
+    assert took < 1.0, f"waited {took:.1f} s for a dead process's lease (it runs for 15 s)"
+
+
+def test_a_lease_from_another_machine_or_a_live_process_is_not_broken():
+    from dagtools.stores._holders import holder_gone, new_token
+
+    assert not holder_gone(new_token())  # this process
+    mine = new_token().split(":")
+    assert not holder_gone(":".join(["elsewhere/boot", *mine[1:]]))  # another machine: cannot tell, so wait
+    assert not holder_gone("0123456789abcdef0123456789abcdef")  # an older token without a holder
+    parent = os.getppid()
+    machine = mine[0]
+    assert not holder_gone(f"{machine}:{parent}::{'0' * 32}")  # a live process, start time unread
+    assert holder_gone(f"{machine}:{parent}:1:{'0' * 32}")  # the PID now names a process started later: another one
+
+
+# -- a call saves what it changed ------------------------------------------------------------------------------
+
+
+async def _grown(store_url: str, key: str, objects: int):
+    from dagtools import Handle, Step
+
+    session = await kitchen_session(store=store_url, key=key)
+    for n in range(objects - len(session.registry)):  # distinct re-rooted handles, as identity gives them
+        session.registry.mint("Potato", Handle((Step.of("loadPotatoFromID", {"id": f"p-{n}"}),)), expression=f"Potato#1.slice(n: {n})")
+    await session.checkpoint()
+    await call(session, "selectTools", tools=["Potato_*", "Query_potato"])
+    return session
+
+
+async def test_a_call_saves_its_change_not_the_whole_session(store_url):
+    written: dict[int, list[int]] = {}
+    for objects in (10, 3_000):
+        session = await _grown(store_url, f"grown-{objects}", objects)
+        async with session:
+            snapshot = len(session.keeper.encoder.encode(session))
+            written[objects] = []
+            for n in range(6):
+                await call(session, "Query_potato", variety=f"Variety {n}")
+                await call(session, "Potato_peel", Potato="Potato#1")  # an old object used again
+                written[objects].append(session.keeper.last_written)
+        if objects > 10:
+            assert max(written[objects]) < snapshot / 20, (written[objects], snapshot)
+    small, large = (sum(w) / len(w) for w in written.values())
+    assert large <= 1.5 * small, f"a call writes {large:.0f} bytes at 3,000 objects, {small:.0f} at 10"
+
+
+async def test_a_session_resumed_from_its_changes_is_the_session_that_made_them(store_url):
+    session = await _grown(store_url, "replayed", 500)
+    async with session:
+        for n in range(5):
+            await call(session, "Query_potato", variety=f"Variety {n}")
+            await call(session, "Potato_peel", Potato=f"Potato#{1 + n * 7}")
+        session.context.add_user("and a message of the host's, saved with the next call")
+        await call(session, "Potato_dice")
+        expected = encode_state(session.state())
+        assert session.keeper.changes is not None
+    async with await kitchen_session(store=store_url, key="replayed") as resumed:
+        assert encode_state(resumed.state()) == expected
+        assert (await call(resumed, "Potato_dice")).value == (await call(resumed, "Potato_dice")).value  # the same default, twice
