@@ -57,11 +57,14 @@ class UpstreamClient:
     def get(self) -> Any:
         import httpx
 
+        from ..executors._http import tls_context
+
         if self._client is None:
             self._client = httpx.AsyncClient(
                 headers=self._headers,
                 timeout=self._timeout,
                 follow_redirects=False,
+                verify=tls_context(),
                 event_hooks={"request": [_add_forwarded]},
             )
         return self._client

@@ -29,7 +29,7 @@ from .._limits import MAX_RESPONSE_BYTES
 from .._redact import redact, secrets_of
 from ..executors._base import Executor, format_error
 from ..executors._bodies import encode_json, read_capped
-from ..executors._http import HttpExecutor
+from ..executors._http import HttpExecutor, tls_context
 from ._format import ToolEntry
 
 __all__ = ["ApiTarget", "ConfigApis", "RestApi"]
@@ -60,7 +60,7 @@ class RestApi:
             headers["Content-Type"] = "application/json"
         content = None if body is None else encode_json(body)
         with anyio.fail_after(self.timeout):
-            async with httpx.AsyncClient(timeout=self.timeout, headers=headers, follow_redirects=False) as client:
+            async with httpx.AsyncClient(timeout=self.timeout, headers=headers, follow_redirects=False, verify=tls_context()) as client:
                 async with client.stream(method, url, params=params, content=content) as answer:
                     raw = await read_capped(answer, self.max_response_bytes, who=f"{method} {path}")
         return answer.status_code, answer.reason_phrase, _body(raw, answer.encoding or "utf-8")

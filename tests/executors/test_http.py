@@ -495,3 +495,21 @@ def test_a_damaged_or_future_cache_entry_is_fetched_again(kitchen_server, cache_
     assert "Potato" in again.schema.type_map
     assert introspections(kitchen_server.requests) == 2
     assert json.loads(path.read_text())["fetched_at"] <= time.time()
+
+
+def test_clients_share_one_certificate_store_and_still_honour_ssl_cert_file(monkeypatch, tmp_path):
+    """httpx loads the CA bundle per client (about 20 ms); a server makes an executor per session."""
+    import certifi
+
+    from dagtools.executors._http import tls_context
+
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    first = HttpExecutor("https://api.example.invalid/graphql")._http()
+    second = HttpExecutor("https://api.example.invalid/graphql")._http()
+    assert first._transport._pool._ssl_context is second._transport._pool._ssl_context is tls_context()
+    bundle = tmp_path / "ca.pem"
+    bundle.write_bytes(Path(certifi.where()).read_bytes())
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+    assert tls_context() is not first._transport._pool._ssl_context  # another store, another context
+    assert tls_context() is tls_context()
