@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .._errors import ConfigError
 from ._context import Message
 from ._state import SessionState, message_json, object_json
-from ._store import SessionStore, StoreConflictError, StoredState
+from ._store import Lease, SessionStore, StoreConflictError, StoredState
 
 if TYPE_CHECKING:
     from ._session import Session
@@ -237,21 +237,21 @@ class SessionKeeper:
 
     async def open(self, session: Session, create: Callable[[], Awaitable[None]]) -> bool:
         """Resume the stored session, or run `create` and store the result; whether it was resumed."""
-        async with self.store.lock(self.key):
-            stored = await self.store.load(self.key)
+        async with self.store.lock(self.key, load=True) as lease:
+            stored = lease.loaded
             if stored is not None and stored.data is not None:
                 self._restore(session, stored)
                 return True
             self.version = 0
             self.changes.forget()
-            await self._run_and_save(session, create)
+            await self._run_and_save(session, create, lease)
             return False
 
     async def run(self, session: Session, action: Callable[[], Awaitable[T]]) -> T:
         """Run one turn on the latest stored state and save what it changed before returning."""
-        async with self.store.lock(self.key):
-            await self._catch_up(session)
-            return await self._run_and_save(session, action)
+        async with self.store.lock(self.key, load=True, known=self.version) as lease:  # read as the lease is taken
+            self._caught_up(session, lease.loaded)
+            return await self._run_and_save(session, action, lease)
 
     async def catch_up(self, session: Session) -> None:
         """Restore what another process saved since, without running anything or taking the lease: a
@@ -259,7 +259,9 @@ class SessionKeeper:
         await self._catch_up(session)
 
     async def _catch_up(self, session: Session) -> None:
-        stored = await self.store.load(self.key, known=self.version)
+        self._caught_up(session, await self.store.load(self.key, known=self.version))
+
+    def _caught_up(self, session: Session, stored: StoredState | None) -> None:
         if stored is None:
             raise ConfigError(f"Session {self.key!r} is no longer in the store (it was idle too long, or deleted); open a new one.")
         if stored.data is not None:
@@ -269,20 +271,21 @@ class SessionKeeper:
 
     async def save(self, session: Session) -> None:
         """Store what the host changed outside a turn (`select`, `tool_call_result`)."""
-        async with self.store.lock(self.key):
-            await self._save(session)
+        async with self.store.lock(self.key) as lease:
+            await self._save(session, lease)
 
-    async def _run_and_save(self, session: Session, action: Callable[[], Awaitable[T]]) -> T:
+    async def _run_and_save(self, session: Session, action: Callable[[], Awaitable[T]], lease: Lease) -> T:
         try:
             result = await action()
         except BaseException:
             self.version = None  # what the session holds may be ahead of the store: reload before the next turn
             self.changes.forget()
             raise
-        await self._save(session)
+        await self._save(session, lease)
         return result
 
-    async def _save(self, session: Session) -> None:
+    async def _save(self, session: Session, lease: Lease) -> None:
+        """Save what changed, as the turn's last step: the lease goes back with it."""
         if self.version is None:
             raise ConfigError(f"Session {self.key!r} must be reloaded before it is saved; run a call first.")
         change = self.changes.encode(session) if self.version else None
@@ -290,7 +293,7 @@ class SessionKeeper:
             change = None  # the log has outgrown the snapshot: write a new one
         data = change if change is not None else self.encoder.encode(session)
         try:
-            self.version = await self.store.save(self.key, data, version=self.version, change=change is not None)
+            self.version = await lease.save(data, version=self.version, change=change is not None)
         except StoreConflictError:
             self.version = None
             self.changes.forget()

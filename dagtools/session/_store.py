@@ -33,11 +33,13 @@ from ._store_holders import holder_gone, new_token
 
 __all__ = [
     "DEFAULT_IDLE_TTL",
+    "Lease",
     "MemoryStore",
     "SessionStore",
     "StoreBusyError",
     "StoreConflictError",
     "StoredState",
+    "Taken",
     "default_data_dir",
     "new_session_key",
     "open_store",
@@ -66,6 +68,38 @@ class StoredState:
     data: bytes | None
     #: The changes saved since the snapshot `data`, oldest first (with `data` only).
     log: tuple[bytes, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Taken:
+    """What an attempt at a lease gives back: held, or who holds it; and what was loaded with it."""
+
+    held: bool
+    holder: str | None = None
+    stored: StoredState | None = None
+
+
+class Lease:
+    """One turn's hold on a key: what was read as it was taken, and the save that ends the turn."""
+
+    def __init__(self, store: SessionStore, key: str, token: str | None) -> None:
+        self.store = store
+        self.key = key
+        self.token = token
+        #: The session as it was when the lease was taken (with `lock(..., load=True)`).
+        self.loaded: StoredState | None = None
+        #: Whether the store still holds the lease for this turn (it goes with the turn's save).
+        self.held = token is not None
+
+    async def save(self, data: bytes, *, version: int, change: bool = False) -> int:
+        """The turn's last write (`SessionStore.save`), which gives the lease back with it: one round trip
+        for both where the store can. Nothing of the turn may touch the store after it."""
+        if not self.held:
+            return await self.store.save(self.key, data, version=version, change=change)
+        assert self.token is not None
+        saved = await self.store._save_and_release(self.key, self.token, data, version=version, change=change)
+        self.held = False
+        return saved
 
 
 class SessionStore(ABC):
@@ -103,17 +137,22 @@ class SessionStore(ABC):
         """Release connections; the stored sessions stay."""
 
     @asynccontextmanager
-    async def lock(self, key: str) -> AsyncIterator[None]:
-        """Hold `key` for one turn, against this process's other tasks and other processes alike."""
+    async def lock(self, key: str, *, load: bool = False, known: int | None = None) -> AsyncIterator[Lease]:
+        """Hold `key` for one turn, against this process's other tasks and other processes alike. With
+        `load`, the session is read as the lease is taken (`Lease.loaded`, as `load(key, known=known)`
+        gives it), in the same round trip where the store can."""
         lock, users = self._local.get(key) or (anyio.Lock(), 0)
         self._local[key] = (lock, users + 1)
         try:
             async with lock:
                 if not self.shared:
-                    yield
+                    lease = Lease(self, key, None)
+                    if load:
+                        lease.loaded = await self.load(key, known=known)
+                    yield lease
                     return
-                async with self._lease(key):
-                    yield
+                async with self._lease(key, load, known) as lease:
+                    yield lease
         finally:
             lock, users = self._local[key]
             if users == 1:
@@ -122,29 +161,32 @@ class SessionStore(ABC):
                 self._local[key] = (lock, users - 1)
 
     @asynccontextmanager
-    async def _lease(self, key: str) -> AsyncIterator[None]:
-        """Between processes: take the lease, keep renewing it while the turn runs, give it back."""
+    async def _lease(self, key: str, load: bool, known: int | None) -> AsyncIterator[Lease]:
+        """Between processes: take the lease, keep renewing it while the turn runs, give it back (with
+        the turn's save, or at the end)."""
         token = new_token()
+        lease = Lease(self, key, token)
         deadline = time.monotonic() + self.lock_timeout
         pause, checked = 0.002, 0.0
-        while not await self._acquire(key, token, LEASE_SECONDS):
+        while not (taken := await self._take(key, token, LEASE_SECONDS, load=load, known=known)).held:
             if time.monotonic() > deadline:
                 raise StoreBusyError(
                     f"Session {key!r} stayed busy for {self.lock_timeout:g}s in another process; try the call again later."
                 )
             if time.monotonic() - checked > 0.1:  # a holder known to be gone (killed) is not waited for
                 checked = time.monotonic()
-                holder = await self._holder(key)
+                holder = taken.holder if taken.holder is not None else await self._holder(key)
                 if holder is not None and holder_gone(holder):
                     await self._release(key, holder)
                     continue
             await anyio.sleep(pause)
             pause = min(pause * 2, 0.05)
+        lease.loaded = taken.stored
         try:
             async with anyio.create_task_group() as group:
-                group.start_soon(self._renew_forever, key, token)
+                group.start_soon(self._renew_forever, lease)
                 try:
-                    yield
+                    yield lease
                 finally:
                     group.cancel_scope.cancel()
         except BaseExceptionGroup as errors:  # the turn's own error, not wrapped by the renewing task's group
@@ -152,17 +194,33 @@ class SessionStore(ABC):
                 raise errors.exceptions[0] from None
             raise
         finally:
-            with anyio.CancelScope(shield=True):
-                await self._release(key, token)
+            if lease.held:
+                with anyio.CancelScope(shield=True):
+                    await self._release(key, token)
 
-    async def _renew_forever(self, key: str, token: str) -> None:
-        while True:
+    async def _renew_forever(self, lease: Lease) -> None:
+        """Renew until the turn ends; a renewal that meets the lease given back with the save leaves it so."""
+        assert lease.token is not None
+        while lease.held:
             await anyio.sleep(LEASE_SECONDS / 3)
-            await self._acquire(key, token, LEASE_SECONDS)
+            if lease.held:
+                await self._renew(lease.key, lease.token, LEASE_SECONDS)
 
-    async def _acquire(self, key: str, token: str, seconds: float) -> bool:
-        """Take (or renew, with the same token) the lease on `key` unless another token holds it."""
-        return True
+    # What a shared store implements; each is one round trip (a script, a transaction) where it can be.
+
+    async def _take(self, key: str, token: str, seconds: float, *, load: bool, known: int | None) -> Taken:
+        """Take the lease on `key` for `seconds` unless another token holds it (then say which), and with
+        `load`, read the session as `load(key, known=known)` does once it is taken."""
+        return Taken(held=True, stored=await self.load(key, known=known) if load else None)
+
+    async def _renew(self, key: str, token: str, seconds: float) -> None:
+        """Hold the lease `seconds` more, if `token` still holds it (a lease given back stays so)."""
+
+    async def _save_and_release(self, key: str, token: str, data: bytes, *, version: int, change: bool) -> int:
+        """`save`, then give the lease back if `token` still holds it; a save that fails keeps the lease."""
+        saved = await self.save(key, data, version=version, change=change)
+        await self._release(key, token)
+        return saved
 
     async def _release(self, key: str, token: str) -> None:
         """Give the lease back if `token` still holds it."""

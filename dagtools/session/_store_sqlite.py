@@ -1,11 +1,14 @@
 """Sessions in one SQLite file: the embedded store, safe for several processes on one machine.
 
-The stdlib driver blocks, so every statement runs in a worker thread, one at a time per store. The
-file is in WAL mode (readers never wait for the writer) with `synchronous=FULL`, so a save is on disk
-before the call that made it returns. Writes take SQLite's write lock up front (`BEGIN IMMEDIATE`)
-and check the version inside that transaction, so two processes cannot both win. Leases live in a
-file of their own beside it (`PATH-leases`, never synced), with an expiry so a killed holder frees
-its key.
+The stdlib driver blocks, so statements run in a worker thread, one batch at a time per store: what
+the event loop's tasks ask for while a batch runs is queued, and the next batch runs all of it in one
+transaction (group commit: one thread hop and one sync for many calls, each in a savepoint of its
+own so that one that fails changes nothing and the others still commit). The file is in WAL mode
+(readers never wait for the writer) with `synchronous=FULL`, so a save is on disk before the call
+that made it returns. Writes take SQLite's write lock up front (`BEGIN IMMEDIATE`) and check the
+version inside that transaction, so two processes cannot both win. Leases live in a file of their
+own beside it (`PATH-leases`, never synced), with an expiry so a killed holder frees its key; a lease
+is taken with the session's load and given back with its save, in the same transaction.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any, Callable, TypeVar
 import anyio
 
 from .._errors import ConfigError, ExecutorError
-from ._store import SessionStore, StoreConflictError, StoredState
+from ._store import SessionStore, StoreConflictError, StoredState, Taken
 
 _OPEN_ATTEMPTS = 20
 __all__ = ["SqliteStore"]
@@ -46,6 +49,8 @@ class SqliteStore(SessionStore):
         self._guard = threading.Lock()
         self._limiter = anyio.CapacityLimiter(1)
         self._expired_at = 0.0
+        self._queue: list[_Job] = []
+        self._driving = False
 
     def _open(self) -> sqlite3.Connection:
         """Open (and on first use create) the file. Two processes opening it at once may find it locked
@@ -84,98 +89,138 @@ class SqliteStore(SessionStore):
             self._db = self._open()
         return self._db
 
-    async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        def in_thread() -> T:
-            with self._guard:
+    async def _run(self, work: Callable[[sqlite3.Connection], T], *, writes: bool = True) -> T:
+        """Run `work` in the next batch. The first task to queue work while no batch runs drives the
+        batch; each batch's driver hands the queue on to the first task still waiting."""
+        job = _Job(work, writes)
+        self._queue.append(job)
+        with anyio.CancelScope(shield=True):  # the work runs whatever befalls the caller: it waits for how it went
+            if self._driving:
+                await job.woken.wait()
+            if not job.finished:
+                self._driving = True
+                batch, self._queue = self._queue, []
                 try:
-                    return work(self._connect())
-                except sqlite3.Error as error:  # disk full, a read-only file, a damaged one: say which store and what to do
-                    raise ExecutorError(
-                        f"The session store {self.path} failed: {error}. Check that the file and its folder are writable "
-                        "and the disk has room, or start the server with another --store."
-                    ) from None
+                    await anyio.to_thread.run_sync(self._run_batch, batch, limiter=self._limiter)
+                except BaseException as error:  # not one of the batch's own errors, which its jobs hold: all failed
+                    for failed in batch:
+                        failed.result, failed.error = None, error
+                finally:
+                    for done in batch:
+                        done.finished = True
+                        done.woken.set()
+                    if self._queue:
+                        self._queue[0].woken.set()  # the next batch's driver
+                    else:
+                        self._driving = False
+        return job.outcome()
 
-        return await anyio.to_thread.run_sync(in_thread, limiter=self._limiter)
+    def _run_batch(self, batch: list[_Job]) -> None:
+        """In the worker thread: the batch's jobs in one transaction, each in a savepoint of its own."""
+        with self._guard:
+            db: sqlite3.Connection | None = None
+            try:
+                db = self._connect()
+                db.execute("BEGIN IMMEDIATE" if any(job.writes for job in batch) else "BEGIN")
+                for job in batch:
+                    db.execute("SAVEPOINT job")
+                    try:
+                        job.result = job.work(db)
+                    except Exception as error:  # this job's alone: the others' work stands
+                        if not db.in_transaction:  # SQLite gave up the whole transaction (a full disk): all fail
+                            raise
+                        db.execute("ROLLBACK TO job")
+                        job.error = error
+                    db.execute("RELEASE job")
+                db.execute("COMMIT")
+            except BaseException as error:
+                if db is not None and db.in_transaction:
+                    try:
+                        db.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass  # the transaction is gone either way; the error that ended it is the one to tell
+                for job in batch:
+                    job.result, job.error = None, error
+            for job in batch:
+                if isinstance(job.error, sqlite3.Error):  # disk full, a read-only file, a damaged one: say which store and what to do
+                    job.error = ExecutorError(
+                        f"The session store {self.path} failed: {job.error}. Check that the file and its folder are writable "
+                        "and the disk has room, or start the server with another --store."
+                    )
 
     async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
-        def work(db: sqlite3.Connection) -> StoredState | None:
-            row = db.execute("SELECT version FROM sessions WHERE key = ?", (key,)).fetchone()
-            if row is None:
-                return None
-            if row[0] == known:
-                return StoredState(version=row[0], data=None)
-            row = db.execute("SELECT version, data FROM sessions WHERE key = ?", (key,)).fetchone()
-            if row is None:
-                return None
-            log = tuple(bytes(r[0]) for r in db.execute("SELECT data FROM changes WHERE key = ? ORDER BY version", (key,)))
-            return StoredState(version=row[0], data=bytes(row[1]), log=log)
-
-        return await self._run(work)
+        return await self._run(lambda db: _load(db, key, known), writes=False)
 
     async def save(self, key: str, data: bytes, *, version: int, change: bool = False) -> int:
-        def work(db: sqlite3.Connection) -> int:
-            now = time.time()
-            with _immediate(db):
-                row = db.execute("SELECT version FROM sessions WHERE key = ?", (key,)).fetchone()
-                current = row[0] if row else 0
-                if current != version or (change and not current):
-                    raise StoreConflictError(f"Session {key!r} is at version {current}, not {version}.")
-                if change:  # the call's change only: the snapshot stays as it is
-                    db.execute("UPDATE sessions SET version = ?, used = ? WHERE key = ?", (version + 1, now, key))
-                    db.execute("INSERT INTO changes (key, version, data) VALUES (?, ?, ?)", (key, version + 1, data))
-                else:
-                    replace = "INSERT OR REPLACE INTO sessions (key, version, data, used) VALUES (?, ?, ?, ?)"
-                    db.execute(replace, (key, version + 1, data, now))
-                    db.execute("DELETE FROM changes WHERE key = ?", (key,))
-                if now - self._expired_at > _EXPIRE_EVERY:
-                    self._expired_at = now
-                    _expire(db, now - self.idle_ttl)
-            return version + 1
+        return await self._run(lambda db: self._save(db, key, data, version, change))
 
-        return await self._run(work)
+    def _save(self, db: sqlite3.Connection, key: str, data: bytes, version: int, change: bool) -> int:
+        now = time.time()
+        row = db.execute("SELECT version FROM sessions WHERE key = ?", (key,)).fetchone()
+        current = row[0] if row else 0
+        if current != version or (change and not current):
+            raise StoreConflictError(f"Session {key!r} is at version {current}, not {version}.")
+        if change:  # the call's change only: the snapshot stays as it is
+            db.execute("UPDATE sessions SET version = ?, used = ? WHERE key = ?", (version + 1, now, key))
+            db.execute("INSERT INTO changes (key, version, data) VALUES (?, ?, ?)", (key, version + 1, data))
+        else:
+            replace = "INSERT OR REPLACE INTO sessions (key, version, data, used) VALUES (?, ?, ?, ?)"
+            db.execute(replace, (key, version + 1, data, now))
+            db.execute("DELETE FROM changes WHERE key = ?", (key,))
+        if now - self._expired_at > _EXPIRE_EVERY:
+            self._expired_at = now
+            _expire(db, now - self.idle_ttl)
+        return version + 1
 
     async def delete(self, key: str) -> bool:
         def work(db: sqlite3.Connection) -> bool:
-            with _immediate(db):
-                db.execute("DELETE FROM changes WHERE key = ?", (key,))
-                return db.execute("DELETE FROM sessions WHERE key = ?", (key,)).rowcount > 0
+            db.execute("DELETE FROM changes WHERE key = ?", (key,))
+            return db.execute("DELETE FROM sessions WHERE key = ?", (key,)).rowcount > 0
 
         return await self._run(work)
 
     async def expire(self) -> int:
         def work(db: sqlite3.Connection) -> int:
             now = time.time()
-            with _immediate(db):
-                db.execute("DELETE FROM lease.leases WHERE expires < ?", (now,))
-                return _expire(db, now - self.idle_ttl)
+            db.execute("DELETE FROM lease.leases WHERE expires < ?", (now,))
+            return _expire(db, now - self.idle_ttl)
 
         return await self._run(work)
 
-    async def _acquire(self, key: str, token: str, seconds: float) -> bool:
-        def work(db: sqlite3.Connection) -> bool:
+    async def _take(self, key: str, token: str, seconds: float, *, load: bool, known: int | None) -> Taken:
+        def work(db: sqlite3.Connection) -> Taken:
             now = time.time()
-            with _immediate(db):
-                row = db.execute("SELECT token, expires FROM lease.leases WHERE key = ?", (key,)).fetchone()
-                if row is not None and row[0] != token and row[1] > now:
-                    return False
-                db.execute("INSERT OR REPLACE INTO lease.leases (key, token, expires) VALUES (?, ?, ?)", (key, token, now + seconds))
-                return True
+            row = db.execute("SELECT token, expires FROM lease.leases WHERE key = ?", (key,)).fetchone()
+            if row is not None and row[0] != token and row[1] > now:
+                return Taken(held=False, holder=str(row[0]))
+            db.execute("INSERT OR REPLACE INTO lease.leases (key, token, expires) VALUES (?, ?, ?)", (key, token, now + seconds))
+            return Taken(held=True, stored=_load(db, key, known) if load else None)
+
+        return await self._run(work)
+
+    async def _renew(self, key: str, token: str, seconds: float) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("UPDATE lease.leases SET expires = ? WHERE key = ? AND token = ?", (time.time() + seconds, key, token))
+
+        await self._run(work)
+
+    async def _save_and_release(self, key: str, token: str, data: bytes, *, version: int, change: bool) -> int:
+        def work(db: sqlite3.Connection) -> int:
+            saved = self._save(db, key, data, version, change)
+            db.execute("DELETE FROM lease.leases WHERE key = ? AND token = ?", (key, token))
+            return saved
 
         return await self._run(work)
 
     async def _release(self, key: str, token: str) -> None:
-        def work(db: sqlite3.Connection) -> None:
-            with _immediate(db):
-                db.execute("DELETE FROM lease.leases WHERE key = ? AND token = ?", (key, token))
-
-        await self._run(work)
+        await self._run(lambda db: db.execute("DELETE FROM lease.leases WHERE key = ? AND token = ?", (key, token)))
 
     async def _holder(self, key: str) -> str | None:
         def work(db: sqlite3.Connection) -> str | None:
             row = db.execute("SELECT token FROM lease.leases WHERE key = ? AND expires >= ?", (key, time.time())).fetchone()
             return str(row[0]) if row else None
 
-        return await self._run(work)
+        return await self._run(work, writes=False)
 
     async def aclose(self) -> None:
         def work() -> None:
@@ -198,14 +243,33 @@ def _expire(db: sqlite3.Connection, cutoff: float) -> int:
     return int(gone)
 
 
-class _immediate:
-    """`BEGIN IMMEDIATE` ... `COMMIT` (or `ROLLBACK` on any error): the write lock taken before reading."""
+def _load(db: sqlite3.Connection, key: str, known: int | None) -> StoredState | None:
+    row = db.execute("SELECT version FROM sessions WHERE key = ?", (key,)).fetchone()
+    if row is None:
+        return None
+    if row[0] == known:
+        return StoredState(version=row[0], data=None)
+    row = db.execute("SELECT version, data FROM sessions WHERE key = ?", (key,)).fetchone()
+    if row is None:
+        return None
+    log = tuple(bytes(r[0]) for r in db.execute("SELECT data FROM changes WHERE key = ? ORDER BY version", (key,)))
+    return StoredState(version=row[0], data=bytes(row[1]), log=log)
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
 
-    def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+class _Job:
+    """Work queued for the next batch, and how it went."""
 
-    def __exit__(self, kind: object, *rest: object) -> None:
-        self.db.execute("ROLLBACK" if kind is not None else "COMMIT")
+    __slots__ = ("error", "finished", "result", "woken", "work", "writes")
+
+    def __init__(self, work: Callable[[sqlite3.Connection], Any], writes: bool) -> None:
+        self.work = work
+        self.writes = writes
+        self.woken = anyio.Event()  # its batch ran, or it drives the next one
+        self.finished = False
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def outcome(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.result
