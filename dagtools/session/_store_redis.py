@@ -5,7 +5,8 @@ after `idle_ttl` seconds without use, so Redis itself forgets idle sessions. Sav
 Lua scripts, each atomic on the server: a save writes only when the stored version is the one the
 caller read (a version field rather than WATCH/MULTI: one round trip, and no connection held between
 the read and the write). A turn makes two round trips: the lease is taken with the session's load
-and given back with its save.
+and given back with its save. The scripts that many tasks run at once go out together, one pipeline
+at a time on one connection (`Batches`): one write and one read for them all.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import ConfigError, ExecutorError
-from ._store import SessionStore, StoreConflictError, StoredState, Taken
+from ._store import Batches, Job, SessionStore, StoreConflictError, StoredState, Taken
 
 __all__ = ["RedisStore"]
 
@@ -92,8 +93,11 @@ class RedisStore(SessionStore):
             raise ConfigError("The Redis session store needs redis-py: pip install 'dagtools-graphql[redis]'.") from None
         self.url = url
         # A pool that waits for a free connection (up to 20 s) rather than failing the call with
-        # "Too many connections" once more than its 100 connections are busy at once.
-        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=100, timeout=20, decode_responses=False)
+        # "Too many connections" once more than its 100 connections are busy at once; and a server that
+        # stops answering fails a call in 20 s rather than holding it (and those batched with it).
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=100, timeout=20, socket_timeout=20, socket_connect_timeout=20, decode_responses=False
+        )
         self._redis = aioredis.Redis(connection_pool=pool)
         self._load = self._redis.register_script(_LOAD)
         self._save = self._redis.register_script(_SAVE)
@@ -101,18 +105,50 @@ class RedisStore(SessionStore):
         self._take_lease = self._redis.register_script(_TAKE)
         self._renew_lease = self._redis.register_script(_RENEW)
         self._release_lease = self._redis.register_script(_RELEASE)
+        self._batches = Batches(self._send)
 
     @property
     def _idle_ms(self) -> int:
         return max(1, int(self.idle_ttl * 1000))
 
     async def _call(self, script: Any, keys: list[str], args: list[Any]) -> Any:
-        from redis.exceptions import RedisError
+        """Run `script` in the next pipeline (`_send`)."""
+        return await self._batches.run((script, keys, args))
+
+    async def _send(self, batch: list[Job], *, again: bool = True) -> None:
+        """The batch's scripts in one pipeline; those the server does not know yet are loaded and sent again."""
+        from redis.exceptions import NoScriptError, RedisError
 
         try:
-            return await script(keys=keys, args=args)
-        except RedisError as error:
-            raise ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {error}. Check that it is running.") from None
+            if len(batch) == 1:  # alone: no pipeline to build
+                script, keys, args = batch[0].work
+                try:
+                    replies = [await self._redis.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)]
+                except NoScriptError as error:
+                    replies = [error]
+            else:
+                pipe = self._redis.pipeline(transaction=False)
+                for script, keys, args in (job.work for job in batch):
+                    pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+                replies = await pipe.execute(raise_on_error=False)
+            unknown = [job for job, reply in zip(batch, replies) if isinstance(reply, NoScriptError)]
+            if unknown and again:  # a new or restarted server: EVALSHA ran nothing, so sending them again is safe
+                for script in {id(job.work[0]): job.work[0] for job in unknown}.values():
+                    script.sha = await self._redis.script_load(script.script)
+                await self._send(unknown, again=False)
+            for job, reply in zip(batch, replies):
+                if isinstance(reply, NoScriptError) and again:
+                    continue
+                if isinstance(reply, Exception):
+                    job.error = self._failed(reply)
+                else:
+                    job.result = reply
+        except (RedisError, OSError) as error:
+            for job in batch:
+                job.error = self._failed(error)
+
+    def _failed(self, error: BaseException) -> ExecutorError:
+        return ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {error}. Check that it is running.")
 
     async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
         found = await self._call(self._load, [_PREFIX + key, _LOG + key], [-1 if known is None else known, self._idle_ms])

@@ -22,7 +22,7 @@ from typing import Any, Callable, TypeVar
 import anyio
 
 from .._errors import ConfigError, ExecutorError
-from ._store import SessionStore, StoreConflictError, StoredState, Taken
+from ._store import Batches, Job, SessionStore, StoreConflictError, StoredState, Taken
 
 _OPEN_ATTEMPTS = 20
 __all__ = ["SqliteStore"]
@@ -35,6 +35,8 @@ CREATE INDEX IF NOT EXISTS sessions_used ON sessions (used);
 CREATE TABLE IF NOT EXISTS changes (key TEXT NOT NULL, version INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (key, version));
 """
 _LEASES = "CREATE TABLE IF NOT EXISTS lease.leases (key TEXT PRIMARY KEY, token TEXT NOT NULL, expires REAL NOT NULL)"
+#: How long a batch run in a thread waits for another process's write lock.
+_BUSY_MS = 30_000
 #: Expire idle sessions at most this often, as part of a save.
 _EXPIRE_EVERY = 60.0
 
@@ -49,8 +51,8 @@ class SqliteStore(SessionStore):
         self._guard = threading.Lock()
         self._limiter = anyio.CapacityLimiter(1)
         self._expired_at = 0.0
-        self._queue: list[_Job] = []
-        self._driving = False
+        self._batches = Batches(self._send)
+        self._waits = True  # whether the connection waits for another process's write lock (`busy_timeout`)
 
     def _open(self) -> sqlite3.Connection:
         """Open (and on first use create) the file. Two processes opening it at once may find it locked
@@ -58,7 +60,7 @@ class SqliteStore(SessionStore):
         for attempt in range(_OPEN_ATTEMPTS):
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+                db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=_BUSY_MS / 1000)
                 try:
                     db.execute("PRAGMA journal_mode=WAL")
                     db.execute("PRAGMA synchronous=FULL")
@@ -72,6 +74,7 @@ class SqliteStore(SessionStore):
                 except BaseException:
                     db.close()
                     raise
+                self._waits = True
                 return db
             except sqlite3.OperationalError as error:
                 if "locked" not in str(error) or attempt == _OPEN_ATTEMPTS - 1:
@@ -90,63 +93,67 @@ class SqliteStore(SessionStore):
         return self._db
 
     async def _run(self, work: Callable[[sqlite3.Connection], T], *, writes: bool = True) -> T:
-        """Run `work` in the next batch. The first task to queue work while no batch runs drives the
-        batch; each batch's driver hands the queue on to the first task still waiting."""
-        job = _Job(work, writes)
-        self._queue.append(job)
-        with anyio.CancelScope(shield=True):  # the work runs whatever befalls the caller: it waits for how it went
-            if self._driving:
-                await job.woken.wait()
-            if not job.finished:
-                self._driving = True
-                batch, self._queue = self._queue, []
-                try:
-                    await anyio.to_thread.run_sync(self._run_batch, batch, limiter=self._limiter)
-                except BaseException as error:  # not one of the batch's own errors, which its jobs hold: all failed
-                    for failed in batch:
-                        failed.result, failed.error = None, error
-                finally:
-                    for done in batch:
-                        done.finished = True
-                        done.woken.set()
-                    if self._queue:
-                        self._queue[0].woken.set()  # the next batch's driver
-                    else:
-                        self._driving = False
-        return job.outcome()
+        """Run `work` in the store's next batch (`_run_batch`)."""
+        result: T = await self._batches.run((work, writes))
+        return result
 
-    def _run_batch(self, batch: list[_Job]) -> None:
-        """In the worker thread: the batch's jobs in one transaction, each in a savepoint of its own."""
-        with self._guard:
-            db: sqlite3.Connection | None = None
+    async def _send(self, batch: list[Job]) -> None:
+        """On the event loop when the file is open and its write lock free: a batch's statements and its one
+        sync take less than handing the batch to a thread and back, which on a busy loop waits for the GIL
+        at every statement. Else (the first batch opens the file; another process writes) in a thread."""
+        if self._db is not None and self._guard.acquire(blocking=False):
             try:
-                db = self._connect()
-                db.execute("BEGIN IMMEDIATE" if any(job.writes for job in batch) else "BEGIN")
-                for job in batch:
-                    db.execute("SAVEPOINT job")
-                    try:
-                        job.result = job.work(db)
-                    except Exception as error:  # this job's alone: the others' work stands
-                        if not db.in_transaction:  # SQLite gave up the whole transaction (a full disk): all fail
-                            raise
-                        db.execute("ROLLBACK TO job")
-                        job.error = error
-                    db.execute("RELEASE job")
-                db.execute("COMMIT")
-            except BaseException as error:
-                if db is not None and db.in_transaction:
-                    try:
-                        db.execute("ROLLBACK")
-                    except sqlite3.Error:
-                        pass  # the transaction is gone either way; the error that ended it is the one to tell
-                for job in batch:
-                    job.result, job.error = None, error
+                if self._run_batch(batch, wait=False):
+                    return
+            finally:
+                self._guard.release()
+        await anyio.to_thread.run_sync(self._run_batch_waiting, batch, limiter=self._limiter)
+
+    def _run_batch_waiting(self, batch: list[Job]) -> None:
+        with self._guard:
+            self._run_batch(batch, wait=True)
+
+    def _run_batch(self, batch: list[Job], *, wait: bool) -> bool:
+        """The batch's jobs in one transaction, each in a savepoint of its own. Without `wait`, a write lock
+        held by another process leaves the batch undone (False) rather than waiting for it."""
+        db: sqlite3.Connection | None = None
+        try:
+            db = self._connect()
+            if wait != self._waits:
+                db.execute(f"PRAGMA busy_timeout = {_BUSY_MS if wait else 0}")
+                self._waits = wait
+            try:
+                db.execute("BEGIN IMMEDIATE" if any(job.work[1] for job in batch) else "BEGIN")  # (work, writes)
+            except sqlite3.OperationalError as error:
+                if not wait and error.sqlite_errorcode == sqlite3.SQLITE_BUSY:
+                    return False
+                raise
             for job in batch:
-                if isinstance(job.error, sqlite3.Error):  # disk full, a read-only file, a damaged one: say which store and what to do
-                    job.error = ExecutorError(
-                        f"The session store {self.path} failed: {job.error}. Check that the file and its folder are writable "
-                        "and the disk has room, or start the server with another --store."
-                    )
+                db.execute("SAVEPOINT job")
+                try:
+                    job.result = job.work[0](db)
+                except Exception as error:  # this job's alone: the others' work stands
+                    if not db.in_transaction:  # SQLite gave up the whole transaction (a full disk): all fail
+                        raise
+                    db.execute("ROLLBACK TO job")
+                    job.error = error
+                db.execute("RELEASE job")
+            db.execute("COMMIT")
+        except BaseException as error:
+            if db is not None and db.in_transaction:
+                try:
+                    db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass  # the transaction is gone either way; the error that ended it is the one to tell
+            for job in batch:
+                job.result, job.error = None, error
+        for job in batch:
+            if isinstance(job.error, sqlite3.Error):  # disk full, a read-only file, a damaged one: say which store and what to do
+                job.error = ExecutorError(
+                    f"The session store {self.path} failed: {job.error}. Check that the file and its folder are writable "
+                    "and the disk has room, or start the server with another --store."
+                )
+        return True
 
     async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
         return await self._run(lambda db: _load(db, key, known), writes=False)
@@ -254,22 +261,3 @@ def _load(db: sqlite3.Connection, key: str, known: int | None) -> StoredState | 
         return None
     log = tuple(bytes(r[0]) for r in db.execute("SELECT data FROM changes WHERE key = ? ORDER BY version", (key,)))
     return StoredState(version=row[0], data=bytes(row[1]), log=log)
-
-
-class _Job:
-    """Work queued for the next batch, and how it went."""
-
-    __slots__ = ("error", "finished", "result", "woken", "work", "writes")
-
-    def __init__(self, work: Callable[[sqlite3.Connection], Any], writes: bool) -> None:
-        self.work = work
-        self.writes = writes
-        self.woken = anyio.Event()  # its batch ran, or it drives the next one
-        self.finished = False
-        self.result: Any = None
-        self.error: BaseException | None = None
-
-    def outcome(self) -> Any:
-        if self.error is not None:
-            raise self.error
-        return self.result
