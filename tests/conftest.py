@@ -158,6 +158,7 @@ SLOW: dict[str, tuple[str, ...]] = {
     "test_http_bounds.py": ("test_a_trickling_server_cannot_hold_a_call_past_its_timeout*",),
     "test_lean_documents.py": ("test_no_read_on_github_*", "test_github_*"),
     "test_lean_parameters.py": ("*linear*", "test_a_bad_nested_value_is_refused_*", "test_describe_tools_says_which_part_there_is_*"),
+    "test_store.py": ("test_a_turn_longer_than_its_lease_keeps_it_*",),
     "test_mcp_capacity.py": ("*",),  # sessions that idle out and clients that wait, on purpose
     "test_mcp_connections.py": ("*",),  # read deadlines waited out
     "test_mcp_first_list.py": ("*",),

@@ -360,6 +360,60 @@ async def test_a_killed_holders_lease_is_broken_within_a_second(shared_url):
     assert took < 1.0, f"waited {took:.1f} s for a dead process's lease (it runs for 15 s)"
 
 
+async def test_a_turn_longer_than_its_lease_keeps_it_and_another_process_waits(shared_url, monkeypatch):
+    from dagtools.session import _store
+
+    monkeypatch.setattr(_store, "LEASE_SECONDS", 0.3)  # renewed every 0.1 s while the turn runs
+    first, second = open_store(shared_url), open_store(shared_url)  # two stores on one key: as two processes hold it
+    seen: list[str] = []
+
+    async def long_turn() -> None:
+        async with first.lock("long"):
+            seen.append("first in")
+            await anyio.sleep(1.0)  # more than three times the lease
+            seen.append("first out")
+
+    async def other() -> None:
+        await anyio.sleep(0.1)
+        async with second.lock("long"):
+            seen.append("second in")
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(long_turn)
+            group.start_soon(other)
+        assert seen == ["first in", "first out", "second in"]
+    finally:
+        await first.aclose()
+        await second.aclose()
+
+
+async def test_calls_batched_together_succeed_or_fail_each_on_its_own(store_url):
+    """Saves made at once go out in one batch (one transaction, one pipeline): one that conflicts
+    changes nothing and fails alone; the others are saved."""
+    store = open_store(store_url)
+    try:
+        for key in ("a", "b", "c"):
+            await store.save(key, b'{"objects":[]}', version=0)
+        outcomes: dict[str, object] = {}
+
+        async def save(key: str, version: int) -> None:
+            try:
+                outcomes[key] = await store.save(key, b'{"change":1}', version=version, change=True)
+            except StoreConflictError as error:
+                outcomes[key] = error
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(save, "a", 1)
+            group.start_soon(save, "b", 7)  # not its version: refused
+            group.start_soon(save, "c", 1)
+        assert outcomes["a"] == 2 and outcomes["c"] == 2 and isinstance(outcomes["b"], StoreConflictError)
+        loaded = {key: await store.load(key) for key in ("a", "b", "c")}
+        assert [(s.version, s.log) for s in loaded.values() if s] == [(2, (b'{"change":1}',)), (1, ()), (2, (b'{"change":1}',))]
+    finally:
+        await store.aclose()
+
+
 def test_a_lease_from_another_machine_or_a_live_process_is_not_broken():
     from dagtools.session._store_holders import holder_gone, new_token
 
