@@ -126,13 +126,20 @@ class Changes:
 
     def __init__(self) -> None:
         self._base: tuple[int, int, Message | None, list[str], dict[str, str]] | None = None
+        #: What `encode` found the session to be, for the `mark` that follows a save of it.
+        self._encoded: tuple[int, int, Message | None, list[str], dict[str, str]] | None = None
 
     def mark(self, session: Session, stored: SessionState | None = None) -> None:
         """The session as the store now holds it: as it is (just saved), or as `stored` (just restored,
         perhaps with messages of the host's after it that the store does not hold yet)."""
         messages = session.context.messages
+        encoded, self._encoded = self._encoded, None
         if stored is None:
-            self._base = (len(session.registry), len(messages), messages[-1] if messages else None, _order(session), _rest(session))
+            now = (len(session.registry), len(messages), messages[-1] if messages else None)
+            if encoded is not None and encoded[:3] == now:  # saved as just encoded: nothing ran in between
+                self._base = encoded
+            else:
+                self._base = (*now, _order(session), _rest(session))
             return
         fields = stored.fields()
         rest = {name: _dumps(value) for name, value in fields.items() if name not in ("objects", "context", "recent")}
@@ -140,7 +147,7 @@ class Changes:
         self._base = (len(stored.objects), count, messages[count - 1] if count else None, list(stored.recent), rest)
 
     def forget(self) -> None:
-        self._base = None
+        self._base = self._encoded = None
 
     def encode(self, session: Session) -> bytes | None:
         """The change since `mark`, or None when only a snapshot will do (nothing marked, a rewritten context)."""
@@ -159,9 +166,11 @@ class Changes:
         tail = now[_unchanged(order, now) :]
         if tail:
             change["recent"] = tail
-        moved = {name: json.loads(text) for name, text in _rest(session).items() if rest.get(name) != text}
+        rest_now = _rest(session)
+        moved = {name: json.loads(text) for name, text in rest_now.items() if rest.get(name) != text}
         if moved:
             change["rest"] = moved
+        self._encoded = (len(session.registry), len(messages), messages[-1] if messages else None, now, rest_now)
         return _pack(_dumps(change).encode())
 
 
