@@ -1,14 +1,15 @@
 """Sessions in one SQLite file: the embedded store, safe for several processes on one machine.
 
-The stdlib driver blocks, so statements run in a worker thread, one batch at a time per store: what
-the event loop's tasks ask for while a batch runs is queued, and the next batch runs all of it in one
-transaction (group commit: one thread hop and one sync for many calls, each in a savepoint of its
-own so that one that fails changes nothing and the others still commit). The file is in WAL mode
-(readers never wait for the writer) with `synchronous=FULL`, so a save is on disk before the call
-that made it returns. Writes take SQLite's write lock up front (`BEGIN IMMEDIATE`) and check the
-version inside that transaction, so two processes cannot both win. Leases live in a file of their
-own beside it (`PATH-leases`, never synced), with an expiry so a killed holder frees its key; a lease
-is taken with the session's load and given back with its save, in the same transaction.
+What the event loop's tasks ask for while a batch runs is queued, and the next batch runs all of it in
+one transaction (group commit: one commit and one sync for many calls, each job in a savepoint of its
+own, so that one that fails changes nothing and the others still commit). A batch runs on the event
+loop when the file's write lock is free, and in a worker thread, waiting for the lock, when another
+process holds it. The file is in WAL mode (readers never wait for the writer) with `synchronous=FULL`,
+so a save is on disk before the call that made it returns. Writes take SQLite's write lock up front
+(`BEGIN IMMEDIATE`) and check the version inside that transaction, so two processes cannot both win.
+Leases live in a file of their own beside it (`PATH-leases`, never synced), with an expiry so a killed
+holder frees its key; a lease is taken with the session's load and given back with its save, in the
+same transaction.
 """
 
 from __future__ import annotations
