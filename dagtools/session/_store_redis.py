@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import ConfigError, ExecutorError
-from ._store import Batches, Job, SessionStore, StoreConflictError, StoredState, Taken
+from ._store import SessionStore, StoreConflictError, StoredState, Taken
+from ._store_batches import Batches, Job
 
 __all__ = ["RedisStore"]
 

@@ -23,7 +23,8 @@ from typing import Any, Callable, TypeVar
 import anyio
 
 from .._errors import ConfigError, ExecutorError
-from ._store import Batches, Job, SessionStore, StoreConflictError, StoredState, Taken
+from ._store import SessionStore, StoreConflictError, StoredState, Taken
+from ._store_batches import Batches, Job
 
 _OPEN_ATTEMPTS = 20
 __all__ = ["SqliteStore"]
