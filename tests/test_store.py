@@ -64,6 +64,10 @@ def _fresh(request, tmp_path: Path) -> str:
     """An empty store of the requested kind: a new SQLite file, or the Redis server's database emptied."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'sessions.db'}"
+    return _fresh_redis(request)
+
+
+def _fresh_redis(request) -> str:
     import redis
 
     url = request.getfixturevalue("redis_url")
@@ -412,6 +416,74 @@ async def test_calls_batched_together_succeed_or_fail_each_on_its_own(store_url)
         assert [(s.version, s.log) for s in loaded.values() if s] == [(2, (b'{"change":1}',)), (1, ()), (2, (b'{"change":1}',))]
     finally:
         await store.aclose()
+
+
+async def test_a_redis_server_that_lost_the_scripts_gets_them_again(request, tmp_path):
+    """A restarted (or flushed) server knows none of the store's scripts: calls alone and calls batched
+    together load them again and run once each."""
+    import redis
+
+    url = _fresh_redis(request)
+    store = open_store(url)
+    try:
+        await store.save("lost", b'{"objects":[]}', version=0)
+        with redis.Redis.from_url(url) as client:
+            client.script_flush()
+        assert (await store.load("lost")) is not None  # alone
+        with redis.Redis.from_url(url) as client:
+            client.script_flush()
+        versions: list[int] = []
+
+        async def save(version: int) -> None:
+            try:
+                versions.append(await store.save("lost", b'{"change":1}', version=version, change=True))
+            except StoreConflictError:
+                versions.append(-1)
+
+        async with anyio.create_task_group() as group:  # batched: one pipeline
+            for version in (1, 1, 1):
+                group.start_soon(save, version)
+        assert sorted(versions) == [-1, -1, 2]  # one won, none ran twice
+        assert (await store.load("lost")).log == (b'{"change":1}',)
+    finally:
+        await store.aclose()
+
+
+async def test_a_call_cancelled_before_its_batch_went_out_is_taken_back():
+    from dagtools.session._store_batches import Batches, Job
+
+    sent: list[list[str]] = []
+    release = anyio.Event()
+
+    async def send(batch: list[Job]) -> None:
+        sent.append([job.work for job in batch])
+        if len(sent) == 1:
+            await release.wait()  # the first batch stays out while the others queue
+        for job in batch:
+            job.result = job.work.upper()
+
+    batches = Batches(send)
+    results: dict[str, str] = {}
+
+    async def run(work: str) -> None:
+        results[work] = await batches.run(work)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run, "first")
+        await anyio.sleep(0.01)
+        group.start_soon(run, "kept")
+        cancelled = anyio.CancelScope()
+
+        async def cancelled_run() -> None:
+            with cancelled:
+                await run("withdrawn")
+
+        group.start_soon(cancelled_run)
+        await anyio.sleep(0.01)
+        cancelled.cancel()  # while the first batch is out: its job has not gone
+        await anyio.sleep(0.01)
+        release.set()
+    assert sent == [["first"], ["kept"]] and results == {"first": "FIRST", "kept": "KEPT"}
 
 
 def test_a_lease_from_another_machine_or_a_live_process_is_not_broken():
