@@ -18,7 +18,6 @@ import json
 import logging
 import os
 import re
-import ssl
 import time
 from collections.abc import Mapping
 from functools import lru_cache
@@ -36,23 +35,9 @@ from .._retries import Retryable, retry_after_seconds, retrying
 from .._telemetry import active_telemetry, note_answer, note_attempt
 from ._base import Response
 from ._bodies import Progress, encode_json, read_capped
+from ._tls import tls_context
 
-__all__ = ["HttpExecutor", "Progress", "env_headers", "merge_headers", "tls_context"]
-
-
-def tls_context() -> ssl.SSLContext:
-    """The certificate store every client made here verifies against, loaded once per process.
-
-    httpx reads the whole CA bundle for every client it makes (about 20 ms), and a server makes an
-    executor per session. A context is safe to share; it is made as httpx would make it, so
-    `SSL_CERT_FILE` and `SSL_CERT_DIR` still choose the store (each value its own context).
-    """
-    return _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
-
-
-@lru_cache(maxsize=4)
-def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
-    return httpx.create_ssl_context()
+__all__ = ["HttpExecutor", "Progress", "env_headers", "merge_headers"]
 
 
 logger = logging.getLogger("dagtools")

@@ -21,7 +21,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import ConfigError
-from ..stores._store import SessionStore, StoreConflictError, StoredState
+from ..stores._store import Lease, SessionStore, StoreConflictError, StoredState
 from ._context import Message
 from ._state import SessionState, message_json, object_json
 
@@ -126,13 +126,20 @@ class Changes:
 
     def __init__(self) -> None:
         self._base: tuple[int, int, Message | None, list[str], dict[str, str]] | None = None
+        #: What `encode` found the session to be, for the `mark` that follows a save of it.
+        self._encoded: tuple[int, int, Message | None, list[str], dict[str, str]] | None = None
 
     def mark(self, session: Session, stored: SessionState | None = None) -> None:
         """The session as the store now holds it: as it is (just saved), or as `stored` (just restored,
         perhaps with messages of the host's after it that the store does not hold yet)."""
         messages = session.context.messages
+        encoded, self._encoded = self._encoded, None
         if stored is None:
-            self._base = (len(session.registry), len(messages), messages[-1] if messages else None, _order(session), _rest(session))
+            now = (len(session.registry), len(messages), messages[-1] if messages else None)
+            if encoded is not None and encoded[:3] == now:  # saved as just encoded: nothing ran in between
+                self._base = encoded
+            else:
+                self._base = (*now, _order(session), _rest(session))
             return
         fields = stored.fields()
         rest = {name: _dumps(value) for name, value in fields.items() if name not in ("objects", "context", "recent")}
@@ -140,7 +147,7 @@ class Changes:
         self._base = (len(stored.objects), count, messages[count - 1] if count else None, list(stored.recent), rest)
 
     def forget(self) -> None:
-        self._base = None
+        self._base = self._encoded = None
 
     def encode(self, session: Session) -> bytes | None:
         """The change since `mark`, or None when only a snapshot will do (nothing marked, a rewritten context)."""
@@ -159,9 +166,11 @@ class Changes:
         tail = now[_unchanged(order, now) :]
         if tail:
             change["recent"] = tail
-        moved = {name: json.loads(text) for name, text in _rest(session).items() if rest.get(name) != text}
+        rest_now = _rest(session)
+        moved = {name: json.loads(text) for name, text in rest_now.items() if rest.get(name) != text}
         if moved:
             change["rest"] = moved
+        self._encoded = (len(session.registry), len(messages), messages[-1] if messages else None, now, rest_now)
         return _pack(_dumps(change).encode())
 
 
@@ -237,21 +246,21 @@ class SessionKeeper:
 
     async def open(self, session: Session, create: Callable[[], Awaitable[None]]) -> bool:
         """Resume the stored session, or run `create` and store the result; whether it was resumed."""
-        async with self.store.lock(self.key):
-            stored = await self.store.load(self.key)
+        async with self.store.lock(self.key, load=True) as lease:
+            stored = lease.loaded
             if stored is not None and stored.data is not None:
                 self._restore(session, stored)
                 return True
             self.version = 0
             self.changes.forget()
-            await self._run_and_save(session, create)
+            await self._run_and_save(session, create, lease)
             return False
 
     async def run(self, session: Session, action: Callable[[], Awaitable[T]]) -> T:
         """Run one turn on the latest stored state and save what it changed before returning."""
-        async with self.store.lock(self.key):
-            await self._catch_up(session)
-            return await self._run_and_save(session, action)
+        async with self.store.lock(self.key, load=True, known=self.version) as lease:  # read as the lease is taken
+            self._caught_up(session, lease.loaded)
+            return await self._run_and_save(session, action, lease)
 
     async def catch_up(self, session: Session) -> None:
         """Restore what another process saved since, without running anything or taking the lease: a
@@ -259,7 +268,9 @@ class SessionKeeper:
         await self._catch_up(session)
 
     async def _catch_up(self, session: Session) -> None:
-        stored = await self.store.load(self.key, known=self.version)
+        self._caught_up(session, await self.store.load(self.key, known=self.version))
+
+    def _caught_up(self, session: Session, stored: StoredState | None) -> None:
         if stored is None:
             raise ConfigError(f"Session {self.key!r} is no longer in the store (it was idle too long, or deleted); open a new one.")
         if stored.data is not None:
@@ -269,20 +280,21 @@ class SessionKeeper:
 
     async def save(self, session: Session) -> None:
         """Store what the host changed outside a turn (`select`, `tool_call_result`)."""
-        async with self.store.lock(self.key):
-            await self._save(session)
+        async with self.store.lock(self.key) as lease:
+            await self._save(session, lease)
 
-    async def _run_and_save(self, session: Session, action: Callable[[], Awaitable[T]]) -> T:
+    async def _run_and_save(self, session: Session, action: Callable[[], Awaitable[T]], lease: Lease) -> T:
         try:
             result = await action()
         except BaseException:
             self.version = None  # what the session holds may be ahead of the store: reload before the next turn
             self.changes.forget()
             raise
-        await self._save(session)
+        await self._save(session, lease)
         return result
 
-    async def _save(self, session: Session) -> None:
+    async def _save(self, session: Session, lease: Lease) -> None:
+        """Save what changed, as the turn's last step: the lease goes back with it."""
         if self.version is None:
             raise ConfigError(f"Session {self.key!r} must be reloaded before it is saved; run a call first.")
         change = self.changes.encode(session) if self.version else None
@@ -290,7 +302,7 @@ class SessionKeeper:
             change = None  # the log has outgrown the snapshot: write a new one
         data = change if change is not None else self.encoder.encode(session)
         try:
-            self.version = await self.store.save(self.key, data, version=self.version, change=change is not None)
+            self.version = await lease.save(data, version=self.version, change=change is not None)
         except StoreConflictError:
             self.version = None
             self.changes.forget()

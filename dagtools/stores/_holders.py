@@ -46,10 +46,16 @@ def _started(pid: int) -> str | None:
     return ""
 
 
+_this: tuple[int, str] = (0, "")  # this process's PID and the token's prefix naming it
+
+
 def new_token() -> str:
     """A lease token naming this process: machine, PID, start time, then 128 random bits."""
+    global _this
     pid = os.getpid()
-    return f"{_machine()}:{pid}:{_started(pid) or ''}:{secrets.token_hex(16)}"
+    if _this[0] != pid:  # read once per process (a forked child is another): a lease is taken every call
+        _this = (pid, f"{_machine()}:{pid}:{_started(pid) or ''}:")
+    return _this[1] + secrets.token_hex(16)
 
 
 def holder_gone(token: str) -> bool:

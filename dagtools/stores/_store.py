@@ -15,6 +15,8 @@ Credentials are never part of what is stored: they belong to requests.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 import secrets
 import sys
@@ -34,15 +36,19 @@ from ._holders import holder_gone, new_token
 
 __all__ = [
     "DEFAULT_IDLE_TTL",
+    "Lease",
     "MemoryStore",
     "SessionStore",
     "StoreBusyError",
     "StoreConflictError",
     "StoredState",
+    "Taken",
     "default_data_dir",
     "new_session_key",
     "open_store",
 ]
+
+logger = logging.getLogger("dagtools")
 
 #: A week: long enough for an agent that pauses, short enough that abandoned sessions go.
 DEFAULT_IDLE_TTL = 7 * 24 * 3600.0
@@ -61,6 +67,38 @@ class StoredState:
     log: tuple[bytes, ...] = ()
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Taken:
+    """What an attempt at a lease gives back: held, or who holds it; and what was loaded with it."""
+
+    held: bool
+    holder: str | None = None
+    stored: StoredState | None = None
+
+
+class Lease:
+    """One turn's hold on a key: what was read as it was taken, and the save that ends the turn."""
+
+    def __init__(self, store: SessionStore, key: str, token: str | None) -> None:
+        self.store = store
+        self.key = key
+        self.token = token
+        #: The session as it was when the lease was taken (with `lock(..., load=True)`).
+        self.loaded: StoredState | None = None
+        #: Whether the store still holds the lease for this turn (it goes with the turn's save).
+        self.held = token is not None
+
+    async def save(self, data: bytes, *, version: int, change: bool = False) -> int:
+        """The turn's last write (`SessionStore.save`), which gives the lease back with it: one round trip
+        for both where the store can. Nothing of the turn may touch the store after it."""
+        if not self.held:
+            return await self.store.save(self.key, data, version=version, change=change)
+        assert self.token is not None
+        saved = await self.store._save_and_release(self.key, self.token, data, version=version, change=change)
+        self.held = False
+        return saved
+
+
 class SessionStore(AsyncClosing, ABC):
     """Sessions' plain data by key, with optimistic concurrency through versions."""
 
@@ -73,6 +111,7 @@ class SessionStore(AsyncClosing, ABC):
         self.idle_ttl = idle_ttl
         self.lock_timeout = lock_timeout
         self._local: dict[str, tuple[anyio.Lock, int]] = {}
+        self._renewals: set[asyncio.Task[None]] = set()
 
     @abstractmethod
     async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
@@ -96,17 +135,22 @@ class SessionStore(AsyncClosing, ABC):
         """Release connections; the stored sessions stay."""
 
     @asynccontextmanager
-    async def lock(self, key: str) -> AsyncIterator[None]:
-        """Hold `key` for one turn, against this process's other tasks and other processes alike."""
+    async def lock(self, key: str, *, load: bool = False, known: int | None = None) -> AsyncIterator[Lease]:
+        """Hold `key` for one turn, against this process's other tasks and other processes alike. With
+        `load`, the session is read as the lease is taken (`Lease.loaded`, as `load(key, known=known)`
+        gives it), in the same round trip where the store can."""
         lock, users = self._local.get(key) or (anyio.Lock(), 0)
         self._local[key] = (lock, users + 1)
         try:
             async with lock:
                 if not self.shared:
-                    yield
+                    lease = Lease(self, key, None)
+                    if load:
+                        lease.loaded = await self.load(key, known=known)
+                    yield lease
                     return
-                async with self._lease(key):
-                    yield
+                async with self._lease(key, load, known) as lease:
+                    yield lease
         finally:
             lock, users = self._local[key]
             if users == 1:
@@ -115,47 +159,110 @@ class SessionStore(AsyncClosing, ABC):
                 self._local[key] = (lock, users - 1)
 
     @asynccontextmanager
-    async def _lease(self, key: str) -> AsyncIterator[None]:
-        """Between processes: take the lease, keep renewing it while the turn runs, give it back."""
+    async def _lease(self, key: str, load: bool, known: int | None) -> AsyncIterator[Lease]:
+        """Between processes: take the lease, keep renewing it while the turn runs, give it back (with
+        the turn's save, or at the end)."""
         token = new_token()
+        lease = Lease(self, key, token)
         deadline = time.monotonic() + self.lock_timeout
         pause, checked = 0.002, 0.0
-        while not await self._acquire(key, token, LEASE_SECONDS):
+        while True:
+            with anyio.CancelScope(shield=True):  # a lease taken is given back (below) even if the turn is cancelled meanwhile
+                taken = await self._take(key, token, LEASE_SECONDS, load=load, known=known)
+            if taken.held:
+                break
             if time.monotonic() > deadline:
                 raise StoreBusyError(
                     f"Session {key!r} stayed busy for {self.lock_timeout:g}s in another process; try the call again later."
                 )
             if time.monotonic() - checked > 0.1:  # a holder known to be gone (killed) is not waited for
                 checked = time.monotonic()
-                holder = await self._holder(key)
+                holder = taken.holder if taken.holder is not None else await self._holder(key)
                 if holder is not None and holder_gone(holder):
                     await self._release(key, holder)
                     continue
             await anyio.sleep(pause)
             pause = min(pause * 2, 0.05)
+        lease.loaded = taken.stored
         try:
-            async with anyio.create_task_group() as group:
-                group.start_soon(self._renew_forever, key, token)
-                try:
-                    yield
-                finally:
-                    group.cancel_scope.cancel()
-        except BaseExceptionGroup as errors:  # the turn's own error, not wrapped by the renewing task's group
-            if len(errors.exceptions) == 1:
-                raise errors.exceptions[0] from None
-            raise
+            async with self._renewed(lease):
+                yield lease
         finally:
-            with anyio.CancelScope(shield=True):
-                await self._release(key, token)
+            if lease.held:
+                with anyio.CancelScope(shield=True):
+                    await self._release(key, token)
 
-    async def _renew_forever(self, key: str, token: str) -> None:
-        while True:
+    @asynccontextmanager
+    async def _renewed(self, lease: Lease) -> AsyncIterator[None]:
+        """Renew `lease` every third of its time until the turn ends (a renewal that meets the lease given
+        back with the save leaves it so). On asyncio a timer does it, and a task only once a renewal is
+        due, since nearly every turn ends long before (a task beside each turn cost a fifth of a stored
+        call); elsewhere a task beside the turn does."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None:
+            try:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(self._renew_forever, lease)
+                    try:
+                        yield
+                    finally:
+                        group.cancel_scope.cancel()
+            except BaseExceptionGroup as errors:  # the turn's own error, not wrapped by the renewing task's group
+                if len(errors.exceptions) == 1:
+                    raise errors.exceptions[0] from None
+                raise
+            return
+        running = loop
+        over = False
+        timer: asyncio.TimerHandle | None = None
+
+        def due() -> None:
+            task = running.create_task(renew())
+            self._renewals.add(task)  # held until done: the loop keeps only a weak reference
+            task.add_done_callback(self._renewals.discard)
+
+        async def renew() -> None:
+            nonlocal timer
+            assert lease.token is not None
+            try:
+                await self._renew(lease.key, lease.token, LEASE_SECONDS)
+            except Exception as error:  # the turn goes on; its save finds out whether the lease held
+                logger.warning("renewing the lease on session %s failed: %s", lease.key, error)
+            if not over:
+                timer = running.call_later(LEASE_SECONDS / 3, due)
+
+        timer = loop.call_later(LEASE_SECONDS / 3, due)
+        try:
+            yield
+        finally:
+            over = True
+            timer.cancel()
+
+    async def _renew_forever(self, lease: Lease) -> None:
+        assert lease.token is not None
+        while lease.held:
             await anyio.sleep(LEASE_SECONDS / 3)
-            await self._acquire(key, token, LEASE_SECONDS)
+            if lease.held:
+                await self._renew(lease.key, lease.token, LEASE_SECONDS)
 
-    async def _acquire(self, key: str, token: str, seconds: float) -> bool:
-        """Take (or renew, with the same token) the lease on `key` unless another token holds it."""
-        return True
+    # What a shared store implements; each is one round trip (a script, a transaction) where it can be.
+
+    async def _take(self, key: str, token: str, seconds: float, *, load: bool, known: int | None) -> Taken:
+        """Take the lease on `key` for `seconds` unless another token holds it (then say which), and with
+        `load`, read the session as `load(key, known=known)` does once it is taken."""
+        return Taken(held=True, stored=await self.load(key, known=known) if load else None)
+
+    async def _renew(self, key: str, token: str, seconds: float) -> None:
+        """Hold the lease `seconds` more, if `token` still holds it (a lease given back stays so)."""
+
+    async def _save_and_release(self, key: str, token: str, data: bytes, *, version: int, change: bool) -> int:
+        """`save`, then give the lease back if `token` still holds it; a save that fails keeps the lease."""
+        saved = await self.save(key, data, version=version, change=change)
+        await self._release(key, token)
+        return saved
 
     async def _release(self, key: str, token: str) -> None:
         """Give the lease back if `token` still holds it."""

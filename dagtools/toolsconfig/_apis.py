@@ -29,7 +29,8 @@ from .._limits import MAX_RESPONSE_BYTES
 from .._redact import redact, secrets_of
 from ..executors._base import Executor, format_error
 from ..executors._bodies import encode_json, read_capped
-from ..executors._http import HttpExecutor, tls_context
+from ..executors._http import HttpExecutor
+from ..executors._tls import tls_context
 from ._format import ToolEntry
 
 __all__ = ["ApiTarget", "ConfigApis", "RestApi"]

@@ -501,7 +501,7 @@ def test_clients_share_one_certificate_store_and_still_honour_ssl_cert_file(monk
     """httpx loads the CA bundle per client (about 20 ms); a server makes an executor per session."""
     import certifi
 
-    from dagtools.executors._http import tls_context
+    from dagtools.executors._tls import tls_context
 
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
     monkeypatch.delenv("SSL_CERT_DIR", raising=False)

@@ -64,6 +64,10 @@ def _fresh(request, tmp_path: Path) -> str:
     """An empty store of the requested kind: a new SQLite file, or the Redis server's database emptied."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'sessions.db'}"
+    return _fresh_redis(request)
+
+
+def _fresh_redis(request) -> str:
     import redis
 
     url = request.getfixturevalue("redis_url")
@@ -358,6 +362,128 @@ async def test_a_killed_holders_lease_is_broken_within_a_second(shared_url):
         took = time.monotonic() - started
     await store.aclose()
     assert took < 1.0, f"waited {took:.1f} s for a dead process's lease (it runs for 15 s)"
+
+
+async def test_a_turn_longer_than_its_lease_keeps_it_and_another_process_waits(shared_url, monkeypatch):
+    from dagtools.stores import _store
+
+    monkeypatch.setattr(_store, "LEASE_SECONDS", 0.3)  # renewed every 0.1 s while the turn runs
+    first, second = open_store(shared_url), open_store(shared_url)  # two stores on one key: as two processes hold it
+    seen: list[str] = []
+
+    async def long_turn() -> None:
+        async with first.lock("long"):
+            seen.append("first in")
+            await anyio.sleep(1.0)  # more than three times the lease
+            seen.append("first out")
+
+    async def other() -> None:
+        await anyio.sleep(0.1)
+        async with second.lock("long"):
+            seen.append("second in")
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(long_turn)
+            group.start_soon(other)
+        assert seen == ["first in", "first out", "second in"]
+    finally:
+        await first.aclose()
+        await second.aclose()
+
+
+async def test_calls_batched_together_succeed_or_fail_each_on_its_own(store_url):
+    """Saves made at once go out in one batch (one transaction, one pipeline): one that conflicts
+    changes nothing and fails alone; the others are saved."""
+    store = open_store(store_url)
+    try:
+        for key in ("a", "b", "c"):
+            await store.save(key, b'{"objects":[]}', version=0)
+        outcomes: dict[str, object] = {}
+
+        async def save(key: str, version: int) -> None:
+            try:
+                outcomes[key] = await store.save(key, b'{"change":1}', version=version, change=True)
+            except StoreConflictError as error:
+                outcomes[key] = error
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(save, "a", 1)
+            group.start_soon(save, "b", 7)  # not its version: refused
+            group.start_soon(save, "c", 1)
+        assert outcomes["a"] == 2 and outcomes["c"] == 2 and isinstance(outcomes["b"], StoreConflictError)
+        loaded = {key: await store.load(key) for key in ("a", "b", "c")}
+        assert [(s.version, s.log) for s in loaded.values() if s] == [(2, (b'{"change":1}',)), (1, ()), (2, (b'{"change":1}',))]
+    finally:
+        await store.aclose()
+
+
+async def test_a_redis_server_that_lost_the_scripts_gets_them_again(request, tmp_path):
+    """A restarted (or flushed) server knows none of the store's scripts: calls alone and calls batched
+    together load them again and run once each."""
+    import redis
+
+    url = _fresh_redis(request)
+    store = open_store(url)
+    try:
+        await store.save("lost", b'{"objects":[]}', version=0)
+        with redis.Redis.from_url(url) as client:
+            client.script_flush()
+        assert (await store.load("lost")) is not None  # alone
+        with redis.Redis.from_url(url) as client:
+            client.script_flush()
+        versions: list[int] = []
+
+        async def save(version: int) -> None:
+            try:
+                versions.append(await store.save("lost", b'{"change":1}', version=version, change=True))
+            except StoreConflictError:
+                versions.append(-1)
+
+        async with anyio.create_task_group() as group:  # batched: one pipeline
+            for version in (1, 1, 1):
+                group.start_soon(save, version)
+        assert sorted(versions) == [-1, -1, 2]  # one won, none ran twice
+        assert (await store.load("lost")).log == (b'{"change":1}',)
+    finally:
+        await store.aclose()
+
+
+async def test_a_call_cancelled_before_its_batch_went_out_is_taken_back():
+    from dagtools.stores._batches import Batches, Job
+
+    sent: list[list[str]] = []
+    release = anyio.Event()
+
+    async def send(batch: list[Job]) -> None:
+        sent.append([job.work for job in batch])
+        if len(sent) == 1:
+            await release.wait()  # the first batch stays out while the others queue
+        for job in batch:
+            job.result = job.work.upper()
+
+    batches = Batches(send)
+    results: dict[str, str] = {}
+
+    async def run(work: str) -> None:
+        results[work] = await batches.run(work)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run, "first")
+        await anyio.sleep(0.01)
+        group.start_soon(run, "kept")
+        cancelled = anyio.CancelScope()
+
+        async def cancelled_run() -> None:
+            with cancelled:
+                await run("withdrawn")
+
+        group.start_soon(cancelled_run)
+        await anyio.sleep(0.01)
+        cancelled.cancel()  # while the first batch is out: its job has not gone
+        await anyio.sleep(0.01)
+        release.set()
+    assert sent == [["first"], ["kept"]] and results == {"first": "FIRST", "kept": "KEPT"}
 
 
 def test_a_lease_from_another_machine_or_a_live_process_is_not_broken():
