@@ -26,6 +26,20 @@ def _module_name(path: Path) -> str:
 MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
+def _imported(package: str, node: ast.Import | ast.ImportFrom) -> list[str]:
+    """What one import statement in `package` names: the modules, and `from x import y` as x.y where y
+    is a module of its own (`from . import x` may import a submodule)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if node.level:
+        base = package.split(".")
+        base = base[: len(base) - node.level + 1]
+        target = ".".join(base + ([node.module] if node.module else []))
+    else:
+        target = node.module or ""
+    return [target, *(f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in MODULES)]
+
+
 def _top_level_imports(name: str, path: Path) -> set[str]:
     """Modules imported when `name` is imported: top-level statements only (not functions, not TYPE_CHECKING)."""
     tree = ast.parse(path.read_text())
@@ -41,21 +55,8 @@ def _top_level_imports(name: str, path: Path) -> set[str]:
                 visit(getattr(node, "orelse", []))
                 for handler in getattr(node, "handlers", []):
                     visit(handler.body)
-            elif isinstance(node, ast.Import):
-                found.update(a.name for a in node.names if a.name.startswith("dagtools"))
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")
-                    base = base[: len(base) - node.level + 1]
-                    target = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    target = node.module or ""
-                if not target.startswith("dagtools"):
-                    continue
-                found.add(target)
-                for alias in node.names:  # `from . import x` may import a submodule
-                    if f"{target}.{alias.name}" in MODULES:
-                        found.add(f"{target}.{alias.name}")
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                found.update(target for target in _imported(package, node) if target.startswith("dagtools"))
 
     visit(tree.body)
     # Importing a.b.c runs a/__init__ and a/b/__init__ first.
@@ -101,24 +102,13 @@ def _every_import(name: str, path: Path) -> list[tuple[int, str, str]]:
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: list[tuple[int, str, str]] = []
 
-    def targets(node: ast.Import | ast.ImportFrom) -> list[str]:
-        if isinstance(node, ast.Import):
-            return [a.name for a in node.names]
-        if node.level:
-            base = package.split(".")
-            base = base[: len(base) - node.level + 1]
-            target = ".".join(base + ([node.module] if node.module else []))
-        else:
-            target = node.module or ""
-        return [target, *(f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in MODULES)]
-
     def visit(node: ast.AST, how: str) -> None:
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             how = "for type checking only"
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and how == "at import time":
             how = "when called"
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for target in targets(node):
+            for target in _imported(package, node):
                 while target not in MODULES and "." in target:  # `from pkg.mod import name`
                     target = target.rpartition(".")[0]
                 if target.startswith("dagtools") and target != name:
