@@ -27,12 +27,16 @@ import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from tests.servers import free_port, wait_for_port
 
-__all__ = ["JS", "SERVER_VERSIONS", "media_closed_url", "media_old_url", "media_url", "start_node_server", "swapi_url"]
+if TYPE_CHECKING:
+    from dagtools import Session
+
+__all__ = ["JS", "SERVER_VERSIONS", "call_ok", "media_closed_url", "media_old_url", "media_url", "start_node_server", "swapi_url"]
 
 JS = Path(__file__).resolve().parent / "js"
 _MODULES = JS / "node_modules"
@@ -131,3 +135,12 @@ class start_node_server:  # noqa: N801 - used as a context manager, like open()
                 process.wait(10)
         if hasattr(self, "log"):
             self.log.close()
+
+
+async def call_ok(session: Session, tool: str, /, **arguments: Any) -> Any:
+    """Call `tool` with `arguments` and return its value, failing the test on an error result."""
+    from dagtools import ToolCall
+
+    result = await session.call_tool(ToolCall(name=tool, arguments=arguments))
+    assert not result.is_error, result.value
+    return result.value

@@ -18,13 +18,14 @@ import httpx
 import pytest
 from graphql import GraphQLObjectType
 
-from dagtools import Session, ToolCall, compile_catalogue, open_session
+from dagtools import Session, compile_catalogue, open_session
 from dagtools.calls._documents import ABSTRACT_SELECTION_BYTES, QueryBuilder
 from dagtools.calls._validation import document_errors
 from dagtools.executors._base import SchemaOnlyExecutor
 from dagtools.executors._http import HttpExecutor
 from dagtools.registry._handles import Handle, Step
 from tests.conftest import load_shared, shared_schema_path
+from tests.thirdparty import call_ok
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("bench_documents", ROOT / "bench" / "documents.py")
@@ -46,12 +47,6 @@ async def _recorded_session(url: str, sent: list[str], *tools: str) -> Session:
     return session
 
 
-async def _call(session: Session, tool: str, /, **arguments: Any) -> Any:
-    result = await session.call_tool(ToolCall(name=tool, arguments=arguments))
-    assert not result.is_error, result.value
-    return result.value
-
-
 def _fragments(document: str) -> list[str]:
     """The type conditions a document spreads, in order."""
     return [part.split()[0] for part in document.split("... on ")[1:]]
@@ -60,11 +55,11 @@ def _fragments(document: str) -> list[str]:
 async def test_swapi_node_given_a_held_film_selects_the_film_fragment_only(swapi_url: str) -> None:
     sent: list[str] = []
     async with await _recorded_session(swapi_url, sent, "Query_allFilms", "Query_node") as session:
-        films = await _call(session, "Query_allFilms", first=3)
+        films = await call_ok(session, "Query_allFilms", first=3)
         film = films["result"][1]
-        again = await _call(session, "Query_node", id=film)
+        again = await call_ok(session, "Query_node", id=film)
         unknown = session.object(film).identity
-        by_raw_id = await _call(session, "Query_node", id=unknown)
+        by_raw_id = await call_ok(session, "Query_node", id=unknown)
     assert again["result"] == film  # the same object, read through its identity
     assert again["preview"]["title"] == films["preview"][film]["title"] == "The Empire Strikes Back"
     document = sent[1]
@@ -81,12 +76,12 @@ async def test_media_node_given_a_held_album_selects_the_album_fragment_only(ser
     url = request.getfixturevalue(server)
     sent: list[str] = []
     async with await _recorded_session(url, sent, "Query_media", "Query_node", "Album_rating") as session:
-        media = await _call(session, "Query_media")
+        media = await call_ok(session, "Query_media")
         album = next(i for i in media["result"] if i.startswith("Album#"))
         movie = next(i for i in media["result"] if i.startswith("Movie#"))
-        read_album = await _call(session, "Query_node", nodeId=album)
-        read_movie = await _call(session, "Query_node", nodeId=movie)
-        rating = await _call(session, "Album_rating", Album=read_album["result"])
+        read_album = await call_ok(session, "Query_node", nodeId=album)
+        read_movie = await call_ok(session, "Query_node", nodeId=movie)
+        rating = await call_ok(session, "Album_rating", Album=read_album["result"])
     assert read_album["result"] == album and read_movie["result"] == movie
     assert read_album["preview"]["title"] == media["preview"][album]["title"]
     assert read_album["preview"]["rating"] == media["preview"][album]["rating"] == rating["result"]

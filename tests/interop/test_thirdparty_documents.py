@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from graphql import build_schema
 
-from dagtools import DagtoolsError, Session, ToolCall, compile_catalogue, open_session
+from dagtools import DagtoolsError, Session, compile_catalogue, open_session
 from dagtools.calls._documents import QueryBuilder
 from dagtools.registry._handles import Step
+from tests.thirdparty import call_ok
 
 
 def _node_id(table: str, key: int) -> str:
@@ -30,16 +31,10 @@ async def _session(url: str, *tools: str, **options: Any) -> Session:
     return session
 
 
-async def _call(session: Session, tool: str, /, **arguments: Any) -> Any:
-    result = await session.call_tool(ToolCall(name=tool, arguments=arguments))
-    assert not result.is_error, result.value
-    return result.value
-
-
 async def test_a_union_whose_members_disagree_on_a_field_type_previews_each_under_its_name(media_url: str) -> None:
     session = await _session(media_url, "Query_search")
     try:
-        found = await _call(session, "Query_search", text="m")
+        found = await call_ok(session, "Query_search", text="m")
     finally:
         await session.executor.aclose()
     previews = found["preview"]
@@ -53,9 +48,9 @@ async def test_a_union_whose_members_disagree_on_a_field_type_previews_each_unde
 async def test_an_interface_list_and_a_node_lookup_read_both_ratings(media_url: str) -> None:
     session = await _session(media_url, "Query_media", "Query_node", "Album_rating")
     try:
-        media = await _call(session, "Query_media")
-        node = await _call(session, "Query_node", nodeId=_node_id("albums", 3))
-        rating = await _call(session, "Album_rating", Album=node["result"])
+        media = await call_ok(session, "Query_media")
+        node = await call_ok(session, "Query_node", nodeId=_node_id("albums", 3))
+        rating = await call_ok(session, "Album_rating", Album=node["result"])
     finally:
         await session.executor.aclose()
     assert len(media["result"]) == 16
@@ -68,9 +63,9 @@ async def test_an_interface_list_and_a_node_lookup_read_both_ratings(media_url: 
 async def test_a_mutation_returning_an_interface_reads_its_fields_back(media_url: str) -> None:
     session = await _session(media_url, "Mutation_rateMedia", "Album_tags", "Album_rating", mutations=True)
     try:
-        rated = await _call(session, "Mutation_rateMedia", nodeId=_node_id("albums", 4), rating=2.5)
-        tags = await _call(session, "Album_tags", Album=rated["result"])
-        rating = await _call(session, "Album_rating", Album=rated["result"])
+        rated = await call_ok(session, "Mutation_rateMedia", nodeId=_node_id("albums", 4), rating=2.5)
+        tags = await call_ok(session, "Album_tags", Album=rated["result"])
+        rating = await call_ok(session, "Album_rating", Album=rated["result"])
     finally:
         await session.executor.aclose()
     assert rated["result"].startswith("Album#")
@@ -81,9 +76,9 @@ async def test_a_mutation_returning_an_interface_reads_its_fields_back(media_url
 async def test_swapi_node_finds_starships_and_vehicles_whose_cost_differs_in_type(swapi_url: str) -> None:
     session = await _session(swapi_url, "Query_node", "Vehicle_costInCredits")
     try:
-        starship = await _call(session, "Query_node", id=base64.b64encode(b"starships:9").decode())
-        vehicle = await _call(session, "Query_node", id=base64.b64encode(b"vehicles:4").decode())
-        cost = await _call(session, "Vehicle_costInCredits", Vehicle=vehicle["result"])
+        starship = await call_ok(session, "Query_node", id=base64.b64encode(b"starships:9").decode())
+        vehicle = await call_ok(session, "Query_node", id=base64.b64encode(b"vehicles:4").decode())
+        cost = await call_ok(session, "Vehicle_costInCredits", Vehicle=vehicle["result"])
     finally:
         await session.executor.aclose()
     assert starship["result"] == "Starship#1"
