@@ -25,7 +25,7 @@ import os
 import shutil
 import signal
 import subprocess
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,9 +34,21 @@ import pytest
 from tests.servers import free_port, wait_for_port
 
 if TYPE_CHECKING:
-    from dagtools import Session
+    from dagtools import Session, ToolResult
 
-__all__ = ["JS", "SERVER_VERSIONS", "call_ok", "media_closed_url", "media_old_url", "media_url", "start_node_server", "swapi_url"]
+__all__ = [
+    "JS",
+    "SERVER_VERSIONS",
+    "Open",
+    "attempt",
+    "call_ok",
+    "opened",
+    "media_closed_url",
+    "media_old_url",
+    "media_url",
+    "start_node_server",
+    "swapi_url",
+]
 
 JS = Path(__file__).resolve().parent / "js"
 _MODULES = JS / "node_modules"
@@ -137,10 +149,36 @@ class start_node_server:  # noqa: N801 - used as a context manager, like open()
             self.log.close()
 
 
-async def call_ok(session: Session, tool: str, /, **arguments: Any) -> Any:
-    """Call `tool` with `arguments` and return its value, failing the test on an error result."""
+Open = Callable[..., Awaitable["Session"]]
+
+
+@pytest.fixture
+async def opened() -> AsyncIterator[Open]:
+    """Opens sessions on a URL (with `open_session`'s options) with every tool selected, and closes their
+    HTTP clients afterwards."""
+    from dagtools import open_session
+
+    sessions: list[Session] = []
+
+    async def open_on(url: str, **options: Any) -> Session:
+        session = await open_session(url, cache=False, max_active_tools=128, **options)
+        session.select(session.catalogue.names())
+        sessions.append(session)
+        return session
+
+    yield open_on
+    for session in sessions:
+        await session.executor.aclose()
+
+
+async def attempt(session: Session, tool: str, /, **arguments: Any) -> ToolResult:
     from dagtools import ToolCall
 
-    result = await session.call_tool(ToolCall(name=tool, arguments=arguments))
-    assert not result.is_error, result.value
+    return await session.call_tool(ToolCall(name=tool, arguments=arguments))
+
+
+async def call_ok(session: Session, tool: str, /, **arguments: Any) -> Any:
+    """Call `tool` with `arguments` and return its value, failing the test on an error result."""
+    result = await attempt(session, tool, **arguments)
+    assert not result.is_error, (result.value, SERVER_VERSIONS)
     return result.value

@@ -10,18 +10,19 @@
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from importlib import metadata
 from typing import Any
 
 import httpx
 import pytest
 
-from dagtools import Session, ToolCall, open_session
+from dagtools import Session
 from tests.pyservers.booking import app as booking_app
 from tests.servers import Recorder, serve_asgi
-from tests.thirdparty import SERVER_VERSIONS, _version, start_node_server
+from tests.thirdparty import SERVER_VERSIONS, Open, _version, attempt, start_node_server
 
 VERSIONS = {
     **SERVER_VERSIONS,
@@ -66,22 +67,9 @@ def booking() -> Iterator[Recorder]:
 
 
 @pytest.fixture
-async def opened() -> AsyncIterator[Any]:
-    sessions: list[Session] = []
-
-    async def open_on(url: str) -> Session:
-        session = await open_session(url, cache=False, max_active_tools=128, mutations=True)
-        session.select(session.catalogue.names())
-        sessions.append(session)
-        return session
-
-    yield open_on
-    for session in sessions:
-        await session.executor.aclose()
-
-
-async def attempt(session: Session, tool: str, /, **arguments: Any) -> Any:
-    return await session.call_tool(ToolCall(name=tool, arguments=arguments))
+def opened(opened: Open) -> Open:
+    """The shared `opened`, with mutations allowed: these tests write and then read again."""
+    return functools.partial(opened, mutations=True)
 
 
 async def call(session: Session, tool: str, /, **arguments: Any) -> Any:

@@ -10,41 +10,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
 
-import pytest
+from tests.thirdparty import Open, attempt, call_ok
 
-from dagtools import Session, ToolCall, open_session
-from tests.thirdparty import SERVER_VERSIONS
-
-Open = Callable[..., Awaitable[Session]]
-
-
-@pytest.fixture
-async def opened() -> AsyncIterator[Open]:
-    """Opens sessions on a URL with every tool selected, and closes their HTTP clients afterwards."""
-    sessions: list[Session] = []
-
-    async def open_on(url: str, **options: Any) -> Session:
-        session = await open_session(url, cache=False, max_active_tools=128, **options)
-        session.select(session.catalogue.names())
-        sessions.append(session)
-        return session
-
-    yield open_on
-    for session in sessions:
-        await session.executor.aclose()
-
-
-async def attempt(session: Session, tool: str, /, **arguments: Any) -> Any:
-    return await session.call_tool(ToolCall(name=tool, arguments=arguments))
-
-
-async def call(session: Session, tool: str, /, **arguments: Any) -> Any:
-    result = await attempt(session, tool, **arguments)
-    assert not result.is_error, (result.value, SERVER_VERSIONS)
-    return result.value
+call = call_ok
 
 
 # -- the media app (GraphQL Yoga) -----------------------------------------------------------------------
