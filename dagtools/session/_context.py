@@ -30,6 +30,12 @@ class Context:
 
     def __init__(self, messages: list[Message] | None = None) -> None:
         self.messages: list[Message] = list(messages or [])
+        # The ids of the calls in messages[:_indexed], whose last message was _last: every call asks
+        # whether it is already here, and scanning the whole conversation each time made a long
+        # session's calls ever slower. Hosts may edit `messages` in place; a prefix that changed is read again.
+        self._call_ids: set[str] = set()
+        self._indexed = 0
+        self._last: Message | None = None
 
     def insert(self, message: Message) -> None:
         self.messages.append(message)
@@ -44,7 +50,16 @@ class Context:
         self.insert(Message(role="tool", content=result.content, tool_call_id=result.call_id, name=result.name, is_error=result.is_error))
 
     def has_call(self, call_id: str) -> bool:
-        return bool(call_id) and any(call.id == call_id for m in self.messages for call in m.tool_calls)
+        if not call_id:
+            return False
+        messages, indexed = self.messages, self._indexed
+        if indexed > len(messages) or (indexed and messages[indexed - 1] is not self._last):
+            self._call_ids.clear()
+            indexed = 0
+        for message in messages[indexed:]:
+            self._call_ids.update(call.id for call in message.tool_calls)
+        self._indexed, self._last = len(messages), messages[-1] if messages else None
+        return call_id in self._call_ids
 
     def has_result(self, call_id: str) -> bool:
         return any(m.role == "tool" and m.tool_call_id == call_id for m in self.messages)

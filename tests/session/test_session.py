@@ -288,3 +288,20 @@ async def test_previews_cut_long_text():
     preview = (await call(session, "Query_note")).value["preview"]
     assert preview["title"] == "Long" and len(preview["body"]) == 80 and preview["body"].endswith("…")
     assert (await call(session, "Note_body")).value == {"result": "x" * 1000}
+
+
+def test_a_context_knows_its_calls_however_the_host_edits_its_messages():
+    from dagtools import Message
+    from dagtools.session._context import Context
+
+    context = Context()
+    context.add_assistant(tool_calls=(ToolCall(id="a", name="Query_potato", arguments={}),))
+    assert context.has_call("a") and not context.has_call("b") and not context.has_call("")
+    context.add_assistant(tool_calls=(ToolCall(id="b", name="Potato_peel", arguments={}),))
+    assert context.has_call("b")
+    context.messages.insert(0, Message(role="assistant", tool_calls=(ToolCall(id="c", name="Query_oven", arguments={}),)))
+    assert context.has_call("c") and context.has_call("a")
+    del context.messages[1:]  # the host drops all but the first
+    assert context.has_call("c") and not context.has_call("a") and not context.has_call("b")
+    context.messages[:] = [Message(role="user", content="again")]
+    assert not context.has_call("c")
