@@ -11,7 +11,11 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 
-__all__ = ["Batches", "Job"]
+__all__ = ["MAX_BATCH", "Batches", "Job"]
+
+#: Jobs one batch takes at most; the rest go in the next. A SQLite batch runs on the event loop, so its
+#: size bounds how long every other call waits on it; past about a hundred, a larger batch saves little.
+MAX_BATCH = 128
 
 
 class Job:
@@ -61,7 +65,7 @@ class Batches:
                 return job.outcome()
         self._out = True
         await anyio.lowlevel.cancel_shielded_checkpoint()  # the tasks ready now queue their work first, to go with it
-        batch, self._queue = self._queue, []
+        batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]  # this job is first: it sends
         for each in batch:
             each.state = "sent"
         try:

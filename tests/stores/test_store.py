@@ -543,3 +543,28 @@ async def test_a_session_resumed_from_its_changes_is_the_session_that_made_them(
     async with await kitchen_session(store=store_url, key="replayed") as resumed:
         assert encode_state(resumed.state()) == expected
         assert (await call(resumed, "Potato_dice")).value == (await call(resumed, "Potato_dice")).value  # the same default, twice
+
+
+async def test_a_batch_takes_at_most_max_batch_jobs_and_the_rest_go_in_the_next():
+    from dagtools.stores._batches import MAX_BATCH, Batches, Job
+
+    sizes: list[int] = []
+
+    async def send(batch: list[Job]) -> None:
+        sizes.append(len(batch))
+        await anyio.sleep(0)
+        for job in batch:
+            job.result = job.work * 2
+
+    batches = Batches(send)
+    results: dict[int, int] = {}
+
+    async def run(work: int) -> None:
+        results[work] = await batches.run(work)
+
+    count = 2 * MAX_BATCH + 44
+    async with anyio.create_task_group() as group:
+        for work in range(count):
+            group.start_soon(run, work)
+    assert results == {work: work * 2 for work in range(count)}  # every job ran once, with its own result
+    assert max(sizes) == MAX_BATCH and sum(sizes) == count  # a batch bounds how long the loop is held
