@@ -181,7 +181,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_a_bad_nested_value_is_refused_*",
         "test_describe_tools_says_which_part_there_is_*",
     ),
-    "stores/test_store.py": ("test_a_turn_longer_than_its_lease_keeps_it_*",),
+    "stores/test_store.py": ("test_a_turn_longer_than_its_lease_keeps_it_*", "test_on_trio_*"),
     "mcpserver/test_mcp_capacity.py": ("*",),  # sessions that idle out and clients that wait, on purpose
     "mcpserver/test_mcp_connections.py": ("*",),  # read deadlines waited out
     "mcpserver/test_mcp_first_list.py": ("*",),

@@ -368,6 +368,19 @@ async def test_a_turn_longer_than_its_lease_keeps_it_and_another_process_waits(s
     from dagtools.stores import _store
 
     monkeypatch.setattr(_store, "LEASE_SECONDS", 0.3)  # renewed every 0.1 s while the turn runs
+    await _a_long_turn_keeps_its_lease(shared_url)
+
+
+def test_on_trio_a_turn_longer_than_its_lease_keeps_it_too(tmp_path, monkeypatch):
+    """Off asyncio there is no loop timer: a task beside the turn renews the lease."""
+    pytest.importorskip("trio", reason="trio is in the test extra: pip install -e '.[test]'")
+    from dagtools.stores import _store
+
+    monkeypatch.setattr(_store, "LEASE_SECONDS", 0.3)
+    anyio.run(_a_long_turn_keeps_its_lease, f"sqlite:///{tmp_path / 'sessions.db'}", backend="trio")
+
+
+async def _a_long_turn_keeps_its_lease(shared_url: str) -> None:
     first, second = open_store(shared_url), open_store(shared_url)  # two stores on one key: as two processes hold it
     seen: list[str] = []
 
