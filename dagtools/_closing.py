@@ -36,5 +36,9 @@ class AsyncClosing:
 
     def _check_open(self) -> None:
         if self.closed:
-            name = type(self).__name__
-            raise ClosedError(f"This {name} is closed; make a new {name} to go on.")
+            raise ClosedError(self._closed_message())
+
+    def _closed_message(self) -> str:
+        """What a use after `aclose` is told: what is closed and how to go on."""
+        name = type(self).__name__
+        return f"This {name} is closed; make a new {name} to go on."

@@ -133,8 +133,7 @@ class HttpExecutor(AsyncClosing):
     async def execute(
         self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None, progress: Progress | None = None
     ) -> Response:
-        if self.closed:
-            self._check_open()
+        self._check_open()
         telemetry = active_telemetry()
         if telemetry is None:
             return await self._execute(document, variables, operation_name, progress)

@@ -110,8 +110,7 @@ class LocalExecutor(AsyncClosing):
         return fresh.execute_operation()
 
     async def execute(self, document: str, variables: dict[str, Any] | None = None, *, operation_name: str | None = None) -> Response:
-        if self.closed:
-            self._check_open()
+        self._check_open()
         node = self._parse(document)
         if isinstance(node, list):
             return Response(data=None, errors=[dict(e.formatted) for e in node])

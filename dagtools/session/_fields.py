@@ -21,7 +21,7 @@ from ..catalogue._catalogue import Catalogue
 from ..executors._base import Executor
 from ..registry._long_values import LongValues
 from ..registry._registry import Registry
-from ._toolsets import BatchingToolset, OwnedTool
+from ._toolsets import BatchingToolset
 
 __all__ = ["MAX_NAMES", "ActiveSet", "FieldToolset"]
 
@@ -159,9 +159,6 @@ class FieldToolset(BatchingToolset):
 
     def get(self, name: str) -> Tool | None:
         return self.catalogue.tool(name) if name in self.catalogue else None
-
-    def find(self, name: str) -> OwnedTool | None:
-        return OwnedTool(self.catalogue.tool(name), self) if name in self.catalogue else None
 
     def version(self) -> Hashable:
         return self.active.version

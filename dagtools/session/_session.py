@@ -27,7 +27,8 @@ from typing import Any, TypeVar
 import anyio
 from graphql import get_named_type, is_composite_type
 
-from .._errors import ClosedError, ConfigError, ToolCallError
+from .._closing import AsyncClosing
+from .._errors import ConfigError, ToolCallError
 from .._tools import Tool, ToolCall, ToolResult
 from ..calls._chains import parse_chain
 from ..calls._field import PreparedCall
@@ -57,7 +58,7 @@ _MISSING: Any = object()
 T = TypeVar("T")
 
 
-class Session:
+class Session(AsyncClosing):
     """One model's view of one API."""
 
     def __init__(
@@ -89,7 +90,6 @@ class Session:
         self._calls = 0
         self._select_cache: tuple[tuple[int, int], Tool] | None = None
         self._closers = AsyncExitStack()
-        self._closed = False
         self.keeper: SessionKeeper | None = None  # set by open_session when the session lives in a store
 
     @property
@@ -111,28 +111,16 @@ class Session:
     async def aclose(self) -> None:
         """Close what was opened for this session (once); using it afterwards is an error. Every
         closer runs even when one before it raises; the last error is raised once all have run."""
-        if self._closed:
+        if self.closed:
             return
-        self._closed = True
+        self.closed = True
         try:
             await self._closers.aclose()
         finally:
             logger.debug("session closed: %d objects, %d calls", len(self.registry), self._calls)
 
-    async def __aenter__(self) -> Session:
-        self._check_open()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise ClosedError("This session is closed; open a new one with open_session (or Session(...)) to go on.")
+    def _closed_message(self) -> str:
+        return "This session is closed; open a new one with open_session (or Session(...)) to go on."
 
     async def _in_turn(self, action: Callable[[], Awaitable[T]]) -> T:
         """Run `action` on an open session; with a store, as one turn on the latest stored state, saved after."""

@@ -163,9 +163,6 @@ class FunctionToolset(Toolset):
     def get(self, name: str) -> Tool | None:
         return self._tool(name) if name in self else None
 
-    def find(self, name: str) -> OwnedTool | None:
-        return OwnedTool(self._tool(name), self) if name in self else None
-
     def _tool(self, name: str) -> Tool:
         tool = self._entries[name][0]
         return tool if isinstance(tool, Tool) else tool()

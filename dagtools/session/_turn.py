@@ -42,7 +42,7 @@ async def run_turn(toolset: Toolset, calls: Sequence[ToolCall]) -> list[ToolResu
     model's mistakes become error results; a host tool's bug raises (see session/_toolsets.py)."""
     telemetry = active_telemetry()
     if telemetry is None and len(calls) == 1:  # the common case, and the one whose cost every call pays
-        return [await _run_one(toolset, calls[0])]
+        return [await _run_alone(toolset, _plan(toolset, calls[0]))]
     planned = [_plan(toolset, call) for call in calls]
     if telemetry is None:
         return await _run_turn(toolset, planned)
@@ -99,16 +99,6 @@ async def _run_alone(toolset: Toolset, plan: _Planned) -> ToolResult:
     """A turn of one planned call: no batch to make."""
     found = _owner(toolset, plan)
     return await _call(found, plan.call, plan.arguments) if isinstance(found, OwnedTool) else found
-
-
-async def _run_one(toolset: Toolset, call: ToolCall) -> ToolResult:
-    """`_run_alone` for a call not planned yet: parsed, resolved and run in one go."""
-    try:
-        arguments = parse_arguments(call.name, call.arguments)
-    except ToolCallError as error:
-        return _result(call, error)
-    found = toolset.find(call.name)
-    return await _call(found, call, arguments) if found is not None else _unknown(toolset, call)
 
 
 def _owner(toolset: Toolset, plan: _Planned) -> OwnedTool | ToolResult:
