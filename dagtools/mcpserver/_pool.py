@@ -24,6 +24,7 @@ import anyio
 
 from .._errors import SessionsFull
 from ..session._session import Session
+from ..session._toolsets import Toolset
 from ._keys import SessionKey
 
 __all__ = ["ClientState", "SessionPool", "SessionsFull"]
@@ -46,7 +47,7 @@ class ClientState:
     #: Bytes of arguments and results this session's calls have added (see `_limits`).
     held: int = 0
     #: What the client sees of the session, made once (the server's `toolset_of`).
-    toolset: Any = None
+    toolset: Toolset | None = None
 
     @property
     def busy(self) -> bool:

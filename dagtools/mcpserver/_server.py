@@ -251,8 +251,7 @@ class McpToolServer(AsyncClosing):
         """`toolset_of` the client's session, made once per client."""
         if state.toolset is None:
             state.toolset = self.toolset_of(state.session)
-        toolset: Toolset = state.toolset
-        return toolset
+        return state.toolset
 
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         types = self._types
