@@ -12,7 +12,10 @@ to learn what happened:
 
 - `preview` holds the payload's fields as read: scalars as they are, each linked object with
   identity as its `Type#N` (minted now; its own preview under `objects`), and objects without
-  identity (user errors, edges) inline with their scalars.
+  identity (user errors, edges) inline with their scalars. An object the session already holds is
+  its `Type#N` whatever its lookup returns (an interface, a union, none at all: its `id` tells it),
+  and what the session holds of it becomes what the write read back (see registry/_registry.py), so
+  no later read answers with values from before the write.
 - User errors (a list named `errors`, `userErrors` and the like, or objects of a type named
   `...Error`) and a `success: false` are what a write that did nothing says: a note quotes them, so
   a null `sighting` never reads as success.
@@ -173,7 +176,7 @@ class _Walk:
     def linked(self, item: dict[str, Any], declared: str, where: str, tool: str) -> Any:
         type_name = item.get("__typename") or declared
         identity = self.calls.catalogue.identity(type_name)
-        if identity is not None and item.get(identity.field) is not None:
+        if (identity is not None and item.get(identity.field) is not None) or self.calls.held(type_name, item) is not None:
             entry = self.calls.mint(item, (), "mutation", where, "")
             if entry.preview:
                 self.previews[entry.id] = (entry.type_name, entry.preview)
