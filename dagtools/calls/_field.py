@@ -306,7 +306,7 @@ class FieldCalls:
         entry = self.mint(value, (), "mutation", expression, "", earlier=True)
         if not entry.handle.is_snapshot:
             return present_linked(self, entry)
-        return present_payload(self, entry, entry.handle.held() or value)  # what the latest write said of it
+        return present_payload(self, entry, entry.handle.held() or value, earlier=True)  # what the latest write said of it
 
     def mint(
         self, value: dict[str, Any], steps: tuple[Step, ...], operation: str, expression: str, description: str, *, earlier: bool = False

@@ -51,9 +51,10 @@ _ERROR_TYPE = re.compile(r"(Error|Problem)$")
 _FAILURE_FLAGS = ("success", "ok", "succeeded")
 
 
-def present_payload(calls: FieldCalls, entry: ObjectEntry, value: dict[str, Any]) -> dict[str, Any]:
-    """The result for a mutation's payload `entry`, from the `value` its document read."""
-    walk = _Walk(calls, entry)
+def present_payload(calls: FieldCalls, entry: ObjectEntry, value: dict[str, Any], *, earlier: bool = False) -> dict[str, Any]:
+    """The result for a mutation's payload `entry`, from the `value` its document read (`earlier`: a
+    copy kept since that write, which never overwrites what the session has read of an object since)."""
+    walk = _Walk(calls, entry, earlier=earlier)
     read = walk.fields(entry.type_name, value, entry.id)
     ordered = {k: v for k, v in read.items() if isinstance(v, (dict, list)) or k in walk.linked_fields}  # what it links to first
     ordered.update(read)
@@ -137,9 +138,10 @@ def _quote_error(error: dict[str, Any]) -> str:
 class _Walk:
     """One walk over a payload's value: mints what it links to, collects previews and cuts."""
 
-    def __init__(self, calls: FieldCalls, payload: ObjectEntry) -> None:
+    def __init__(self, calls: FieldCalls, payload: ObjectEntry, *, earlier: bool = False) -> None:
         self.calls = calls
         self.payload = payload
+        self.earlier = earlier
         self.previews: dict[str, tuple[str, dict[str, Any]]] = {}  # ID -> (type, preview read)
         self.cut: list[str] = []
         self.cut_tools: list[str] = []
@@ -177,7 +179,7 @@ class _Walk:
         type_name = item.get("__typename") or declared
         identity = self.calls.catalogue.identity(type_name)
         if (identity is not None and item.get(identity.field) is not None) or self.calls.held(type_name, item) is not None:
-            entry = self.calls.mint(item, (), "mutation", where, "")
+            entry = self.calls.mint(item, (), "mutation", where, "", earlier=self.earlier)
             if entry.preview:
                 self.previews[entry.id] = (entry.type_name, entry.preview)
             return entry.id
