@@ -32,7 +32,7 @@ from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder
 from ._expressions import expression_of, nonsense
 from ._expressions import next_page as hint_next_page
-from ._keys import Key, held_values, key_field, key_of
+from ._keys import Key, held_entry, held_values, key_field, key_of
 from ._moved import dotted, moved, unreachable
 from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_linked, present_payload
@@ -318,16 +318,11 @@ class FieldCalls:
         snapshot) with the chain that reached it; a mutation's result keeps only the snapshot, and
         without a key field it is one with another only when all it read (linked objects too) is.
 
-        A write's answer (`operation` "mutation") replaces what the entry held (see
-        `Registry.refresh`). Values read out of a snapshot (`earlier`: a payload's copy of an object,
-        read when that write answered) never replace what the session holds of the object since: the
-        entry it has is the answer, as it is."""
+        A write's answer replaces what the entry held (see `Registry.refresh`); a snapshot's older copy
+        (`earlier`) never replaces what the session holds of the object: that entry is the answer."""
         type_name = value.get("__typename") or self._end_type(steps, operation).name
-        if earlier:
-            held = self.held(type_name, value)
-            if held is not None:
-                self.registry.touch(held.id)
-                return held
+        if earlier and (held := held_entry(self.catalogue, self.registry, type_name, value)) is not None:
+            return self.registry.refresh(held.id)  # the most recent of its type, its values as they are
         written = operation == "mutation" and not earlier
         identity = self.catalogue.identity(type_name)
         id_value = value.get(identity.field) if identity else None
@@ -347,15 +342,6 @@ class FieldCalls:
         return self.registry.mint(
             type_name, handle, expression=expression, description=description, identity=id_value, preview=preview, key=key, written=written
         )
-
-    def held(self, type_name: str, value: dict[str, Any]) -> ObjectEntry | None:
-        """The entry the session holds for this object by its key field (an identity, an `id`), or
-        None where it holds none or the type has no key field to tell by."""
-        named = key_field(self.catalogue, type_name)
-        if named is None or value.get(named) is None:
-            return None
-        known = self.registry.keyed(type_name, ((named, freeze(value[named])),))
-        return self.registry.get(known) if known is not None else None
 
     def _unreachable(self, prepared: PreparedCall, path: tuple[str | int, ...], depth: int) -> str:
         holder = self.registry.get(prepared.holder or "")

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from graphql import GraphQLObjectType, get_named_type, is_composite_type
 
 from ..registry._registry import ObjectEntry
+from ._keys import held_entry
 
 if TYPE_CHECKING:  # _field imports this module
     from ._field import FieldCalls
@@ -178,7 +179,8 @@ class _Walk:
     def linked(self, item: dict[str, Any], declared: str, where: str, tool: str) -> Any:
         type_name = item.get("__typename") or declared
         identity = self.calls.catalogue.identity(type_name)
-        if (identity is not None and item.get(identity.field) is not None) or self.calls.held(type_name, item) is not None:
+        held = held_entry(self.calls.catalogue, self.calls.registry, type_name, item)
+        if (identity is not None and item.get(identity.field) is not None) or held is not None:
             entry = self.calls.mint(item, (), "mutation", where, "", earlier=self.earlier)
             if entry.preview:
                 self.previews[entry.id] = (entry.type_name, entry.preview)
