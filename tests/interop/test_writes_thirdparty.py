@@ -13,6 +13,8 @@ What they show, whatever the lookup returns:
   the ones from before the write (the handle's reads are recorded: the new value comes from the API
   or from the write's own answer);
 - a payload kept from an earlier write never lends its older copy of an object back to the handle;
+- a host's named write operation names the held objects it returns too, and what the session holds
+  of them becomes what the write read back;
 - a refusal leads with its reason: class-validator's `constraints` and pydantic's `msg` for every
   field are read before the echo of the input both libraries send first, within the cap on errors.
 """
@@ -20,6 +22,7 @@ What they show, whatever the lookup returns:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -145,6 +148,22 @@ async def test_an_edit_refreshes_a_comment_held_through_a_list_with_no_lookup(op
     )
     assert edited["preview"]["comment"] == comment, edited
     assert (await call(session, "Comment_text", Comment=comment))["result"] == "Laptops provided."
+
+
+async def test_a_hosts_write_operation_names_the_held_workshop_and_replaces_its_preview(workshops_url: str, tmp_path: Path):
+    (tmp_path / "book.graphql").write_text(
+        "# Book a seat.\nmutation BookSeat($input: BookingInput!) { book(input: $input) { booking { workshop { seatsLeft } } } }\n"
+    )
+    async with await open_session(workshops_url, cache=False, operations=str(tmp_path), mutations=True) as session:
+        session.select(["Query_sessions", "Workshop_seatsLeft"])
+        listed = await call(session, "Query_sessions")
+        second = listed["result"][1]
+        seats = listed["preview"][second]["seatsLeft"]
+        booked = await call(session, "BookSeat", input={"workshopId": "w2", "attendee": "Ivy"})
+        assert booked["result"]["book"]["booking"]["workshop"] == {"object": second, "seatsLeft": seats - 1}, booked
+        entry = session.object(second)
+        assert entry is not None and entry.preview == {"id": "w2", "seatsLeft": seats - 1}, "what the write did not read back is not kept"
+        assert (await call(session, "Workshop_seatsLeft", Workshop=second))["result"] == seats - 1
 
 
 async def test_a_comment_over_the_limit_is_refused_with_class_validators_reason_first(opened: Open, workshops_url: str):
