@@ -128,8 +128,10 @@ _ABOUT = frozenset(
     | {"limit", "max", "min", "name", "errno"}
 )
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
-#: Nodes of `extensions` looked at, however large the server made them: reasons found anywhere in them.
+#: Nodes of `extensions` looked at, however large the server made them: reasons found anywhere in them,
+#: and of an echo of the input (which may be as large as the input) only its first nodes.
 _WALKED = 600
+_ECHOED = 60
 
 
 def _extensions(extensions: Any, budget: int) -> str:
@@ -138,7 +140,7 @@ def _extensions(extensions: Any, budget: int) -> str:
     if not isinstance(extensions, dict) or budget < 40:
         return ""
     leaves: list[tuple[str, Any, int]] = []
-    _leaves(extensions, (), False, leaves, [0])
+    _leaves(extensions, (), False, leaves, [0, 0])
     leaves.sort(key=lambda leaf: leaf[2])  # stable: the server's order within a rank
     parts: list[str] = []
     seen: set[tuple[str, str]] = set()
@@ -168,10 +170,11 @@ _RANK_REASON, _RANK_ABOUT, _RANK_OTHER, _RANK_ECHO = 0, 1, 2, 3
 
 
 def _leaves(value: Any, where: tuple[str, ...], reason: bool, out: list[tuple[str, Any, int]], walked: list[int]) -> None:
-    """Each short leaf under `value` with its rank: every node is looked at (up to _WALKED), so a reason
-    is found however much the server put before it."""
-    walked[0] += 1
-    if walked[0] > _WALKED or len(where) > 8:
+    """Each short leaf under `value` with its rank: every node is looked at (up to _WALKED, echoes
+    counted apart, up to _ECHOED), so a reason is found however much the server put before it."""
+    echo = bool(where) and _rank(where, reason) == _RANK_ECHO
+    walked[echo] += 1
+    if walked[echo] > (_ECHOED if echo else _WALKED) or len(where) > 8:
         return
     if isinstance(value, dict):
         for key, inner in value.items():

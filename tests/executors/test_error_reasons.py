@@ -40,7 +40,7 @@ def test_class_validators_constraint_leads_and_its_echo_comes_last() -> None:
 
 
 def test_the_reason_is_found_however_much_the_echo_before_it_holds() -> None:
-    shown = shown_error(class_validator(echoed=300), budget=MESSAGE_CUT)
+    shown = shown_error(class_validator(echoed=5_000), budget=MESSAGE_CUT)
     assert REASON in shown, shown
 
 
