@@ -55,6 +55,7 @@ class Registry:
         self._counts: dict[str, int] = {}
         self._latest: dict[str, str] = {}
         self._order: dict[str, None] = {}  # insertion-ordered set of IDs, most recently used last
+        self._replaced: dict[str, None] = {}  # IDs whose entry changed since `settle` (what a store must save again)
 
     def mint(
         self,
@@ -136,10 +137,22 @@ class Registry:
             changes["handle"] = _newer(entry.handle, handle, written=written)
         if changes:
             entry = self._by_id[object_id] = replace(entry, **changes)
+            self._replaced[object_id] = None
             if "handle" in changes:
                 self._by_handle[(entry.type_name, entry.handle)] = object_id
         self.touch(object_id)
         return entry
+
+    def replaced(self) -> tuple[str, ...]:
+        """The IDs whose entry changed (values read again, a new way there) since `settle`."""
+        return tuple(self._replaced)
+
+    def settle(self, object_ids: tuple[str, ...] | None = None) -> None:
+        """What a store now holds: these entries as they are (None: every entry)."""
+        if object_ids is None:
+            self._replaced.clear()
+        for object_id in object_ids or ():
+            self._replaced.pop(object_id, None)
 
     def touch(self, object_id: str) -> None:
         """Make this object the most recent of its type (the default for its type's parameter)."""
@@ -175,7 +188,7 @@ class Registry:
     def restore(self, entries: list[ObjectEntry], recent: list[str]) -> None:
         """Hold exactly `entries` (as a store kept them), with `recent` as the order of use, most recent
         last: IDs keep their meaning and the next mint of each type continues after its highest N."""
-        for table in (self._by_id, self._by_handle, self._by_key, self._counts, self._latest, self._order):
+        for table in (self._by_id, self._by_handle, self._by_key, self._counts, self._latest, self._order, self._replaced):
             table.clear()
         for entry in entries:
             self._by_id[entry.id] = entry
