@@ -32,7 +32,7 @@ from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder
 from ._expressions import expression_of, nonsense
 from ._expressions import next_page as hint_next_page
-from ._keys import Key, held_values, key_field, key_of
+from ._keys import Key, held_entry, held_values, key_field, key_of
 from ._moved import dotted, moved, unreachable
 from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_linked, present_payload
@@ -241,6 +241,8 @@ class FieldCalls:
         operation: str,
         expression: str,
         extras: list[dict[str, Any]] | None = None,
+        *,
+        earlier: bool = False,
     ) -> Result:
         """A list of objects as a list of IDs, with their previews as one table within the budget (and
         a note on what it leaves out). `extras` are what each item's edge says about it."""
@@ -250,7 +252,7 @@ class FieldCalls:
             if item is None:
                 ids.append(None)
                 continue
-            entry = self.mint(item, steps_of(index), operation, f"{expression}[{index}]", "")
+            entry = self.mint(item, steps_of(index), operation, f"{expression}[{index}]", "", earlier=earlier)
             ids.append(entry.id)
             extra = extras[index] if extras and index < len(extras) else {}
             if entry.preview or extra:
@@ -300,18 +302,28 @@ class FieldCalls:
         if value is None:
             return {"result": None}
         if isinstance(value, list):  # objects a mutation linked to: re-rooted on identity, or snapshots
-            return self._mint_items(value, lambda _: (), "mutation", expression)
-        entry = self.mint(value, (), "mutation", expression, "")
-        return present_payload(self, entry, value) if entry.handle.is_snapshot else present_linked(self, entry)
+            return self._mint_items(value, lambda _: (), "mutation", expression, earlier=True)
+        entry = self.mint(value, (), "mutation", expression, "", earlier=True)
+        if not entry.handle.is_snapshot:
+            return present_linked(self, entry)
+        return present_payload(self, entry, entry.handle.held() or value, earlier=True)  # what the latest write said of it
 
-    def mint(self, value: dict[str, Any], steps: tuple[Step, ...], operation: str, expression: str, description: str) -> ObjectEntry:
+    def mint(
+        self, value: dict[str, Any], steps: tuple[Step, ...], operation: str, expression: str, description: str, *, earlier: bool = False
+    ) -> ObjectEntry:
         """The registry entry for an object read from an answer: the one its type and key already
         have, however it was reached then, or a new one.
 
         An object with identity is re-rooted on it. Any other keeps the values just read (its
         snapshot) with the chain that reached it; a mutation's result keeps only the snapshot, and
-        without a key field it is one with another only when all it read (linked objects too) is."""
+        without a key field it is one with another only when all it read (linked objects too) is.
+
+        A write's answer replaces what the entry held (see `Registry.refresh`); a snapshot's older copy
+        (`earlier`) never replaces what the session holds of the object: that entry is the answer."""
         type_name = value.get("__typename") or self._end_type(steps, operation).name
+        if earlier and (held := held_entry(self.catalogue, self.registry, type_name, value)) is not None:
+            return self.registry.refresh(held.id)  # the most recent of its type, its values as they are
+        written = operation == "mutation" and not earlier
         identity = self.catalogue.identity(type_name)
         id_value = value.get(identity.field) if identity else None
         preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
@@ -319,7 +331,7 @@ class FieldCalls:
             key: Key = ((identity.field, freeze(id_value)),)
             known = self.registry.keyed(type_name, key)
             if known is not None:  # its handle is its identity too: nothing to build
-                return self.registry.refresh(known, description=description, preview=preview)
+                return self.registry.refresh(known, description=description, preview=preview, written=written)
             handle = Handle((Step.of(identity.root_field, {identity.argument: id_value}),))
         elif operation == "mutation":
             handle = Handle(steps, "mutation", freeze(value))
@@ -328,7 +340,7 @@ class FieldCalls:
         else:
             key, handle = key_of(self.catalogue, type_name, value), Handle(steps, "query", held_values(value))
         return self.registry.mint(
-            type_name, handle, expression=expression, description=description, identity=id_value, preview=preview, key=key
+            type_name, handle, expression=expression, description=description, identity=id_value, preview=preview, key=key, written=written
         )
 
     def _unreachable(self, prepared: PreparedCall, path: tuple[str | int, ...], depth: int) -> str:

@@ -19,9 +19,9 @@ from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, get_named_ty
 
 from ..catalogue._catalogue import Catalogue
 from ..registry._handles import freeze, thaw
-from ..registry._registry import Key
+from ..registry._registry import Key, ObjectEntry, Registry
 
-__all__ = ["Key", "describe_key", "held_values", "key_field", "key_of", "key_value"]
+__all__ = ["Key", "describe_key", "held_entry", "held_values", "key_field", "key_of", "key_value"]
 
 
 def key_field(catalogue: Catalogue, type_name: str) -> str | None:
@@ -64,6 +64,16 @@ def key_of(catalogue: Catalogue, type_name: str, value: dict[str, Any]) -> Key:
     return tuple(
         sorted((name, key_value(v)) for name, v in value.items() if name in fields and is_leaf_type(get_named_type(fields[name].type)))
     )
+
+
+def held_entry(catalogue: Catalogue, registry: Registry, type_name: str, value: dict[str, Any]) -> ObjectEntry | None:
+    """The entry the session holds for this object by its key field (an identity, an `id`), however
+    the object was reached; None where it holds none or the type has no key field to tell it by."""
+    named = key_field(catalogue, type_name)
+    if named is None or value.get(named) is None:
+        return None
+    known = registry.keyed(type_name, ((named, freeze(value[named])),))
+    return registry.get(known) if known is not None else None
 
 
 def key_value(value: Any) -> Any:

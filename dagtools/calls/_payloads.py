@@ -12,7 +12,10 @@ to learn what happened:
 
 - `preview` holds the payload's fields as read: scalars as they are, each linked object with
   identity as its `Type#N` (minted now; its own preview under `objects`), and objects without
-  identity (user errors, edges) inline with their scalars.
+  identity (user errors, edges) inline with their scalars. An object the session already holds is
+  its `Type#N` whatever its lookup returns (an interface, a union, none at all: its `id` tells it),
+  and what the session holds of it becomes what the write read back (see registry/_registry.py), so
+  no later read answers with values from before the write.
 - User errors (a list named `errors`, `userErrors` and the like, or objects of a type named
   `...Error`) and a `success: false` are what a write that did nothing says: a note quotes them, so
   a null `sighting` never reads as success.
@@ -30,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from graphql import GraphQLObjectType, get_named_type, is_composite_type
 
 from ..registry._registry import ObjectEntry
+from ._keys import held_entry
 
 if TYPE_CHECKING:  # _field imports this module
     from ._field import FieldCalls
@@ -48,9 +52,10 @@ _ERROR_TYPE = re.compile(r"(Error|Problem)$")
 _FAILURE_FLAGS = ("success", "ok", "succeeded")
 
 
-def present_payload(calls: FieldCalls, entry: ObjectEntry, value: dict[str, Any]) -> dict[str, Any]:
-    """The result for a mutation's payload `entry`, from the `value` its document read."""
-    walk = _Walk(calls, entry)
+def present_payload(calls: FieldCalls, entry: ObjectEntry, value: dict[str, Any], *, earlier: bool = False) -> dict[str, Any]:
+    """The result for a mutation's payload `entry`, from the `value` its document read (`earlier`: a
+    copy kept since that write, which never overwrites what the session has read of an object since)."""
+    walk = _Walk(calls, entry, earlier=earlier)
     read = walk.fields(entry.type_name, value, entry.id)
     ordered = {k: v for k, v in read.items() if isinstance(v, (dict, list)) or k in walk.linked_fields}  # what it links to first
     ordered.update(read)
@@ -134,9 +139,10 @@ def _quote_error(error: dict[str, Any]) -> str:
 class _Walk:
     """One walk over a payload's value: mints what it links to, collects previews and cuts."""
 
-    def __init__(self, calls: FieldCalls, payload: ObjectEntry) -> None:
+    def __init__(self, calls: FieldCalls, payload: ObjectEntry, *, earlier: bool = False) -> None:
         self.calls = calls
         self.payload = payload
+        self.earlier = earlier
         self.previews: dict[str, tuple[str, dict[str, Any]]] = {}  # ID -> (type, preview read)
         self.cut: list[str] = []
         self.cut_tools: list[str] = []
@@ -173,8 +179,9 @@ class _Walk:
     def linked(self, item: dict[str, Any], declared: str, where: str, tool: str) -> Any:
         type_name = item.get("__typename") or declared
         identity = self.calls.catalogue.identity(type_name)
-        if identity is not None and item.get(identity.field) is not None:
-            entry = self.calls.mint(item, (), "mutation", where, "")
+        held = held_entry(self.calls.catalogue, self.calls.registry, type_name, item)
+        if (identity is not None and item.get(identity.field) is not None) or held is not None:
+            entry = self.calls.mint(item, (), "mutation", where, "", earlier=self.earlier)
             if entry.preview:
                 self.previews[entry.id] = (entry.type_name, entry.preview)
             return entry.id
