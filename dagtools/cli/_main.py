@@ -16,6 +16,7 @@ from ._eval import add_eval_command
 from ._mcp import add_mcp_command
 from ._options import add_http_options, check_addresses, stdout_closed
 from ._run import add_model_options, add_run_arguments
+from ._serve import add_serve_command
 from ._trace import add_trace_option
 
 if TYPE_CHECKING:
@@ -106,6 +107,7 @@ def _parser() -> argparse.ArgumentParser:
 
     add_mcp_command(commands)
     add_eval_command(commands)
+    add_serve_command(commands)
 
     tools = commands.add_parser("tools", help="print the toolset a model starts with (or the whole catalogue)")
     add_source_options(tools)
