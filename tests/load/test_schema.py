@@ -80,6 +80,7 @@ def test_every_shared_schema_loads(name: str) -> None:
     assert typename(loaded.schema) == {"__typename": loaded.schema.query_type.name}
 
 
+@pytest.mark.public_schemas
 def test_github_sdl_lenient_keeps_the_first_of_a_repeated_field() -> None:
     loaded = load_shared("github.schema.graphql")
     assert "EnterpriseOwnerInfo.repositoryDeployKeySetting is defined twice; kept the first definition" in loaded.warnings
@@ -89,6 +90,7 @@ def test_github_sdl_lenient_keeps_the_first_of_a_repeated_field() -> None:
     assert result.data == {"__typename": "Query"}
 
 
+@pytest.mark.public_schemas
 def test_github_sdl_strict_names_the_repeated_field() -> None:
     path = shared_schema_path("github.schema.graphql")
     with pytest.raises(SchemaLoadError) as raised:
@@ -100,6 +102,7 @@ def test_github_sdl_strict_names_the_repeated_field() -> None:
     assert "lenient=True" in message
 
 
+@pytest.mark.public_schemas
 def test_github_introspection_validation_errors_become_warnings() -> None:
     loaded = load_shared("github.schema.json")
     assert any("must not be deprecated" in w for w in loaded.warnings)
