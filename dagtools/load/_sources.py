@@ -99,7 +99,11 @@ def _from_string(source: str, *, lenient: bool) -> LoadedSchema:
         return _from_url(source, lenient=lenient)
     if (scheme := other_scheme(source)) is not None:
         rest = source.strip()[len(scheme) + 3 :]
-        guess = rest if scheme.lower() == "file" else f"{'https' if scheme.lower().endswith('s') and scheme.lower() != 'ws' else 'http'}://{rest}"
+        guess = (
+            rest
+            if scheme.lower() == "file"
+            else f"{'https' if scheme.lower().endswith('s') and scheme.lower() != 'ws' else 'http'}://{rest}"
+        )
         raise SchemaLoadError(
             f"{source!r} is not an address dagtools can read: it reads http:// and https:// URLs, files and "
             f"path/to/file.py:attribute. Did you mean {guess}?"

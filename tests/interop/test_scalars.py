@@ -189,7 +189,7 @@ async def test_node_with_a_type_n_not_held_is_refused_before_sending(session: tu
     await call(opened, "Query_book", title="Dune")
     recorder.requests.clear()
     error = await fails(opened, "Mutation_setMetadata", id="Book#4", metadata={})
-    assert "Book#1 to Book#1" in error and "Query_books" in error
+    assert "holds only Book#1, so nothing was sent. Use it," in error and "Query_books" in error
     assert sent(recorder) == []
 
 
