@@ -208,7 +208,7 @@ SLOW: dict[str, tuple[str, ...]] = {
     "*": tuple(f"*[[]*{name}*" for name in ("github.schema", "linear.schema", "saleor.schema", "shopify.", "dagger")),
     "agent/test_agent.py": ("test_cli_retries_and_turn_timeout",),
     "catalogue/test_catalogue.py": ("test_github_*",),
-    "cli/test_cli.py": ("test_tools_prints_sizes_for_github",),
+    "cli/test_cli.py": ("test_tools_prints_sizes_for_a_large_schema",),
     "executors/test_http.py": ("test_a_url_nothing_listens_on_fails_clearly", "test_429_waits_as_retry_after_asks"),
     "executors/test_http_bounds.py": ("test_a_trickling_server_cannot_hold_a_call_past_its_timeout*",),
     "calls/test_lean_documents.py": ("test_no_read_on_github_*", "test_github_*"),
@@ -233,7 +233,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_cli_search_text_and_empty_words",
         "test_mutations_the_host_did_not_allow_are_never_found",
     ),
-    "session/test_session.py": ("test_github_*", "test_select_tools_description_stays_in_budget_*"),
+    "session/test_session.py": ("test_a_large_apis_initial_toolset_*", "test_select_tools_description_stays_in_budget_*"),
     "session/test_session_lifetime.py": ("test_an_sdk_model_closes_its_client_under_async_with",),  # imports the openai SDK
 }
 
