@@ -129,6 +129,7 @@ E2E: dict[str, tuple[str, ...]] = {
         "test_an_unset_token_stops_the_server_at_start*",
     ),
     "mcpserver/test_mcp_security.py": ("*",),
+    "mcpserver/test_mcp_oauth.py": ("test_*_down_*",),  # with an authorization server: E2E_FIXTURES
     "mcpserver/test_mcp_startup.py": (
         "test_stdio_start_says_what_it_serves_on_stderr_and_nothing_on_stdout",
         "test_start_*",
@@ -164,7 +165,10 @@ E2E: dict[str, tuple[str, ...]] = {
     "interop/test_thirdparty_servers.py": ("*media*",),
 }
 #: Fixtures that start a third-party server process: any test that uses one is e2e.
-E2E_FIXTURES = frozenset({"swapi_url", "media_url", "media_old_url", "media_closed_url", "json_graphql_server", "gateway", "park_url"})
+E2E_FIXTURES = frozenset(
+    {"swapi_url", "media_url", "media_old_url", "media_closed_url", "json_graphql_server", "gateway", "park_url"}
+    | {"issuer", "other_issuer", "opaque_issuer"}
+)
 #: Tests that take seconds in this process: the big public schemas (GitHub, Linear, Saleor as SDL take
 #: 1.5-2 s each to build), timeouts waited out on purpose, retries that back off.
 #: Under "*", patterns for every module: a test parametrized with one of the big public schemas.

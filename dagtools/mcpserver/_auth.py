@@ -170,8 +170,7 @@ class OAuthResource:
         introspection_env: str = "",
         environ: Mapping[str, str] | None = None,
     ) -> None:
-        self.issuer = issuer  # compared exactly, as the issuer names itself (RFC 8414 section 3.3)
-        self.resource = resource
+        self.issuer, self.resource = issuer, resource  # the issuer compared exactly, as it names itself (RFC 8414 3.3)
         self.audience = audience or resource
         self.scope, self.write_scope, self.leeway = scope, write_scope, leeway
         self._client_auth: tuple[str, str] | None = None
@@ -205,12 +204,11 @@ class OAuthResource:
         from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 
         scheme, _, token = headers.get("authorization", "").partition(" ")
-        wanted = " ".join(self.scopes)
-        if scheme.lower() != "bearer" or not token.strip():
+        token, wanted = token.strip(), " ".join(self.scopes)
+        if scheme.lower() != "bearer" or not token:
             raise Refused(
                 401, "invalid_request", "This server needs an OAuth access token: send 'Authorization: Bearer <token>'.", scope=wanted
             )
-        token = token.strip()
         access = await (self._introspect(token) if self._client_auth else self._verify(token))
         if self.scope and self.scope not in access.scopes:
             raise Refused(
@@ -377,16 +375,18 @@ class OAuthResource:
         """The SDK's `AccessToken` for checked claims: the subject, client and scopes; never the token itself."""
         from mcp.server.auth.provider import AccessToken
 
-        subject = claims.get("sub")
+        client = claims.get("client_id") or claims.get("azp")
+        # Introspection may name no subject: a client's own token (client credentials) is the client's.
+        subject = claims.get("sub") or (f"client:{client}" if client else None)
         if not isinstance(subject, str) or not subject:
-            raise self._invalid("it names no subject (sub)")
+            raise self._invalid("it names no subject (sub) nor client (client_id)")
         words = str(claims.get("scope") or "").split()
         scp = claims.get("scp")
         words += [str(s) for s in scp] if isinstance(scp, list) else str(scp or "").split()
         expires = claims.get("exp")
         return AccessToken(
             token="",
-            client_id=str(claims.get("client_id") or claims.get("azp") or subject),
+            client_id=str(client or subject),
             scopes=list(dict.fromkeys(words)),
             expires_at=int(expires) if isinstance(expires, (int, float)) else None,
             resource=self.resource,

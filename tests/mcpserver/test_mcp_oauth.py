@@ -1,0 +1,389 @@
+"""`dagtools mcp` as an OAuth 2.1 resource server, against oidc-provider (a certified OpenID provider, from npm)
+run on loopback by the tests (tests/js/oidc.mjs), and with the official Python SDK client's own OAuth flow:
+protected resource metadata, discovery, dynamic client registration, PKCE, a sign-in and consent done
+over HTTP at the provider's own interaction pages. Tokens from another issuer, for another resource,
+expired, or signed by a key the issuer does not publish are refused before any session is reached."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urljoin, urlsplit
+
+import httpx
+import jwt
+import pytest
+import yaml
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+pytest.importorskip("mcp")
+
+from mcp import Client  # noqa: E402
+from mcp.client.auth import OAuthClientProvider  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken  # noqa: E402
+
+from dagtools._errors import ConfigError  # noqa: E402
+from dagtools.mcpserver._config import McpConfig  # noqa: E402
+from dagtools.mcpserver._server import SESSION_HEADER  # noqa: E402
+from tests.mcpserver.test_mcp import value  # noqa: E402
+from tests.mcpserver.test_mcp_security import bearer, client, peel, slice_  # noqa: E402
+from tests.mcpserver.test_mcp_url import MCP_YAML, McpHttp  # noqa: E402
+from tests.servers import Recorder, free_port  # noqa: E402
+from tests.thirdparty import start_node_server  # noqa: E402
+
+SECRETS = {"machine": "machine-secret-0123456789abcdef", "brief": "brief-secret-0123456789abcdef"}
+BOTH = "dagtools:read dagtools:write"
+
+
+@pytest.fixture(scope="module")
+def issuer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """oidc-provider minting JWT access tokens for the resource a client names."""
+    with start_node_server("oidc.mjs", "oidc-provider", tmp_path_factory) as port:
+        yield f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="module")
+def other_issuer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A second oidc-provider: a real authorization server, but not the one `dagtools mcp` trusts."""
+    with start_node_server("oidc.mjs", "oidc-provider", tmp_path_factory) as port:
+        yield f"http://127.0.0.1:{port}"
+
+
+class OAuthMcp(McpHttp):
+    """`dagtools mcp` over HTTP with `--oauth-issuer`, its `--public-url` on the port it listens on."""
+
+    def __init__(self, source: str, cache_dir: Path, issuer: str, *extra: str, env: dict[str, str] | None = None) -> None:
+        port = free_port()
+        public = f"http://127.0.0.1:{port}/mcp"
+        super().__init__(source, cache_dir, "--port", str(port), "--public-url", public, "--oauth-issuer", issuer, *extra, env=env)
+        self.port, self.url = port, public  # the last --port given is the one it listens on
+
+
+def minted(issuer: str, resource: str, *, client_id: str = "machine", scope: str = BOTH) -> str:
+    """An access token from the provider's client credentials grant, for `resource` (RFC 8707)."""
+    asked = {"grant_type": "client_credentials", "resource": resource, **({"scope": scope} if scope else {})}
+    response = httpx.post(f"{issuer}/token", auth=(client_id, SECRETS[client_id]), data=asked)
+    assert response.status_code == 200, response.text
+    return response.json()["access_token"]
+
+
+def forged(issuer: str, resource: str, **claims: Any) -> str:
+    """A well-formed access token for this resource from this issuer, signed by a key the issuer never published."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    now = int(time.time())
+    body = {"iss": issuer, "aud": resource, "sub": "mallory", "scope": BOTH, "iat": now, "exp": now + 600, **claims}
+    return jwt.encode(body, key, algorithm="RS256", headers={"kid": str(uuid.uuid4()), "typ": "at+jwt"})
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+}
+ACCEPT = {"accept": "application/json, text/event-stream"}
+
+
+def post(url: str, body: dict[str, Any], **headers: str) -> httpx.Response:
+    return httpx.post(url, json=body, headers={**ACCEPT, **headers}, timeout=30)
+
+
+def challenge(response: httpx.Response) -> dict[str, str]:
+    """The parameters of a `WWW-Authenticate: Bearer k="v", ...` header."""
+    scheme, _, rest = response.headers["www-authenticate"].partition(" ")
+    assert scheme == "Bearer"
+    return dict(re.findall(r'(\w+)="([^"]*)"', rest))
+
+
+def api_requests(recorder: Recorder) -> int:
+    return sum(not r.is_introspection for r in recorder.requests)
+
+
+# -- the official client's own flow -----------------------------------------------------------------------
+
+
+class Memory:
+    """The client's token storage, in memory (the SDK's `TokenStorage`)."""
+
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client = client_info
+
+
+class Browser:
+    """What a person does when the client opens the authorization URL: sign in at the provider as `login`
+    and consent, on the provider's own interaction pages, until it redirects to the client's callback."""
+
+    def __init__(self, login: str, redirect_uri: str) -> None:
+        self.login, self.redirect_uri = login, redirect_uri
+        self.result: AuthorizationCodeResult | None = None
+        self.pages: list[str] = []
+
+    async def open(self, url: str) -> None:
+        async with httpx.AsyncClient(follow_redirects=False, timeout=30) as http:  # keeps the provider's cookies
+            for _ in range(12):
+                if url.startswith(self.redirect_uri):
+                    query = {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
+                    assert "code" in query, f"the provider refused: {query}"
+                    self.result = AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
+                    return
+                response = await http.get(url)
+                if response.status_code == 200:  # an interaction page: a sign-in form, or a consent form
+                    prompt = "login" if 'name="prompt" value="login"' in response.text else "consent"
+                    self.pages.append(prompt)
+                    form = {"prompt": "login", "login": self.login, "password": "any"} if prompt == "login" else {"prompt": "consent"}
+                    response = await http.post(url, data=form)
+                assert response.status_code in (302, 303), f"{response.status_code} at {url}: {response.text[:300]}"
+                url = urljoin(url, response.headers["location"])
+        raise AssertionError("the provider never redirected back to the client")
+
+    async def callback(self) -> AuthorizationCodeResult:
+        assert self.result is not None
+        return self.result
+
+
+def oauth_client(url: str, login: str, era: str = "auto") -> tuple[Client, Memory, Browser]:
+    """The SDK's client over streamable HTTP, authorizing with its own `OAuthClientProvider`."""
+    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    browser, storage = Browser(login, redirect), Memory()
+    metadata = OAuthClientMetadata(
+        client_name="dagtools tests",
+        redirect_uris=[redirect],  # type: ignore[list-item]
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+        token_endpoint_auth_method="none",
+    )
+    auth = OAuthClientProvider(url, metadata, storage, redirect_handler=browser.open, callback_handler=browser.callback)
+    return Client(streamable_http_client(url, http_client=create_mcp_http_client(auth=auth)), mode=era), storage, browser
+
+
+@pytest.mark.parametrize("era", ["legacy", "auto"])
+async def test_the_official_client_completes_its_oauth_flow_and_calls_a_tool(
+    issuer: str, kitchen_url: str, tmp_path: Path, era: str
+) -> None:
+    with OAuthMcp(kitchen_url, tmp_path, issuer, "--config", MCP_YAML) as server:
+        made, storage, browser = oauth_client(server.url, "alice", era)
+        async with made as alice:
+            assert value(await peel(alice)) == {"result": "Potato#2"}
+        assert browser.pages == ["login", "consent"]
+        assert storage.client is not None and storage.client.client_id  # registered dynamically
+        assert storage.tokens is not None and set(BOTH.split()) <= set((storage.tokens.scope or "").split())
+        claims = jwt.decode(storage.tokens.access_token, options={"verify_signature": False})
+        assert claims["aud"] == server.url and claims["iss"] == issuer and claims["sub"] == "alice"
+
+
+async def test_another_subject_cannot_use_a_session(issuer: str, kitchen_url: str, tmp_path: Path) -> None:
+    with OAuthMcp(kitchen_url, tmp_path, issuer, "--config", MCP_YAML) as server:
+        made, alice_storage, _ = oauth_client(server.url, "alice")
+        async with made as alice:
+            assert value(await peel(alice, meta={"dagtools/session": "work"})) == {"result": "Potato#2"}
+        made, bob_storage, _ = oauth_client(server.url, "bob")
+        async with made as bob:  # the same key, another subject: a session of bob's own, which holds no Potato#2
+            assert (await slice_(bob, meta={"dagtools/session": "work"})).is_error
+        assert alice_storage.tokens is not None and bob_storage.tokens is not None
+        alice_token, bob_token = alice_storage.tokens.access_token, bob_storage.tokens.access_token
+        async with client(server.url, **bearer(alice_token, **{SESSION_HEADER: "work"})) as alice_again:
+            assert value(await slice_(alice_again)) == {"result": "Potato#3"}
+        # A handshake-era session (Mcp-Session-Id) is bound to the subject that opened it.
+        opened = post(server.url, INITIALIZE, authorization=f"Bearer {alice_token}")
+        assert opened.status_code == 200
+        sid = opened.headers["mcp-session-id"]
+        listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        headers = {"mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"}
+        assert post(server.url, listing, authorization=f"Bearer {bob_token}", **headers).status_code == 404
+        assert post(server.url, listing, authorization=f"Bearer {alice_token}", **headers).status_code == 200
+
+
+# -- what the server says before a token -------------------------------------------------------------------
+
+
+async def test_the_metadata_names_the_authorization_server_and_a_missing_token_is_challenged(
+    issuer: str, kitchen_url: str, tmp_path: Path
+) -> None:
+    with OAuthMcp(kitchen_url, tmp_path, issuer, "--config", MCP_YAML) as server:
+        base = f"http://127.0.0.1:{server.port}"
+        for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"):
+            metadata = httpx.get(base + path).json()
+            assert metadata["resource"] == server.url
+            assert metadata["authorization_servers"] == [issuer]
+            assert metadata["scopes_supported"] == BOTH.split()
+        refused = post(server.url, INITIALIZE)
+        assert refused.status_code == 401
+        said = challenge(refused)
+        assert said["resource_metadata"] == f"{base}/.well-known/oauth-protected-resource/mcp"
+        assert said["scope"] == BOTH and "error" not in said
+
+
+# -- tokens that are refused -------------------------------------------------------------------------------
+
+
+async def test_tokens_from_another_issuer_for_another_resource_expired_or_signed_by_an_unknown_key_are_refused(
+    issuer: str, other_issuer: str, kitchen_server: Recorder, tmp_path: Path
+) -> None:
+    config = tmp_path / "mcp.yaml"
+    config.write_text(yaml.safe_dump({**yaml.safe_load(Path(MCP_YAML).read_text()), "oauth_leeway": 0}))
+    with OAuthMcp(kitchen_server.url, tmp_path, issuer, "--config", str(config)) as server:
+        good = minted(issuer, server.url)
+        async with client(server.url, **bearer(good, **{SESSION_HEADER: "work"})) as machine:
+            assert value(await peel(machine)) == {"result": "Potato#2"}
+        before = api_requests(kitchen_server)
+        brief = minted(issuer, server.url, client_id="brief")
+        time.sleep(2.2)  # its one second, and then some: no leeway is allowed here
+        refused = {
+            "another issuer": minted(other_issuer, server.url),
+            "another resource": minted(issuer, "http://127.0.0.1:1/elsewhere"),
+            "expired": brief,
+            "an unknown key": forged(issuer, server.url),
+            "not a JWT": secrets.token_urlsafe(32),
+            "unsigned": jwt.encode(
+                {"iss": issuer, "aud": server.url, "sub": "machine", "exp": int(time.time()) + 60}, None, algorithm="none"
+            ),
+        }
+        reasons = {}
+        for name, token in refused.items():
+            call = {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "callTool", "arguments": {"tool": "Potato_slice", "arguments": {"Potato": "Potato#2"}}},
+            }
+            for body in (INITIALIZE, call):
+                response = post(server.url, body, authorization=f"Bearer {token}", **{SESSION_HEADER: "work"})
+                assert response.status_code == 401, (name, response.status_code, response.text)
+                said = challenge(response)
+                assert said["error"] == "invalid_token" and said["scope"] == BOTH, name
+                assert token not in response.text and token not in response.headers["www-authenticate"]
+            reasons[name] = said["error_description"]
+        assert "another authorization server" in reasons["another issuer"]
+        assert "another resource" in reasons["another resource"]
+        assert "expired" in reasons["expired"]
+        assert "does not publish" in reasons["an unknown key"]
+        assert api_requests(kitchen_server) == before  # no session was reached, so nothing was sent to the API
+        async with client(server.url, **bearer(good, **{SESSION_HEADER: "work"})) as machine:  # the session is as it was
+            assert value(await slice_(machine)) == {"result": "Potato#3"}
+
+
+async def test_a_rotated_key_is_fetched_once_and_made_up_key_ids_cannot_make_the_server_hammer_the_issuer(
+    issuer: str, kitchen_url: str, tmp_path: Path
+) -> None:
+    with OAuthMcp(kitchen_url, tmp_path, issuer, "--config", MCP_YAML) as server:
+        async with client(server.url, **bearer(minted(issuer, server.url))) as machine:
+            assert value(await peel(machine)) == {"result": "Potato#2"}
+        fetched = httpx.get(f"{issuer}/-/stats").json()["jwks"]
+        rotated = httpx.post(f"{issuer}/-/rotate").json()["kid"]
+        token = minted(issuer, server.url)
+        assert jwt.get_unverified_header(token)["kid"] == rotated
+        async with client(server.url, **bearer(token)) as machine:  # a key id not seen before: the keys are fetched again
+            assert value(await slice_(machine)) == {"result": "Potato#3"}
+        assert httpx.get(f"{issuer}/-/stats").json()["jwks"] == fetched + 1
+        for _ in range(5):  # within the window, made-up key ids are refused without asking the issuer again
+            assert post(server.url, INITIALIZE, authorization=f"Bearer {forged(issuer, server.url)}").status_code == 401
+        assert httpx.get(f"{issuer}/-/stats").json()["jwks"] == fetched + 1
+
+
+# -- scopes ------------------------------------------------------------------------------------------------
+
+
+async def test_without_the_write_scope_no_mutation_is_offered_or_run(issuer: str, kitchen_url: str, tmp_path: Path) -> None:
+    with OAuthMcp(kitchen_url, tmp_path, issuer, "--config", MCP_YAML, "--allow-mutations") as server:
+        reader = minted(issuer, server.url, scope="dagtools:read")
+        async with client(server.url, **bearer(reader)) as c:
+            assert "Mutation_tip" not in json.dumps(value(await c.call_tool("selectTools", {"search": "tip the cook"})))
+            assert value(await peel(c)) == {"result": "Potato#2"}  # reading works
+        for params in ({"name": "Mutation_tip", "arguments": {"amount": 1}}, {"name": "callTool", "arguments": {"tool": "Mutation_tip"}}):
+            refused = post(
+                server.url, {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": params}, authorization=f"Bearer {reader}"
+            )
+            assert refused.status_code == 403
+            said = challenge(refused)
+            assert said["error"] == "insufficient_scope" and said["scope"] == BOTH and "dagtools:write" in said["error_description"]
+        writer = minted(issuer, server.url)
+        async with client(server.url, **bearer(writer)) as c:
+            assert "Mutation_tip" in json.dumps(value(await c.call_tool("selectTools", {"search": "tip the cook"})))
+            tipped = await c.call_tool("callTool", {"tool": "Mutation_tip", "arguments": {"amount": 2}})
+            assert not tipped.is_error and isinstance(value(tipped)["result"], int)
+        nothing = minted(issuer, server.url, scope="")
+        refused = post(server.url, INITIALIZE, authorization=f"Bearer {nothing}")
+        assert refused.status_code == 403 and challenge(refused)["scope"] == BOTH
+
+
+# -- introspection, and an authorization server that is down ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def opaque_issuer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """oidc-provider minting opaque access tokens, which only it can read (RFC 7662 introspection)."""
+    with start_node_server("oidc.mjs", "oidc-provider", tmp_path_factory, "--opaque") as port:
+        yield f"http://127.0.0.1:{port}"
+
+
+async def test_opaque_tokens_are_introspected_and_checked_for_this_resource(opaque_issuer: str, kitchen_url: str, tmp_path: Path) -> None:
+    env = {"RS_CREDENTIALS": "dagtools-rs:rs-secret-0123456789abcdef"}
+    with OAuthMcp(
+        kitchen_url, tmp_path, opaque_issuer, "--config", MCP_YAML, "--oauth-introspection-env", "RS_CREDENTIALS", env=env
+    ) as server:
+        token = minted(opaque_issuer, server.url)
+        assert token.count(".") == 0
+        async with client(server.url, **bearer(token)) as machine:
+            assert value(await peel(machine)) == {"result": "Potato#2"}
+            assert value(await slice_(machine)) == {"result": "Potato#3"}
+        asked = httpx.get(f"{opaque_issuer}/-/stats").json()["introspections"]
+        assert 1 <= asked <= 2  # an answer is kept for a while, not asked again for every request
+        elsewhere = minted(opaque_issuer, "http://127.0.0.1:1/elsewhere")
+        for token, why in ((elsewhere, "another resource"), (secrets.token_urlsafe(43), "not active")):
+            refused = post(server.url, INITIALIZE, authorization=f"Bearer {token}")
+            assert refused.status_code == 401 and why in challenge(refused)["error_description"]
+
+
+async def test_while_the_authorization_server_is_down_tokens_get_503_with_retry_after(kitchen_url: str, tmp_path: Path) -> None:
+    down = f"http://127.0.0.1:{free_port()}"
+    with OAuthMcp(kitchen_url, tmp_path, down, "--config", MCP_YAML) as server:
+        refused = post(server.url, INITIALIZE, authorization=f"Bearer {forged(down, server.url)}")
+        assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
+        assert "cannot check tokens now" in refused.json()["error_description"]
+        assert post(server.url, INITIALIZE).status_code == 401  # no token: still told where to get one
+
+
+# -- configuration ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options, said",
+    [
+        ({"oauth_issuer": "https://auth.example.com"}, "oauth_issuer needs public_url"),
+        ({"oauth_issuer": "http://auth.example.com", "public_url": "https://mcp.example.com/mcp"}, "must be an https:// URL"),
+        (
+            {"oauth_issuer": "https://auth.example.com", "public_url": "https://mcp.example.com/mcp", "auth_token_env": "T"},
+            "not both",
+        ),
+        (
+            {"oauth_issuer": "https://auth.example.com", "public_url": "https://m.example.com/mcp", "forward_headers": ("Authorization",)},
+            "must never reach the API",
+        ),
+        ({"oauth_issuer": "https://auth.example.com", "public_url": "https://m.example.com/mcp", "oauth_leeway": 3600}, "0 to 300"),
+        ({"oauth_issuer": "https://auth.example.com", "public_url": "https://m.example.com/mcp", "oauth_scope": "a b"}, "one scope"),
+    ],
+)
+def test_an_oauth_config_that_cannot_work_is_refused_at_start(options: dict[str, Any], said: str) -> None:
+    with pytest.raises(ConfigError, match=said):
+        McpConfig(source="x.graphql", transport="http", **options)
