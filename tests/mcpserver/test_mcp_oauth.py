@@ -6,6 +6,8 @@ expired, or signed by a key the issuer does not publish are refused before any s
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
 import re
 import secrets
@@ -33,7 +35,7 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull,
 from dagtools._errors import ConfigError  # noqa: E402
 from dagtools.mcpserver._config import McpConfig  # noqa: E402
 from dagtools.mcpserver._server import SESSION_HEADER  # noqa: E402
-from tests.mcpserver.test_mcp import value  # noqa: E402
+from tests.mcpserver.test_mcp import ROOT, value  # noqa: E402
 from tests.mcpserver.test_mcp_security import bearer, client, peel, slice_  # noqa: E402
 from tests.mcpserver.test_mcp_url import MCP_YAML, McpHttp  # noqa: E402
 from tests.servers import Recorder, free_port  # noqa: E402
@@ -287,9 +289,15 @@ async def test_a_rotated_key_is_fetched_once_and_made_up_key_ids_cannot_make_the
     issuer: str, kitchen_url: str, tmp_path: Path
 ) -> None:
     with OAuthMcp(kitchen_url, tmp_path, issuer, "--config", MCP_YAML) as server:
-        async with client(server.url, **bearer(minted(issuer, server.url))) as machine:
-            assert value(await peel(machine)) == {"result": "Potato#2"}
+        before = httpx.get(f"{issuer}/-/stats").json()["jwks"]
+        first = minted(issuer, server.url)
+        async with httpx.AsyncClient(timeout=30) as http:  # a crowd at the first request: the keys are fetched once
+            calls = [http.post(server.url, json=INITIALIZE, headers={**ACCEPT, "authorization": f"Bearer {first}"}) for _ in range(8)]
+            assert [r.status_code for r in await asyncio.gather(*calls)] == [200] * 8
         fetched = httpx.get(f"{issuer}/-/stats").json()["jwks"]
+        assert fetched == before + 1
+        async with client(server.url, **bearer(first)) as machine:
+            assert value(await peel(machine)) == {"result": "Potato#2"}
         rotated = httpx.post(f"{issuer}/-/rotate").json()["kid"]
         token = minted(issuer, server.url)
         assert jwt.get_unverified_header(token)["kid"] == rotated
@@ -387,3 +395,13 @@ async def test_while_the_authorization_server_is_down_tokens_get_503_with_retry_
 def test_an_oauth_config_that_cannot_work_is_refused_at_start(options: dict[str, Any], said: str) -> None:
     with pytest.raises(ConfigError, match=said):
         McpConfig(source="x.graphql", transport="http", **options)
+
+
+def test_the_authorization_page_states_every_oauth_option_with_its_default() -> None:
+    page = (ROOT / "docs" / "authorization.md").read_text()
+    rows = {name: shown.strip() for name, shown in re.findall(r"^\| `(oauth_\w+)` \| ([^|]+) \|", page, re.M)}
+    defaults = {f.name: f.default for f in dataclasses.fields(McpConfig) if f.name.startswith("oauth_")}
+    assert set(rows) == set(defaults)
+    for name, default in defaults.items():
+        expected = {"(none)", "`public_url`"} if default == "" else {f"`{default:g}`" if isinstance(default, float) else f"`{default}`"}
+        assert rows[name] in expected, name
