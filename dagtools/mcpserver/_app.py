@@ -179,7 +179,7 @@ class _Gate:
             if isinstance(self.tokens, OAuthResource) and not self.tokens.may_write(user):
                 scope[READ_ONLY_SCOPE_KEY] = True
                 if self.mutates is not None and scope.get("method") == "POST":
-                    receive = await self._without_mutations(scope, receive, send, self.tokens)
+                    receive = await self._without_mutations(scope, receive, send, self.tokens, self.mutates)
                     if receive is None:
                         return
         if self.handshakes is not None:
@@ -211,7 +211,9 @@ class _Gate:
         body = json.dumps(self.tokens.metadata(self._resource(scope), self.name)).encode()
         await _respond(send, 200, [(b"content-type", b"application/json"), (b"cache-control", b"max-age=3600")], body)
 
-    async def _without_mutations(self, scope: dict[str, Any], receive: Any, send: Any, tokens: OAuthResource) -> Any:
+    async def _without_mutations(
+        self, scope: dict[str, Any], receive: Any, send: Any, tokens: OAuthResource, mutates: Callable[[str], bool]
+    ) -> Any:
         """`receive` for the app, with the body read here, when the request calls no mutation tool; else
         answers 403 `insufficient_scope` naming the write scope and gives None. The session such a
         caller opens has no mutation tools either way: this answer is what makes its client ask."""
@@ -222,7 +224,7 @@ class _Gate:
             size += len(message.get("body", b""))
             if message["type"] != "http.request" or not message.get("more_body"):
                 break
-        if size <= limit and any(self.mutates(name) for name in _tools_called(b"".join(m.get("body", b"") for m in messages))):  # type: ignore[misc]
+        if size <= limit and any(mutates(name) for name in _tools_called(b"".join(m.get("body", b"") for m in messages))):
             refused = Refused(
                 403,
                 "insufficient_scope",

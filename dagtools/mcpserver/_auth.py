@@ -149,6 +149,7 @@ KEYS_FOR = 3600.0
 INTROSPECTED_FOR = 30.0
 """Seconds an introspection answer is used for (never past the token's expiry): how late a revocation may be seen."""
 _ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
+_REQUIRED: Any = {"require": ["exp", "iss", "aud", "sub"]}
 _MAX_DOCUMENT = 512 * 1024
 _MAX_INTROSPECTED = 10_000
 _JWT = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
@@ -182,7 +183,7 @@ class OAuthResource:
                     "the credentials the authorization server gave this server to introspect tokens with."
                 )
             self._client_auth = (client_id, secret)
-        self._metadata: dict[str, Any] | None = None
+        self._metadata: tuple[float, dict[str, Any]] | None = None
         self._keys: dict[str | None, Any] = {}
         self._fetched = self._refetched = -KEYS_FOR
         self._lock = anyio.Lock()
@@ -239,15 +240,7 @@ class OAuthResource:
         if key is None:
             raise self._invalid("it is signed with a key its issuer does not publish")
         try:
-            claims = jwt.decode(
-                token,
-                key.key,
-                algorithms=[header["alg"]],
-                audience=self.audience,
-                issuer=self.issuer,
-                leeway=self.leeway,
-                options={"require": ["exp", "iss", "aud", "sub"]},
-            )
+            claims = jwt.decode(token, key.key, [header["alg"]], _REQUIRED, audience=self.audience, issuer=self.issuer, leeway=self.leeway)
         except jwt.ExpiredSignatureError:
             raise self._invalid("it has expired") from None
         except jwt.ImmatureSignatureError:
@@ -277,11 +270,7 @@ class OAuthResource:
         try:
             uri = (await self._issuer_metadata()).get("jwks_uri")
             if not isinstance(uri, str):
-                raise Refused(
-                    503,
-                    "temporarily_unavailable",
-                    f"{self.issuer} publishes no jwks_uri; set oauth_introspection_env to introspect its tokens.",
-                )
+                raise _unreachable(self.issuer, "it publishes no jwks_uri (set oauth_introspection_env to introspect its tokens)")
             keys = jwt.PyJWKSet.from_dict(await self._fetch(uri, "its keys (jwks_uri)")).keys
         except (Refused, jwt.PyJWTError) as error:
             if not keep:
@@ -291,9 +280,17 @@ class OAuthResource:
         self._keys = {k.key_id: k for k in keys if k.public_key_use in (None, "sig")}
         self._fetched = now
 
+    async def prepare(self) -> str | None:
+        """Fetch now what checking tokens needs, so that a start says at once what is wrong: that, or None."""
+        try:
+            await (self._issuer_metadata() if self._client_auth else self._key(None))
+        except Refused as error:
+            return error.description
+        return None
+
     async def _issuer_metadata(self) -> dict[str, Any]:
-        if self._metadata is not None and time.monotonic() - self._fetched < KEYS_FOR:
-            return self._metadata
+        if self._metadata is not None and time.monotonic() - self._metadata[0] < KEYS_FOR:
+            return self._metadata[1]
         parts = urlsplit(self.issuer)
         base, path = f"{parts.scheme}://{parts.netloc}", parts.path.rstrip("/")
         for url in (f"{base}/.well-known/oauth-authorization-server{path}", f"{base}{path}/.well-known/openid-configuration"):
@@ -306,7 +303,7 @@ class OAuthResource:
                     "temporarily_unavailable",
                     f"The metadata at {url} names another issuer; set oauth_issuer to the issuer exactly as it names itself.",
                 )
-            self._metadata = data
+            self._metadata = (time.monotonic(), data)
             return data
         raise _unreachable(self.issuer, "it publishes no authorization server metadata (RFC 8414 or OpenID)")
 

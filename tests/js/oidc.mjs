@@ -6,7 +6,7 @@
 // Static clients: `machine` (client credentials, 10-minute tokens), `brief` (client credentials, 1-second tokens)
 // and `dagtools-rs` (the resource server's own credentials, for introspection).
 // Test-only routes beside the provider's: POST /-/rotate signs with a new key from then on (the old one stays
-// published), GET /-/stats counts the fetches of the key set.
+// published), GET /-/stats counts the fetches of the metadata and the key set, and the introspections.
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import http from 'node:http';
 
@@ -27,7 +27,7 @@ function signingKey() {
 }
 
 let keys = [signingKey()];
-const stats = { jwks: 0, introspections: 0 };
+const stats = { metadata: 0, jwks: 0, introspections: 0 };
 
 function configuration() {
   return {
@@ -98,6 +98,7 @@ const server = http.createServer((req, res) => {
     res.end(JSON.stringify(stats));
     return;
   }
+  if (req.url.startsWith('/.well-known/')) stats.metadata += 1;
   if (req.url === '/jwks') stats.jwks += 1;
   if (req.url === '/token/introspection') stats.introspections += 1;
   provider.callback()(req, res);

@@ -11,6 +11,7 @@ import dataclasses
 import json
 import re
 import secrets
+import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -67,6 +68,16 @@ class OAuthMcp(McpHttp):
         public = f"http://127.0.0.1:{port}/mcp"
         super().__init__(source, cache_dir, "--port", str(port), "--public-url", public, "--oauth-issuer", issuer, *extra, env=env)
         self.port, self.url = port, public  # the last --port given is the one it listens on
+        self.said = ""
+
+    def __exit__(self, *exc: object) -> None:
+        """Stops the server and keeps what it said on stderr in `.said`."""
+        self.process.terminate()
+        try:
+            self.said = self.process.communicate(timeout=10)[1].decode()
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.said = self.process.communicate()[1].decode()
 
 
 def minted(issuer: str, resource: str, *, client_id: str = "machine", scope: str = BOTH) -> str:
@@ -288,22 +299,22 @@ async def test_tokens_from_another_issuer_for_another_resource_expired_or_signed
 async def test_a_rotated_key_is_fetched_once_and_made_up_key_ids_cannot_make_the_server_hammer_the_issuer(
     issuer: str, kitchen_url: str, tmp_path: Path
 ) -> None:
-    with OAuthMcp(kitchen_url, tmp_path, issuer, "--config", MCP_YAML) as server:
-        before = httpx.get(f"{issuer}/-/stats").json()["jwks"]
+    before = httpx.get(f"{issuer}/-/stats").json()["jwks"]
+    with OAuthMcp(kitchen_url, tmp_path, issuer, "--config", MCP_YAML) as server:  # fetches the keys at start
         first = minted(issuer, server.url)
-        async with httpx.AsyncClient(timeout=30) as http:  # a crowd at the first request: the keys are fetched once
-            calls = [http.post(server.url, json=INITIALIZE, headers={**ACCEPT, "authorization": f"Bearer {first}"}) for _ in range(8)]
-            assert [r.status_code for r in await asyncio.gather(*calls)] == [200] * 8
-        fetched = httpx.get(f"{issuer}/-/stats").json()["jwks"]
-        assert fetched == before + 1
         async with client(server.url, **bearer(first)) as machine:
             assert value(await peel(machine)) == {"result": "Potato#2"}
+        fetched = httpx.get(f"{issuer}/-/stats").json()["jwks"]
+        assert fetched == before + 1
         rotated = httpx.post(f"{issuer}/-/rotate").json()["kid"]
         token = minted(issuer, server.url)
         assert jwt.get_unverified_header(token)["kid"] == rotated
-        async with client(server.url, **bearer(token)) as machine:  # a key id not seen before: the keys are fetched again
-            assert value(await slice_(machine)) == {"result": "Potato#3"}
+        async with httpx.AsyncClient(timeout=30) as http:  # a crowd with a key id not seen before: the keys are fetched once
+            calls = [http.post(server.url, json=INITIALIZE, headers={**ACCEPT, "authorization": f"Bearer {token}"}) for _ in range(8)]
+            assert [r.status_code for r in await asyncio.gather(*calls)] == [200] * 8
         assert httpx.get(f"{issuer}/-/stats").json()["jwks"] == fetched + 1
+        async with client(server.url, **bearer(token)) as machine:
+            assert value(await slice_(machine)) == {"result": "Potato#3"}
         for _ in range(5):  # within the window, made-up key ids are refused without asking the issuer again
             assert post(server.url, INITIALIZE, authorization=f"Bearer {forged(issuer, server.url)}").status_code == 401
         assert httpx.get(f"{issuer}/-/stats").json()["jwks"] == fetched + 1
@@ -355,8 +366,9 @@ async def test_opaque_tokens_are_introspected_and_checked_for_this_resource(opaq
         async with client(server.url, **bearer(token)) as machine:
             assert value(await peel(machine)) == {"result": "Potato#2"}
             assert value(await slice_(machine)) == {"result": "Potato#3"}
-        asked = httpx.get(f"{opaque_issuer}/-/stats").json()["introspections"]
-        assert 1 <= asked <= 2  # an answer is kept for a while, not asked again for every request
+        stats = httpx.get(f"{opaque_issuer}/-/stats").json()
+        assert 1 <= stats["introspections"] <= 2  # an answer is kept for a while, not asked again for every request
+        assert stats["metadata"] == 1  # at start, and kept
         elsewhere = minted(opaque_issuer, "http://127.0.0.1:1/elsewhere")
         for token, why in ((elsewhere, "another resource"), (secrets.token_urlsafe(43), "not active")):
             refused = post(server.url, INITIALIZE, authorization=f"Bearer {token}")
@@ -370,6 +382,8 @@ async def test_while_the_authorization_server_is_down_tokens_get_503_with_retry_
         assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
         assert "cannot check tokens now" in refused.json()["error_description"]
         assert post(server.url, INITIALIZE).status_code == 401  # no token: still told where to get one
+    assert f"callers need an OAuth access token from {down}" in server.said
+    assert "cannot check tokens now" in server.said and "answered 503" in server.said  # said at start
 
 
 # -- configuration ----------------------------------------------------------------------------------------
