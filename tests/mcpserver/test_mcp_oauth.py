@@ -227,6 +227,27 @@ async def test_another_subject_cannot_use_a_session(issuer: str, kitchen_url: st
         assert post(server.url, listing, authorization=f"Bearer {alice_token}", **headers).status_code == 200
 
 
+async def test_the_access_token_never_reaches_the_api_and_a_users_own_api_credential_does(
+    issuer: str, kitchen_server: Recorder, tmp_path: Path
+) -> None:
+    extra = ("--config", MCP_YAML, "--forward-header", "X-Api-Token", "--header", "X-Service: dagtools")
+    with OAuthMcp(kitchen_server.url, tmp_path, issuer, *extra) as server:
+        made, storage, _ = oauth_client(server.url, "alice")
+        async with made as alice:
+            assert value(await peel(alice)) == {"result": "Potato#2"}
+        assert storage.tokens is not None
+        token = storage.tokens.access_token
+        first = api_requests(kitchen_server)
+        # Her own API credential, in a header of its own: a session of its own, and the API gets that header.
+        async with client(server.url, **bearer(token, **{"X-Api-Token": "alice-api-token"})) as alice:
+            assert value(await peel(alice)) == {"result": "Potato#2"}
+    calls = [r for r in kitchen_server.requests if not r.is_introspection]
+    assert first and len(calls) > first, "no call reached the API"
+    assert all(token not in json.dumps(r.headers) and "authorization" not in r.headers for r in calls)
+    assert all(r.headers["x-service"] == "dagtools" for r in calls)
+    assert [r.headers.get("x-api-token") for r in calls] == [None] * first + ["alice-api-token"] * (len(calls) - first)
+
+
 # -- what the server says before a token -------------------------------------------------------------------
 
 
