@@ -36,7 +36,7 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull,
 from dagtools._errors import ConfigError  # noqa: E402
 from dagtools.mcpserver._config import McpConfig  # noqa: E402
 from dagtools.mcpserver._server import SESSION_HEADER  # noqa: E402
-from tests.mcpserver.test_mcp import ROOT, value  # noqa: E402
+from tests.mcpserver.test_mcp import ERAS, ROOT, value  # noqa: E402
 from tests.mcpserver.test_mcp_security import bearer, client, peel, slice_  # noqa: E402
 from tests.mcpserver.test_mcp_url import MCP_YAML, McpHttp  # noqa: E402
 from tests.servers import Recorder, free_port  # noqa: E402
@@ -341,13 +341,24 @@ async def test_a_rotated_key_is_fetched_once_and_made_up_key_ids_cannot_make_the
         assert httpx.get(f"{issuer}/-/stats").json()["jwks"] == fetched + 1
 
 
+async def test_an_audience_other_than_the_url_is_the_one_tokens_must_name(issuer: str, kitchen_url: str, tmp_path: Path) -> None:
+    config = tmp_path / "mcp.yaml"
+    config.write_text(yaml.safe_dump({**yaml.safe_load(Path(MCP_YAML).read_text()), "oauth_audience": "urn:example:kitchen"}))
+    with OAuthMcp(kitchen_url, tmp_path, issuer, "--config", str(config)) as server:
+        async with client(server.url, **bearer(minted(issuer, "urn:example:kitchen"))) as machine:
+            assert value(await peel(machine)) == {"result": "Potato#2"}
+        refused = post(server.url, INITIALIZE, authorization=f"Bearer {minted(issuer, server.url)}")
+        assert refused.status_code == 401 and "another resource" in challenge(refused)["error_description"]
+
+
 # -- scopes ------------------------------------------------------------------------------------------------
 
 
-async def test_without_the_write_scope_no_mutation_is_offered_or_run(issuer: str, kitchen_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("era", ERAS)
+async def test_without_the_write_scope_no_mutation_is_offered_or_run(issuer: str, kitchen_url: str, tmp_path: Path, era: str) -> None:
     with OAuthMcp(kitchen_url, tmp_path, issuer, "--config", MCP_YAML, "--allow-mutations") as server:
         reader = minted(issuer, server.url, scope="dagtools:read")
-        async with client(server.url, **bearer(reader)) as c:
+        async with client(server.url, era, **bearer(reader)) as c:
             assert "Mutation_tip" not in json.dumps(value(await c.call_tool("selectTools", {"search": "tip the cook"})))
             assert value(await peel(c)) == {"result": "Potato#2"}  # reading works
         for params in ({"name": "Mutation_tip", "arguments": {"amount": 1}}, {"name": "callTool", "arguments": {"tool": "Mutation_tip"}}):
@@ -358,7 +369,7 @@ async def test_without_the_write_scope_no_mutation_is_offered_or_run(issuer: str
             said = challenge(refused)
             assert said["error"] == "insufficient_scope" and said["scope"] == BOTH and "dagtools:write" in said["error_description"]
         writer = minted(issuer, server.url)
-        async with client(server.url, **bearer(writer)) as c:
+        async with client(server.url, era, **bearer(writer)) as c:
             assert "Mutation_tip" in json.dumps(value(await c.call_tool("selectTools", {"search": "tip the cook"})))
             tipped = await c.call_tool("callTool", {"tool": "Mutation_tip", "arguments": {"amount": 2}})
             assert not tipped.is_error and isinstance(value(tipped)["result"], int)
