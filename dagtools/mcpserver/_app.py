@@ -291,7 +291,8 @@ def unauthorized(resource: str, *, given: bool, refused: Refused | None = None) 
             else Refused(401, "invalid_request", "This server needs a bearer token: send 'Authorization: Bearer <token>'.")
         )
     # RFC 6750 section 3.1: a request without credentials gets no error code, only the challenge.
-    parts = [f'error="{refused.error}"', f'error_description="{refused.description}"'] if given or refused.status != 401 else []
+    quoted = refused.description.replace("\\", "/").replace('"', "'")  # a quoted-string holds neither as it is
+    parts = [f'error="{refused.error}"', f'error_description="{quoted}"'] if given or refused.status != 401 else []
     parts.append(f'resource_metadata="{metadata_url(resource)}"')
     if refused.scope:
         parts.append(f'scope="{refused.scope}"')

@@ -451,3 +451,18 @@ def test_the_authorization_page_states_every_oauth_option_with_its_default() -> 
     for name, default in defaults.items():
         expected = {"(none)", "`public_url`"} if default == "" else {f"`{default:g}`" if isinstance(default, float) else f"`{default}`"}
         assert rows[name] in expected, name
+
+
+def test_a_refusal_keeps_its_challenge_header_well_formed() -> None:
+    from dagtools.mcpserver._app import unauthorized
+    from dagtools.mcpserver._auth import Refused
+
+    refused = Refused(401, "invalid_token", 'token is missing the "exp" claim', scope="a b")
+    status, headers, body = unauthorized("https://m.example.com/mcp", given=True, refused=refused)
+    assert status == 401 and json.loads(body)["error_description"] == 'token is missing the "exp" claim'
+    assert dict(re.findall(r'(\w+)="([^"]*)"', dict(headers)[b"www-authenticate"].decode())) == {
+        "error": "invalid_token",
+        "error_description": "token is missing the 'exp' claim",
+        "resource_metadata": "https://m.example.com/.well-known/oauth-protected-resource/mcp",
+        "scope": "a b",
+    }
