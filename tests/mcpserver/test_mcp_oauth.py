@@ -7,7 +7,9 @@ expired, or signed by a key the issuer does not publish are refused before any s
 from __future__ import annotations
 
 import asyncio
+import base64
 import dataclasses
+import hashlib
 import json
 import re
 import secrets
@@ -17,7 +19,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urljoin, urlsplit
+from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 import httpx
 import jwt
@@ -203,6 +205,40 @@ async def test_the_official_client_completes_its_oauth_flow_and_calls_a_tool(
         assert storage.tokens is not None and set(BOTH.split()) <= set((storage.tokens.scope or "").split())
         claims = jwt.decode(storage.tokens.access_token, options={"verify_signature": False})
         assert claims["aud"] == server.url and claims["iss"] == issuer and claims["sub"] == "alice"
+
+
+async def signed_in(issuer: str, client_id: str, redirect: str, login: str, scope: str, resource: str) -> OAuthToken:
+    """An access token from the authorization code flow with PKCE, as a client that asked for `scope` gets it."""
+    verifier = secrets.token_urlsafe(48)
+    digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    browser = Browser(login, redirect)
+    asked = {"response_type": "code", "client_id": client_id, "redirect_uri": redirect, "scope": scope, "resource": resource}
+    await browser.open(f"{issuer}/auth?" + urlencode({**asked, "code_challenge": digest, "code_challenge_method": "S256", "state": "s"}))
+    assert browser.result is not None
+    exchange = {"grant_type": "authorization_code", "code": browser.result.code, "code_verifier": verifier}
+    response = httpx.post(f"{issuer}/token", data={**exchange, "client_id": client_id, "redirect_uri": redirect, "resource": resource})
+    assert response.status_code == 200, response.text
+    return OAuthToken.model_validate(response.json())
+
+
+@pytest.mark.parametrize("era", ["legacy", "auto"])
+async def test_the_official_client_asks_for_the_write_scope_when_a_mutation_is_refused(
+    issuer: str, kitchen_url: str, tmp_path: Path, era: str
+) -> None:
+    with OAuthMcp(kitchen_url, tmp_path, issuer, "--config", MCP_YAML, "--allow-mutations") as server:
+        made, storage, browser = oauth_client(server.url, "alice", era)
+        registration = {"redirect_uris": [browser.redirect_uri], "token_endpoint_auth_method": "none", "application_type": "native"}
+        storage.client = OAuthClientInformationFull.model_validate(httpx.post(f"{issuer}/reg", json=registration).json())
+        # Alice consented to reading only, earlier: the client holds that token.
+        storage.tokens = await signed_in(issuer, storage.client.client_id or "", browser.redirect_uri, "alice", "dagtools:read", server.url)
+        assert storage.tokens.scope == "dagtools:read"
+        async with made as alice:
+            assert value(await peel(alice)) == {"result": "Potato#2"}
+            assert browser.pages == []
+            tipped = await alice.call_tool("callTool", {"tool": "Mutation_tip", "arguments": {"amount": 3}})
+            assert not tipped.is_error and isinstance(value(tipped)["result"], int)
+        assert browser.pages == ["login", "consent"]  # asked again, in a browser of its own, for both scopes
+        assert set(BOTH.split()) <= set((storage.tokens.scope or "").split())
 
 
 async def test_another_subject_cannot_use_a_session(issuer: str, kitchen_url: str, tmp_path: Path) -> None:
