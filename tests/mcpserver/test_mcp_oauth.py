@@ -502,3 +502,21 @@ def test_a_refusal_keeps_its_challenge_header_well_formed() -> None:
         "resource_metadata": "https://m.example.com/.well-known/oauth-protected-resource/mcp",
         "scope": "a b",
     }
+
+
+@pytest.mark.parametrize("value", ["", "no-colon", ":secret", "client:"])
+def test_introspection_credentials_that_cannot_work_are_refused_at_start(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dagtools.mcpserver._app import check_exposure
+
+    monkeypatch.setenv("RS_CREDENTIALS", value)
+    config = McpConfig(
+        source="x.graphql",
+        transport="http",
+        host="0.0.0.0",
+        public_url="https://mcp.example.com/mcp",
+        oauth_issuer="https://auth.example.com",
+        oauth_introspection_env="RS_CREDENTIALS",
+    )
+    with pytest.raises(ConfigError, match="must hold CLIENT_ID:CLIENT_SECRET") as refused:
+        check_exposure(config)
+    assert "secret" not in str(refused.value).replace("CLIENT_SECRET", "")
