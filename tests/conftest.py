@@ -165,6 +165,7 @@ E2E: dict[str, tuple[str, ...]] = {
         "test_an_unset_token_stops_the_server_at_start*",
     ),
     "mcpserver/test_mcp_security.py": ("*",),
+    "mcpserver/test_mcp_oauth.py": ("test_*_down_*",),  # with an authorization server: E2E_FIXTURES
     "mcpserver/test_mcp_startup.py": (
         "test_stdio_start_says_what_it_serves_on_stderr_and_nothing_on_stdout",
         "test_start_*",
@@ -212,6 +213,7 @@ E2E_FIXTURES = frozenset(
         "workshops_url",
         "jobs_url",
     }
+    | {"issuer", "other_issuer", "opaque_issuer"}
 )
 #: Tests that take seconds in this process: the big public schemas (GitHub, Linear, Saleor as SDL take
 #: 1.5-2 s each to build), timeouts waited out on purpose, retries that back off.
