@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphql import get_named_type, is_composite_type, is_leaf_type
+from graphql import get_named_type, is_abstract_type, is_composite_type, is_leaf_type
 
 from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
@@ -32,7 +32,7 @@ from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder
 from ._expressions import expression_of, nonsense
 from ._expressions import next_page as hint_next_page
-from ._keys import Key, held_values, key_field, key_of
+from ._keys import Key, held_values, identifies, key_field, key_of
 from ._moved import dotted, moved, unreachable
 from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_linked, present_payload
@@ -202,8 +202,9 @@ class FieldCalls:
             if any(isinstance(item, list) for item in value):
                 raise ToolCallError(f"{expression} is a list of lists, which objects cannot be taken from.")
             last = steps[-1]
-            return self._mint_items(value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression)
-        entry = self.mint(value, steps, operation, expression, description)
+            fresh = operation == "mutation"  # a write's result: met once, never the same place as another
+            return self._mint_items(value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression, fresh=fresh)
+        entry = self.mint(value, steps, operation, expression, description, fresh=operation == "mutation")
         if entry.handle.is_snapshot and isinstance(value, dict):  # a mutation's payload: what the write did
             return present_payload(self, entry, value)
         return self.present(entry)
@@ -241,16 +242,19 @@ class FieldCalls:
         operation: str,
         expression: str,
         extras: list[dict[str, Any]] | None = None,
+        *,
+        fresh: bool = False,
     ) -> Result:
         """A list of objects as a list of IDs, with their previews as one table within the budget (and
-        a note on what it leaves out). `extras` are what each item's edge says about it."""
+        a note on what it leaves out). `extras` are what each item's edge says about it; `fresh` as
+        for `mint`."""
         ids: list[str | None] = []
         previews: dict[str, tuple[str, dict[str, Any]]] = {}
         for index, item in enumerate(items):
             if item is None:
                 ids.append(None)
                 continue
-            entry = self.mint(item, steps_of(index), operation, f"{expression}[{index}]", "")
+            entry = self.mint(item, steps_of(index), operation, f"{expression}[{index}]", "", fresh=fresh)
             ids.append(entry.id)
             extra = extras[index] if extras and index < len(extras) else {}
             if entry.preview or extra:
@@ -291,7 +295,7 @@ class FieldCalls:
             readable = ", ".join(k for k in data if k != "__typename") or "none"
             raise ToolCallError(
                 f"{parent.id} came from a mutation and has no id to reach it again, so only the fields read then are available: {readable}."
-                + (" A list that shows it again (as the same ID) lets its other fields be read through that list." if parent.key else "")
+                + (" A list that shows it again (as the same ID) lets its other fields be read through it." if parent.identified else "")
             )
         value = data[field_name]
         expression = f"{parent.id}.{field_name}"
@@ -299,18 +303,24 @@ class FieldCalls:
             return self.long_values.present(value, expression)
         if value is None:
             return {"result": None}
+        place = (Step.of(parent.id), Step.of(field_name))  # never sent: where in the snapshot it was read
+        typed = _typed(get_named_type(field_type))
         if isinstance(value, list):  # objects a mutation linked to: re-rooted on identity, or snapshots
-            return self._mint_items(value, lambda _: (), "mutation", expression)
-        entry = self.mint(value, (), "mutation", expression, "")
+            items = [typed(item) for item in value]
+            return self._mint_items(items, lambda i: (place[0], replace(place[1], index=i)), "mutation", expression)
+        entry = self.mint(typed(value), place, "mutation", expression, "")
         return present_payload(self, entry, value) if entry.handle.is_snapshot else present_linked(self, entry)
 
-    def mint(self, value: dict[str, Any], steps: tuple[Step, ...], operation: str, expression: str, description: str) -> ObjectEntry:
-        """The registry entry for an object read from an answer: the one its type and key already
-        have, however it was reached then, or a new one.
+    def mint(
+        self, value: dict[str, Any], steps: tuple[Step, ...], operation: str, expression: str, description: str, *, fresh: bool = False
+    ) -> ObjectEntry:
+        """The registry entry for an object read from an answer: the one its type and identity already
+        have, however it was reached then, else the one found at this place before, else a new one.
 
         An object with identity is re-rooted on it. Any other keeps the values just read (its
-        snapshot) with the chain that reached it; a mutation's result keeps only the snapshot, and
-        without a key field it is one with another only when all it read (linked objects too) is."""
+        snapshot) with the chain that reached it, and is one with another only through an identity
+        (an id with no lookup) or the same place read with the same values; a mutation's result
+        keeps only the snapshot. `fresh`: the place is a write's result, met this once."""
         type_name = value.get("__typename") or self._end_type(steps, operation).name
         identity = self.catalogue.identity(type_name)
         id_value = value.get(identity.field) if identity else None
@@ -328,7 +338,15 @@ class FieldCalls:
         else:
             key, handle = key_of(self.catalogue, type_name, value), Handle(steps, "query", held_values(value))
         return self.registry.mint(
-            type_name, handle, expression=expression, description=description, identity=id_value, preview=preview, key=key
+            type_name,
+            handle,
+            expression=expression,
+            description=description,
+            identity=id_value,
+            preview=preview,
+            key=key,
+            identified=identifies(self.catalogue, type_name, key),
+            fresh=fresh,
         )
 
     def _unreachable(self, prepared: PreparedCall, path: tuple[str | int, ...], depth: int) -> str:
@@ -377,6 +395,17 @@ def _memo_key(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, ...] | None:
         return tool.name, json.dumps(arguments, sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError):
         return None
+
+
+def _typed(named: Any) -> Callable[[Any], Any]:
+    """An object of a snapshot with its concrete type said (a snapshot's place is not a chain to read it from)."""
+
+    def typed(item: Any) -> Any:
+        if isinstance(item, dict) and "__typename" not in item and not is_abstract_type(named):
+            return {"__typename": named.name, **item}
+        return item
+
+    return typed
 
 
 def _glimpse(value: Any, limit: int = 160) -> Any:
