@@ -164,7 +164,9 @@ E2E: dict[str, tuple[str, ...]] = {
     "interop/test_thirdparty_servers.py": ("*media*",),
 }
 #: Fixtures that start a third-party server process: any test that uses one is e2e.
-E2E_FIXTURES = frozenset({"swapi_url", "media_url", "media_old_url", "media_closed_url", "json_graphql_server", "gateway", "park_url"})
+E2E_FIXTURES = frozenset(
+    {"swapi_url", "media_url", "media_old_url", "media_closed_url", "json_graphql_server", "gateway", "park_url", "warehouse", "orders"}
+)
 #: Tests that take seconds in this process: the big public schemas (GitHub, Linear, Saleor as SDL take
 #: 1.5-2 s each to build), timeouts waited out on purpose, retries that back off.
 #: Under "*", patterns for every module: a test parametrized with one of the big public schemas.
