@@ -16,14 +16,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphql import get_named_type, is_abstract_type, is_composite_type, is_leaf_type
+from graphql import get_named_type, is_composite_type, is_leaf_type
 
 from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._preview_fields import field_rank
 from ..executors._base import Executor
-from ..registry._handles import Handle, Step, freeze, thaw
+from ..registry._handles import Handle, Step, freeze
 from ..registry._long_values import LongValues
 from ..registry._registry import ObjectEntry, Registry
 from ._answers import answer_problem, locate
@@ -35,7 +35,7 @@ from ._expressions import next_page as hint_next_page
 from ._keys import Key, held_values, identifies, key_field, key_of
 from ._moved import dotted, moved, unreachable
 from ._partial import failed_call, leave_out, partial_note, sort_errors
-from ._payloads import present_linked, present_payload
+from ._payloads import present_payload, read_snapshot
 from ._preview_pages import page_room, shape_page
 from ._references import Ref, known_types
 
@@ -103,7 +103,7 @@ class FieldCalls:
         expression = expression_of(parent.id if parent else None, ref.field_name, bound.shown)
         operation = "mutation" if ref.type_name == self.catalogue.mutation_type else "query"
         if parent is not None and parent.handle.is_snapshot:
-            answer = self._from_snapshot(parent, ref.field_name, bound.values, field.type)
+            answer = read_snapshot(self, parent, ref.field_name, bound.values, field.type)
             return PreparedCall((), operation, expression, field.type, answer=answer)
         if parent is not None and not bound.values and is_leaf_type(get_named_type(field.type)):
             held = parent.handle.held()  # values read when an object without identity was last found
@@ -203,7 +203,7 @@ class FieldCalls:
                 raise ToolCallError(f"{expression} is a list of lists, which objects cannot be taken from.")
             last = steps[-1]
             fresh = operation == "mutation"  # a write's result: met once, never the same place as another
-            return self._mint_items(value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression, fresh=fresh)
+            return self.mint_items(value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression, fresh=fresh)
         entry = self.mint(value, steps, operation, expression, description, fresh=operation == "mutation")
         if entry.handle.is_snapshot and isinstance(value, dict):  # a mutation's payload: what the write did
             return present_payload(self, entry, value)
@@ -235,7 +235,7 @@ class FieldCalls:
     def _is_tool(self, name: str) -> bool:
         return name in self.catalogue
 
-    def _mint_items(
+    def mint_items(
         self,
         items: list[Any],
         steps_of: Callable[[int], tuple[Step, ...]],
@@ -278,7 +278,7 @@ class FieldCalls:
     ) -> Result:
         """One page of a connection as the list of its node IDs, its scalars and the call for the next page."""
         items, extras = connection.items(value), connection.edge_values(value)
-        out = self._mint_items(items, lambda i: steps + connection.item_steps(i), "query", expression, extras)
+        out = self.mint_items(items, lambda i: steps + connection.item_steps(i), "query", expression, extras)
         for name in connection.scalars:
             if value.get(name) is not None:
                 out[name] = value[name]
@@ -286,30 +286,6 @@ class FieldCalls:
         if page.get("hasNextPage") and page.get("endCursor") is not None:
             out["more"] = next_page(page["endCursor"]) if next_page else "More items follow on later pages."
         return out
-
-    def _from_snapshot(self, parent: ObjectEntry, field_name: str, values: dict[str, Any], field_type: Any) -> Result:
-        data = thaw(parent.handle.snapshot) or {}
-        if not values and field_name not in data and get_named_type(field_type) is self.catalogue.schema.query_type:
-            raise ToolCallError(f"{parent.id}.{field_name} is the API's query root: call the Query tools themselves, they need no object.")
-        if values or field_name not in data:
-            readable = ", ".join(k for k in data if k != "__typename") or "none"
-            raise ToolCallError(
-                f"{parent.id} came from a mutation and has no id to reach it again, so only the fields read then are available: {readable}."
-                + (" A list that shows it again (as the same ID) lets its other fields be read through it." if parent.identified else "")
-            )
-        value = data[field_name]
-        expression = f"{parent.id}.{field_name}"
-        if is_leaf_type(get_named_type(field_type)):
-            return self.long_values.present(value, expression)
-        if value is None:
-            return {"result": None}
-        place = (Step.of(parent.id), Step.of(field_name))  # never sent: where in the snapshot it was read
-        typed = _typed(get_named_type(field_type))
-        if isinstance(value, list):  # objects a mutation linked to: re-rooted on identity, or snapshots
-            items = [typed(item) for item in value]
-            return self._mint_items(items, lambda i: (place[0], replace(place[1], index=i)), "mutation", expression)
-        entry = self.mint(typed(value), place, "mutation", expression, "")
-        return present_payload(self, entry, value) if entry.handle.is_snapshot else present_linked(self, entry)
 
     def mint(
         self, value: dict[str, Any], steps: tuple[Step, ...], operation: str, expression: str, description: str, *, fresh: bool = False
@@ -395,17 +371,6 @@ def _memo_key(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, ...] | None:
         return tool.name, json.dumps(arguments, sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError):
         return None
-
-
-def _typed(named: Any) -> Callable[[Any], Any]:
-    """An object of a snapshot with its concrete type said (a snapshot's place is not a chain to read it from)."""
-
-    def typed(item: Any) -> Any:
-        if isinstance(item, dict) and "__typename" not in item and not is_abstract_type(named):
-            return {"__typename": named.name, **item}
-        return item
-
-    return typed
 
 
 def _glimpse(value: Any, limit: int = 160) -> Any:
