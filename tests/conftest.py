@@ -212,6 +212,8 @@ E2E_FIXTURES = frozenset(
         "park_url",
         "workshops_url",
         "jobs_url",
+        "warehouse",
+        "orders",
     }
     | {"issuer", "other_issuer", "opaque_issuer"}
 )

@@ -1,8 +1,11 @@
 """Per session: `Type#N` <-> handle, with what made each object and what it looks like.
 
-Pure and O(1) per mint and lookup: a few dicts and a counter per type. An object is one `Type#N` however
-it was reached: minting an object of a type and key already held (see calls/_keys.py), or the same
-handle again, returns the ID it already has, so an ID always means one thing. What the object looks
+Pure and O(1) per mint and lookup: a few dicts and a counter per type. An object with an identity (an id
+field, a lookup, Relay, a declared key: see calls/_keys.py) is one `Type#N` however it was reached:
+minting an object of a type and identity already held returns the ID it already has. An object without
+one is the object found at one place: the same handle again (the same chain and position, read with the
+same values) is the same ID, and nothing else is; equal values found elsewhere are another object, and
+a place met once (a write's result) is never met again. So an ID always means one thing. What the object looks
 like (its preview) is another matter: the API may have changed it since (a mutation, another
 client), so the entry keeps the values of the latest answer that read them, never the first, and
 the way it was last reached (an object seen again in a list is found where it was last seen).
@@ -37,7 +40,8 @@ class ObjectEntry:
     description: str = ""
     identity: Any = None
     preview: dict[str, Any] = field(default_factory=dict)
-    key: Key = ()  # what tells this object apart from others of its type; () when nothing does
+    key: Key = ()  # what the end of its chain must still show (checked before a read through it); () for nothing
+    identified: bool = False  # the key is an identity: another place with this key holds this same object
 
     @property
     def label(self) -> str:
@@ -68,15 +72,22 @@ class Registry:
         preview: dict[str, Any] | None = None,
         key: Key = (),
         written: bool = False,
+        identified: bool = False,
+        fresh: bool = False,
     ) -> ObjectEntry:
-        """The entry for this object: the one with its type and key (or, without a key, its handle),
-        or a new `Type#N` with N counted per type.
+        """The entry for this object: the one with its type and identity (`key` when `identified`), else
+        the one with the same handle, else a new `Type#N` with N counted per type.
+
+        A key that is no identity (the values of an object without one) merges nothing: it is what a
+        read through the handle checks. A `fresh` object was found at a place no later answer reaches
+        again (a write's result): only its identity can name an object held before, and no later
+        mint finds it by its handle (every mint of such a place is fresh).
 
         An existing entry takes the preview values just read and the handle just used: the ID stays,
         what it shows and where it was last seen are fresh (`written`: see `refresh`).
         """
-        existing = self._by_key.get((type_name, key)) if key else None
-        if existing is None:
+        existing = self._by_key.get((type_name, key)) if key and identified else None
+        if existing is None and not fresh:
             existing = self._by_handle.get((type_name, handle))
             if existing is not None and key and self._by_id[existing].key not in ((), key):
                 existing = None  # the same way there, another object: a key says which
@@ -94,16 +105,17 @@ class Registry:
             identity=identity,
             preview=dict(preview or {}),
             key=key,
+            identified=identified and bool(key),
         )
         self._by_id[entry.id] = entry
         self._by_handle[(type_name, handle)] = entry.id
-        if key:
+        if entry.identified:
             self._by_key[(type_name, key)] = entry.id
         self.touch(entry.id)
         return entry
 
     def keyed(self, type_name: str, key: Key) -> str | None:
-        """The ID of the object of this type and key, if the registry holds it."""
+        """The ID of the object of this type and identity, if the registry holds it."""
         return self._by_key.get((type_name, key))
 
     def refresh(
@@ -193,7 +205,7 @@ class Registry:
         for entry in entries:
             self._by_id[entry.id] = entry
             self._by_handle[(entry.type_name, entry.handle)] = entry.id
-            if entry.key:
+            if entry.identified:
                 self._by_key[(entry.type_name, entry.key)] = entry.id
             self._counts[entry.type_name] = max(self._counts.get(entry.type_name, 0), entry.number)
         used = set(recent)

@@ -55,10 +55,10 @@ def load_script(source: str | Path | Mapping[str, Any]) -> Script:
         raise ConfigError(f"Script {origin} must be a mapping with inputs, outputs and calls.")
     unknown = set(data) - {"inputs", "outputs", "calls"}
     if unknown:
-        meant = {
+        close = {
             key: m for key in sorted(unknown) if (m := difflib.get_close_matches(key, ["inputs", "outputs", "calls"], n=1, cutoff=0.7))
         }
-        hint = f" (write {', '.join(f'{k} -> {m[0]}' for k, m in meant.items())})" if meant else ""
+        hint = f" (write {', '.join(f'{k} -> {m[0]}' for k, m in close.items())})" if close else ""
         raise ConfigError(f"Script {origin} has unknown keys {sorted(unknown)}{hint}; use inputs, outputs and calls.")
     calls = data.get("calls") or []
     if not isinstance(calls, list):
@@ -68,10 +68,10 @@ def load_script(source: str | Path | Mapping[str, Any]) -> Script:
             raise ConfigError(f"Script {origin}: call {index + 1} must be a mapping such as {{tool: Potato_peel, arguments: {{}}}}.")
         extra = sorted(set(call) - _CALL_KEYS)
         if extra:
-            meant = ", ".join(f"{key} -> {_meant(key)}" for key in extra if _meant(key))
+            renames = ", ".join(f"{key} -> {_meant(key)}" for key in extra if _meant(key))
             raise ConfigError(
                 f"Script {origin}: call {index + 1} has unknown keys {extra}"
-                + (f" (write {meant})" if meant else "")
+                + (f" (write {renames})" if renames else "")
                 + f"; a call takes {', '.join(sorted(_CALL_KEYS))}."
             )
         if "tool" not in call:

@@ -11,19 +11,23 @@ from __future__ import annotations
 from dagtools.registry._handles import Handle, Step, freeze
 from dagtools.registry._registry import Registry
 
-KEY = (("id", "c1"),)
+KEY = (("id", "c1"),)  # an id field: an identity (identified=True), which lets two places name one object
 
 
 def held_comment(registry: Registry) -> str:
     chain = Handle((Step.of("workshop"), Step.of("comments", index=0)), "query", freeze({"id": "c1", "text": "old", "likes": 3}))
-    return registry.mint("Comment", chain, expression="Workshop#1.comments[0]", key=KEY, preview={"text": "old", "likes": 3}).id
+    return registry.mint(
+        "Comment", chain, expression="Workshop#1.comments[0]", key=KEY, identified=True, preview={"text": "old", "likes": 3}
+    ).id
 
 
 def test_a_write_replaces_what_was_held_and_drops_what_it_did_not_read() -> None:
     registry = Registry()
     comment = held_comment(registry)
     written = Handle((), "mutation", freeze({"id": "c1", "text": "new"}))
-    entry = registry.mint("Comment", written, expression="editComment.comment", key=KEY, preview={"text": "new"}, written=True)
+    entry = registry.mint(
+        "Comment", written, expression="editComment.comment", key=KEY, identified=True, preview={"text": "new"}, written=True
+    )
     assert entry.id == comment
     assert entry.handle.steps[-1].field == "comments", "still reached through its chain, read again at will"
     assert entry.handle.held() == {"id": "c1", "text": "new"}, "`likes` is from before the write: read again, not answered"
@@ -34,7 +38,7 @@ def test_a_read_adds_to_what_was_held() -> None:
     registry = Registry()
     comment = held_comment(registry)
     again = Handle((Step.of("workshop"), Step.of("comments", index=0)), "query", freeze({"id": "c1", "text": "new"}))
-    entry = registry.mint("Comment", again, expression="Workshop#1.comments[0]", key=KEY, preview={"text": "new"})
+    entry = registry.mint("Comment", again, expression="Workshop#1.comments[0]", key=KEY, identified=True, preview={"text": "new"})
     assert entry.id == comment
     assert entry.handle.held() == {"id": "c1", "text": "new", "likes": 3}
     assert entry.preview == {"text": "new", "likes": 3}
