@@ -11,9 +11,11 @@ Which session a request belongs to:
   an unguessable key from the client, the authenticated caller, or a key the server issues; never
   the client's address or name. Keyed sessions live in a pool that never pushes a live session out
   to make room: at capacity a new one is refused (HTTP 503 with `Retry-After`), see `_pool`.
-  With a store (`--store sqlite:///PATH` or `redis://...`) each keyed session is also kept there
-  under its key's digest: every call is saved before its result returns, and a session this
-  process does not hold (after a restart, or one another worker served) is resumed from the store.
+  With a store (`--store sqlite:///PATH`, `redis://...` or `redis+cluster://...`) each keyed session is
+  also kept there under its key's digest: every call is saved before its result returns, and a session
+  this process does not hold (after a restart, or one another worker served) is resumed from the store.
+  So workers need no session affinity: a listen stream open on one worker learns of tool-list changes
+  made through another within `WATCH_SECONDS` (`_watch`).
 
 Forwarded headers are read from every request and sent upstream with that request only
 (`_forwarding`): no session holds a credential.
@@ -50,6 +52,8 @@ if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a
 __all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer"]
 
 _STATE_KEY = "dagtools.session"
+#: How often a session with a listen stream open looks in the store for tool-list changes made by other workers.
+WATCH_SECONDS = 1.0
 
 INSTRUCTIONS = """\
 This server exposes a GraphQL API as tools. Every field of every object type is a tool named \
@@ -255,8 +259,9 @@ class McpToolServer(AsyncClosing):
 
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         types = self._types
-        # Whichever era the first client speaks, a session it opens now lists what every fresh one does.
-        fresh = opens_session(ctx, self.config, _STATE_KEY) or opens_keyed(ctx, self.config, self._sessions)
+        # Whichever era the first client speaks, a session it opens now lists what every fresh one does. With a
+        # store, a key this process does not hold may name a session another worker moved on: it is read.
+        fresh = opens_session(ctx, self.config, _STATE_KEY) or (self._store is None and opens_keyed(ctx, self.config, self._sessions))
         if fresh and self._first_listing is not None:
             listed = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in self._first_listing])
             self._first_listing = None  # once: the warm-up makes the next list as cheap from the session
@@ -324,7 +329,35 @@ class McpToolServer(AsyncClosing):
         if state.bus is None:
             state.bus = InMemorySubscriptionBus()
             state.listen = ListenHandler(state.bus, max_subscriptions=8)
-        return await state.listen(ctx, params)
+        if self._store is None:
+            return await state.listen(ctx, params)
+        import anyio
+
+        async with anyio.create_task_group() as group:  # the stream lasts as long as the listen request
+            group.start_soon(self._watch, state)
+            try:
+                return await state.listen(ctx, params)
+            finally:
+                group.cancel_scope.cancel()
+
+    async def _watch(self, state: ClientState) -> None:
+        """While a listen stream is open on this worker, calls on other workers may change the session's
+        tools: every `WATCH_SECONDS` the session catches up with the store (one small read when nothing
+        moved), and a change of its tool list is published to the stream."""
+        import anyio
+        from mcp.server.subscriptions import ToolsListChanged
+
+        while True:
+            await anyio.sleep(WATCH_SECONDS)
+            async with state.lock:
+                before = state.session.toolset.version()
+                try:
+                    await state.session.catch_up()
+                except DagtoolsError:  # the store failed or the session went: the next call says so
+                    continue
+                changed = state.session.toolset.version() != before
+            if changed and state.bus is not None:
+                await state.bus.publish(ToolsListChanged())
 
     def _input_schema(self, name: str) -> Mapping[str, Any] | None:
         return self.catalogue.tool(name).parameters if name in self.catalogue else None

@@ -547,6 +547,25 @@ def test_a_lease_from_another_machine_or_a_live_process_is_not_broken():
     assert holder_gone(f"{machine}:{parent}:1:{'0' * 32}")  # the PID now names a process started later: another one
 
 
+def test_a_killed_holder_not_yet_reaped_is_gone():
+    """A worker SIGKILLed whose parent has not waited for it yet is a zombie: it holds nothing."""
+    from dagtools.stores._holders import _started, holder_gone, new_token
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        machine = new_token().split(":")[0]
+        token = f"{machine}:{child.pid}:{_started(child.pid)}:{'0' * 32}"
+        assert not holder_gone(token)
+        child.send_signal(signal.SIGKILL)
+        deadline = time.monotonic() + 5
+        while Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] != "Z" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert holder_gone(token)  # not reaped yet: a zombie
+    finally:
+        child.kill()
+        child.wait()
+
+
 # -- a call saves what it changed ------------------------------------------------------------------------------
 
 
