@@ -18,8 +18,8 @@ from tests.servers import free_port, wait_for_port
 #: The configuration the Deployment page shows: round-robin per request, no stickiness; a worker that stops
 #: accepting connections is taken out within a second (health checks every 300 ms), and a request whose
 #: connection it refused is sent to another worker (`option redispatch`, `retries`); a request a worker
-#: took and then died on is not sent again (it may have run). `timeout server` bounds a call; listen
-#: streams are kept by `timeout tunnel`.
+#: took and then died on is not sent again (it may have run). `timeout server` bounds a call, and how long
+#: a listen stream may stay silent before HAProxy closes it (the client then listens again).
 CONFIG = """\
 global
     maxconn 4096
@@ -31,7 +31,6 @@ defaults
     timeout connect 2s
     timeout client 60s
     timeout server 60s
-    timeout tunnel 1h
 
 frontend mcp
     bind 127.0.0.1:{port}

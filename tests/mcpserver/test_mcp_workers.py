@@ -186,3 +186,15 @@ async def test_a_worker_killed_under_load_loses_no_acknowledged_object(kitchen_u
                     read = await client.call_tool("callTool", {"tool": "Potato_variety", "arguments": {"Potato": handle}})
                     assert not read.is_error and value(read)["result"] == variety, (key, handle, variety, read.content[0].text)
         assert set(reader.workers("tools/call")) == {"w2"}
+
+
+def test_the_deployment_page_gives_the_tested_configurations() -> None:
+    """The HAProxy configuration and the cluster settings on the Deployment page are the ones tested here."""
+    from tests.haproxy import CONFIG, SERVER
+    from tests.redis_cluster import NODE_TIMEOUT_MS
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "deployment.md").read_text()
+    servers = "\n".join(SERVER.format(name=f"w{n}", port=8000 + n) for n in (1, 2))
+    shown = CONFIG.format(port=8000, servers=servers).replace("bind 127.0.0.1:8000", "bind 0.0.0.0:8000")
+    assert shown.strip() in page
+    assert f"cluster-node-timeout {NODE_TIMEOUT_MS}\ncluster-require-full-coverage no" in page
