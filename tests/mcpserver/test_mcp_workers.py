@@ -30,13 +30,15 @@ from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 from dagtools.mcpserver._server import SESSION_HEADER  # noqa: E402
 from tests.mcpserver.test_mcp import Changes, listening, names, value  # noqa: E402
 from tests.mcpserver.test_mcp_url import McpHttp, cache_dir  # noqa: E402, F401
-from tests.stores.test_store import redis_url  # noqa: E402, F401
+from tests.stores.test_store import redis_cluster, redis_url  # noqa: E402, F401
 
 
-@pytest.fixture(params=["sqlite", "redis"])
+@pytest.fixture(params=["sqlite", "redis", "cluster"])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'sessions.sqlite3'}"
+    if request.param == "cluster":
+        return str(request.getfixturevalue("redis_cluster").url)
     return str(request.getfixturevalue("redis_url"))
 
 
