@@ -13,9 +13,8 @@ Which session a request belongs to:
   to make room: at capacity a new one is refused (HTTP 503 with `Retry-After`), see `_pool`.
   With a store (`--store sqlite:///PATH`, `redis://...` or `redis+cluster://...`) each keyed session is
   also kept there under its key's digest: every call is saved before its result returns, and a session
-  this process does not hold (after a restart, or one another worker served) is resumed from the store.
-  So workers need no session affinity: a listen stream open on one worker learns of tool-list changes
-  made through another within `WATCH_SECONDS` (`_watch`).
+  this process does not hold (after a restart, or one another worker served) is resumed from the store:
+  no affinity is needed, and a listen stream learns of other workers' tool-list changes (`watch_store`).
 
 Forwarded headers are read from every request and sent upstream with that request only
 (`_forwarding`): no session holds a credential.
@@ -37,7 +36,7 @@ from ._config import McpConfig
 from ._forwarding import UpstreamClient, forwarded_headers, request_headers, use_forwarded
 from ._keys import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, session_key
 from ._limits import argument_bytes, refusal
-from ._listing import cached_listing, opens_keyed, opens_session, remember_listing, warm_up
+from ._listing import cached_listing, opens_keyed, opens_session, remember_listing, warm_up, watch_store
 from ._memory import MemoryReturn
 
 if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a session opens
@@ -52,8 +51,7 @@ if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a
 __all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer"]
 
 _STATE_KEY = "dagtools.session"
-#: How often a session with a listen stream open looks in the store for tool-list changes made by other workers.
-WATCH_SECONDS = 1.0
+WATCH_SECONDS = 1.0  #: how often a session with a listen stream open looks for other workers' tool-list changes
 
 INSTRUCTIONS = """\
 This server exposes a GraphQL API as tools. Every field of every object type is a tool named \
@@ -259,9 +257,8 @@ class McpToolServer(AsyncClosing):
 
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         types = self._types
-        # Whichever era the first client speaks, a session it opens now lists what every fresh one does. With a
-        # store, a key this process does not hold may name a session another worker moved on: it is read.
-        fresh = opens_session(ctx, self.config, _STATE_KEY) or (self._store is None and opens_keyed(ctx, self.config, self._sessions))
+        # Whichever era the first client speaks, a session it opens now lists what every fresh one does.
+        fresh = opens_session(ctx, self.config, _STATE_KEY) or opens_keyed(ctx, self.config, self._sessions)
         if fresh and self._first_listing is not None:
             listed = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in self._first_listing])
             self._first_listing = None  # once: the warm-up makes the next list as cheap from the session
@@ -334,30 +331,11 @@ class McpToolServer(AsyncClosing):
         import anyio
 
         async with anyio.create_task_group() as group:  # the stream lasts as long as the listen request
-            group.start_soon(self._watch, state)
+            group.start_soon(watch_store, state, WATCH_SECONDS)
             try:
                 return await state.listen(ctx, params)
             finally:
                 group.cancel_scope.cancel()
-
-    async def _watch(self, state: ClientState) -> None:
-        """While a listen stream is open on this worker, calls on other workers may change the session's
-        tools: every `WATCH_SECONDS` the session catches up with the store (one small read when nothing
-        moved), and a change of its tool list is published to the stream."""
-        import anyio
-        from mcp.server.subscriptions import ToolsListChanged
-
-        while True:
-            await anyio.sleep(WATCH_SECONDS)
-            async with state.lock:
-                before = state.session.toolset.version()
-                try:
-                    await state.session.catch_up()
-                except DagtoolsError:  # the store failed or the session went: the next call says so
-                    continue
-                changed = state.session.toolset.version() != before
-            if changed and state.bus is not None:
-                await state.bus.publish(ToolsListChanged())
 
     def _input_schema(self, name: str) -> Mapping[str, Any] | None:
         return self.catalogue.tool(name).parameters if name in self.catalogue else None
