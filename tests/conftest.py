@@ -162,6 +162,7 @@ E2E: dict[str, tuple[str, ...]] = {
         "test_sessions_spread_over_every_primary_*",
         "test_a_save_waits_for_its_replica_*",
         "test_a_primary_killed_under_load_*",
+        "test_slots_moved_between_primaries_*",
     ),
     # A fresh interpreter each: what is imported, and the OpenTelemetry SDK's process-wide providers.
     "test_telemetry.py": (

@@ -105,19 +105,24 @@ class RedisCluster:
                 ports.append(int(fields[1].split("@")[0].rsplit(":", 1)[1]))
         return sorted(p for p in ports if p in self.live())
 
-    def serves(self, port: int, name: str) -> bool:
-        """Whether the primary on `port` serves the slot of the key `name`."""
-        from redis.crc import key_slot
-
-        slot = key_slot(name.encode())
+    def slots(self, port: int) -> list[range]:
+        """The slots the primary on `port` serves, as a live node sees the cluster."""
+        found = []
         for line in self.ask(self.live()[0], "cluster", "nodes").splitlines():
             fields = line.split()
             if f":{port}@" in fields[1]:
                 for served in fields[8:]:
                     low, _, high = served.partition("-")
-                    if low.isdigit() and int(low) <= slot <= int(high or low):
-                        return True
-        return False
+                    if low.isdigit():
+                        found.append(range(int(low), int(high or low) + 1))
+        return found
+
+    def serves(self, port: int, name: str) -> bool:
+        """Whether the primary on `port` serves the slot of the key `name`."""
+        from redis.crc import key_slot
+
+        slot = key_slot(name.encode())
+        return any(slot in served for served in self.slots(port))
 
     def wait_ok(self, seconds: float) -> None:
         """Until every live node says the cluster is whole (every slot served), they agree on 3 primaries,

@@ -6,6 +6,7 @@ loses none that were acknowledged. The store tests of `test_store.py` run on the
 from __future__ import annotations
 
 import logging
+import subprocess
 import time
 
 import anyio
@@ -176,3 +177,60 @@ async def test_a_primary_killed_under_load_loses_no_acknowledged_object():
                     assert variety in resumed.object(handle).expression, (key, handle, variety)
     finally:
         cluster.stop()
+
+
+async def test_slots_moved_between_primaries_under_load_lose_no_call(redis_cluster):  # noqa: F811
+    """Slots resharded from one primary to another while sessions on them make calls: the client library
+    follows `ASK` during the move and `MOVED` after it; every call succeeds and every object is kept."""
+    from redis.crc import key_slot
+
+    redis_cluster.flush()
+    url = redis_cluster.url
+    source, target = redis_cluster.primaries()[:2]
+    first = min(served.start for served in redis_cluster.slots(source))
+    moving_slots = range(first, first + 500)  # redis-cli moves a primary's lowest slots first
+    candidates = (f"moved-{n}" for n in range(100_000))
+    keys = [k for k in candidates if key_slot(f"dagtools:session:{{{k}}}".encode()) in moving_slots][:8] + ["stays-1", "stays-2"]
+    acknowledged: dict[str, dict[str, str]] = {key: {} for key in keys}
+    errors: list[str] = []
+    started = anyio.Event()
+    moved = anyio.Event()
+    calls = 0
+
+    async def work(key: str) -> None:
+        nonlocal calls
+        async with await kitchen_session(store=url, key=key) as session:
+            await call(session, "selectTools", tools=["Query_potato"])
+            n = 0
+            while not moved.is_set() or n < 3:
+                n += 1
+                result = await call(session, "Query_potato", variety=f"{key}-v{n}")
+                if result.is_error:
+                    errors.append(result.content)
+                else:
+                    acknowledged[key][result.value["result"]] = f"{key}-v{n}"
+                calls += 1
+                if calls >= 3 * len(keys):
+                    started.set()
+
+    def node_id(port: int) -> str:
+        return redis_cluster.ask(port, "cluster", "myid").strip()
+
+    async def reshard() -> None:
+        await started.wait()
+        command = [redis_cluster.cli, "--cluster", "reshard", f"127.0.0.1:{source}", "--cluster-from", node_id(source)]
+        command += ["--cluster-to", node_id(target), "--cluster-slots", str(len(moving_slots)), "--cluster-yes", "--cluster-pipeline", "1"]
+        done = await anyio.to_thread.run_sync(lambda: subprocess.run(command, capture_output=True, text=True, timeout=120))
+        assert done.returncode == 0, done.stdout[-1000:] + done.stderr[-1000:]
+        moved.set()
+
+    async with anyio.create_task_group() as group:
+        for key in keys:
+            group.start_soon(work, key)
+        group.start_soon(reshard)
+    assert len(keys) == 10 and all(redis_cluster.serves(target, f"dagtools:session:{{{k}}}") for k in keys[:8]), "no session moved"
+    assert errors == [], errors[:3]
+    for key, objects in acknowledged.items():
+        async with await kitchen_session(store=url, key=key) as resumed:
+            for handle, variety in objects.items():
+                assert variety in resumed.object(handle).expression, (key, handle, variety)
