@@ -240,7 +240,8 @@ class RedisStore(SessionStore):
             )
 
     def _failed(self, error: BaseException) -> ExecutorError:
-        return ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {error}. Check that it is running.")
+        said = str(error).rstrip(". ") or type(error).__name__
+        return ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {said}. Check that it is running.")
 
     async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
         keys = [self._name(_PREFIX, key), self._name(_LOG, key)]
@@ -262,7 +263,7 @@ class RedisStore(SessionStore):
         try:
             return bool(await self._redis.delete(self._name(_PREFIX, key), self._name(_LOG, key)))
         except RedisError as error:
-            raise ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {error}. Check that it is running.") from None
+            raise self._failed(error) from None
 
     async def expire(self) -> int:
         return 0  # every session key carries its own expiry
@@ -287,7 +288,7 @@ class RedisStore(SessionStore):
         try:
             holder = await self._redis.get(self._name(_LEASE, key))
         except RedisError as error:
-            raise ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {error}. Check that it is running.") from None
+            raise self._failed(error) from None
         return None if holder is None else _text(holder)
 
     async def aclose(self) -> None:

@@ -166,10 +166,11 @@ async def test_a_primary_killed_under_load_loses_no_acknowledged_object():
         window = max(resumed_at[key] for key in served)
         print(
             f"\nkilled a primary serving {len(served)} of {len(keys)} sessions: they saved again {window:.1f} s later; "
-            f"{len(failures)} calls failed meanwhile; the longest call took {longest:.1f} s"
+            f"{len(failures)} calls failed meanwhile; the longest call took {longest:.1f} s; errors: {sorted({f[3] for f in failures})}"
         )
         assert window < 10, f"the killed primary's sessions could not save for {window:.1f} s"
-        assert max(resumed_at[key] for key in set(keys) - served) < 1, "the other primaries' sessions were held up"
+        others = max(resumed_at[key] for key in set(keys) - served)
+        assert others < 2, f"the other primaries' sessions were held up for {others:.1f} s"
         assert sum(len(a) for a in acknowledged.values()) > 100
         for key, objects in acknowledged.items():  # read back through a new client, after the failover
             async with await kitchen_session(store=url, key=key) as resumed:
