@@ -184,7 +184,7 @@ class McpToolServer(AsyncClosing):
                 if state is None:
                     state = ClientState(session=await self._open(reading=reading))
                     connection.state[name] = state
-                    connection.exit_stack.push_async_callback(_release, connection.state, self.memory, name)
+                    connection.exit_stack.push_async_callback(self.memory.release, connection.state, name)
                 return state
         key = session_key(ctx, headers, forwarded_headers(headers, self.config.forward_headers))
         # The digest names the session in the store too: neither the client's key nor a credential is kept.
@@ -379,18 +379,6 @@ class McpToolServer(AsyncClosing):
     def http_app(self) -> Any:
         """The streamable HTTP ASGI app (both protocol eras) at `config.path`, behind the gate of `_app`."""
         return build_http_app(self, check_exposure(self.config))
-
-
-async def _release(state: dict[str, Any], memory: MemoryReturn, name: str = _STATE_KEY) -> None:
-    """A closed connection lets go of its session at once; what the session held is given back once the
-    server is quiet (`_memory`). The callback takes the connection's state, not the session, so nothing
-    else points at the session once it is popped."""
-    client = state.pop(name, None)
-    if client is None:
-        return
-    await client.session.aclose()
-    del client
-    memory.session_closed()
 
 
 def _in_memory(store: str) -> bool:
