@@ -23,7 +23,7 @@ pytest.importorskip("mcp")
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from tests.clients import BY_PATH, CLIENTS, SETUPS, TOKEN, UVX, runnable, variables  # noqa: E402
+from tests.clients import BY_PATH, CLIENTS, SETUPS, TOKEN, UVX, measured, runnable, variables  # noqa: E402
 from tests.clients import guarded_kitchen as kitchen_behind_token  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 
@@ -47,7 +47,9 @@ async def test_a_client_setup_starts_dagtools_that_lists_and_calls_tools(
     line = runnable(command, args, api)
     assert "Authorization: Bearer ${GITHUB_TOKEN}" in line, "the token comes from the environment, never the file"
     # The SDK starts the server as a client does: a few safe variables (PATH, HOME, ...) plus `env`.
-    params = StdioServerParameters(command=line[0], args=line[1:], env={**env, "DAGTOOLS_CACHE_DIR": str(tmp_path)}, cwd=str(tmp_path))
+    params = StdioServerParameters(
+        command=line[0], args=line[1:], env=measured({**env, "DAGTOOLS_CACHE_DIR": str(tmp_path)}), cwd=str(tmp_path)
+    )
     before = len(seen)
     async with Client(params) as client:
         listed = [t.name for t in (await client.list_tools()).tools]
