@@ -271,9 +271,10 @@ async def test_over_http_a_second_client_lists_while_the_first_calls_cold_then_w
 
 
 def _node_client() -> list[str]:
-    node = shutil.which("node")
+    installed = ROOT / "tests" / "conformance" / "node_modules" / ".bin" / "node"  # the Node 22 the conformance suite pins
+    node = shutil.which("node") or (str(installed) if installed.exists() else None)
     if node is None:
-        pytest.skip("the TypeScript SDK's client needs Node.js: node is not on PATH")
+        pytest.skip("the TypeScript SDK's client needs Node.js: node is not on PATH (nor in tests/conformance)")
     if not (JS / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
         pytest.skip(
             f"@modelcontextprotocol/sdk is not installed in {JS / 'node_modules'}: run `npm ci --prefix tests/js` (as .ci/run does)"
