@@ -230,6 +230,43 @@ def test_the_cycle_check_sees_a_package_imported_back_and_a_function_run_at_impo
     assert find_cycle(graph) is None
 
 
+def _package_of(module: str) -> str:
+    return module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+
+
+#: Cycles inside one package that close only through a function's import, which runs after both modules
+#: are imported (so no import, in any thread, waits on the other), each with why it stays.
+CLOSED_WHEN_CALLED = {
+    frozenset(
+        {"dagtools.load._sources", "dagtools.load._introspect"}
+    ): "load_schema fetches a URL's schema; the fetch builds it the same way",
+    frozenset(
+        {"dagtools.stores._store", "dagtools.stores._sqlite", "dagtools.stores._redis"}
+    ): "open_store picks a backend by URL; each backend is a SessionStore",
+}
+
+
+def test_no_new_cycle_inside_a_package_even_through_a_function():
+    # Imports in functions count here too (not those for type checking): a cycle among one package's
+    # modules that closes only when a function runs is listed above with its reason, or it fails.
+    edges: dict[str, set[str]] = {}
+    for module, path in MODULES.items():
+        for _, target, how in _every_import(module, path):
+            if how != "for type checking only" and _package_of(target) == _package_of(module):
+                edges.setdefault(module, set()).add(target)
+    found: list[frozenset[str]] = []
+    remaining = {m: set(ts) for m, ts in edges.items()}
+    while (cycle := find_cycle(remaining)) is not None:
+        members = frozenset(cycle)
+        known = next((k for k in CLOSED_WHEN_CALLED if members <= k), members)
+        found.append(known)
+        for module in members:  # take the cycle's edges out, to find the next one
+            remaining[module] -= members
+    assert set(found) <= set(CLOSED_WHEN_CALLED), "import cycle inside a package: " + "; ".join(
+        " <-> ".join(sorted(c)) for c in set(found) - set(CLOSED_WHEN_CALLED)
+    )
+
+
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_module_is_small(module):
     lines = MODULES[module].read_text().count("\n")
