@@ -103,11 +103,11 @@ def opens_keyed(ctx: Any, config: McpConfig, held: Container[str] | None) -> boo
 
 
 class WarmUp:
-    """What a warm start defers (importing the session machinery, restoring or compiling the catalogue),
-    done once under a lock: by `start`'s daemon thread once the first tool list has gone out, or by the
-    first request that needs it, which otherwise waits for the thread to finish. No request meets a
-    half-done import or a catalogue compiled twice. A failed attempt is tried again by the next caller,
-    who reports it."""
+    """What a warm start defers (importing the session machinery, then `prepare`: restoring or compiling
+    the catalogue), done once under a lock: by `start`'s daemon thread once the first tool list has gone
+    out, or by the first request that needs it, which otherwise waits for the thread to finish. No
+    request meets a half-done import or a catalogue compiled twice. A failed attempt is tried again by
+    the next caller, who reports it."""
 
     def __init__(self, prepare: Callable[[], None]) -> None:
         self._prepare = prepare
@@ -120,6 +120,10 @@ class WarmUp:
             return
         with self._lock:
             if not self.done:
+                from ..session._open import open_session  # noqa: F401  (the session machinery, in one place)
+                from ._pool import SessionPool  # noqa: F401
+                from ._toolsets import FixedToolset  # noqa: F401
+
                 self._prepare()
                 self.done = True
 
