@@ -2,13 +2,16 @@
 
     pytest -m "not e2e and not slow" --cov=dagtools --cov-report=
     python -m tests.coverage_report            # reads .coverage; --data-file PATH for another
+    python -m tests.coverage_report --at-least dagtools/mcpserver/=70   # and each module there >= 70% of lines
 
 Every module file under dagtools/ is listed, the ones never imported too (coverage's own report leaves
 those out): its statements, the lines that ran and their share, least covered first. The fast subset
 keeps every module in reach of the edit-test loop, so a module none of whose lines ran there fails the
 check, named, with what to do. `.ci/run` runs it on the fast subset's data before the other tests add
-theirs. Lines that only run in a process the tests start (the e2e tests' `dagtools` commands) are not
-measured: they count as not run.
+theirs, and again on the whole run's with `--at-least`: a module under the prefix whose share of lines
+is below the floor fails it. The Python processes the tests start (`dagtools mcp` launched as clients
+start it) are measured too (coverage.py's subprocess support, `[tool.coverage.run]` in pyproject.toml),
+and their lines count.
 """
 
 from __future__ import annotations
@@ -77,7 +80,18 @@ def report(modules: list[ModuleCoverage]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.coverage_report", description=__doc__.split("\n")[0])
     parser.add_argument("--data-file", type=Path, default=ROOT / ".coverage", help="coverage data to read (default: .coverage)")
+    parser.add_argument(
+        "--at-least",
+        action="append",
+        default=[],
+        metavar="PREFIX=PERCENT",
+        help="fail when a module whose path starts with PREFIX runs under PERCENT of its lines (repeatable)",
+    )
     args = parser.parse_args(argv)
+    try:
+        floors = [(prefix, float(percent) / 100) for prefix, _, percent in (f.rpartition("=") for f in args.at_least)]
+    except ValueError:
+        parser.error("--at-least takes PREFIX=PERCENT, e.g. dagtools/mcpserver/=70")
     try:
         modules = measure(args.data_file)
     except FileNotFoundError as error:
@@ -94,6 +108,19 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 1
     print(f"\nEvery one of the {len(modules)} modules of dagtools/ ran in these tests.")
+    below = [
+        f"{m.path} ({m.share:.0%} < {floor:.0%})"
+        for prefix, floor in floors
+        for m in modules
+        if m.path.startswith(prefix) and m.share < floor
+    ]
+    if below:
+        print(
+            f"\n{len(below)} module(s) run fewer of their lines than their floor: {', '.join(below)}. "
+            "Add tests that reach the lines `coverage report -m` lists as missing.",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

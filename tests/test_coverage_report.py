@@ -38,3 +38,21 @@ def test_modules_never_imported_are_listed_and_flagged(tmp_path: Path) -> None:
 def test_missing_data_says_how_to_make_it(tmp_path: Path, capsys) -> None:
     assert main(["--data-file", str(tmp_path / "none")]) == 2
     assert "run the tests with --cov=dagtools first" in capsys.readouterr().err
+
+
+def test_a_module_under_its_floor_fails_the_check_by_name(tmp_path: Path, capsys) -> None:
+    from .coverage_report import PACKAGE, module_files
+
+    data = coverage.CoverageData(basename=str(tmp_path / ".coverage"))
+    lines = {str(path): list(range(1, path.read_text().count("\n") + 2)) for path in module_files()}
+    banner = PACKAGE / "mcpserver" / "_banner.py"
+    lines[str(banner)] = lines[str(banner)][: len(lines[str(banner)]) // 4]  # its imports and first lines only
+    data.add_lines(lines)
+    data.write()
+    assert main(["--data-file", str(tmp_path / ".coverage"), "--at-least", "dagtools/load/=70"]) == 0
+    capsys.readouterr()
+    assert main(["--data-file", str(tmp_path / ".coverage"), "--at-least", "dagtools/mcpserver/=70"]) == 1
+    said = capsys.readouterr()
+    assert "dagtools/mcpserver/_banner.py (" in said.err and "< 70%" in said.err
+    assert "dagtools/mcpserver/_server.py" not in said.err
+    assert "%" in said.out.splitlines()[1], "each module's line share is printed"

@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import tempfile
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,7 @@ class CompiledEntry:
         self.digest = digest
         self.path = (directory or default_cache_dir()) / "compiled" / f"{content_digest(digest, code_fingerprint())}.json"
         self.data: dict[str, Any] = data if data is not None else {"warnings": [], "catalogues": {}, "listings": {}}
+        self._lock = threading.Lock()
 
     @classmethod
     def read(cls, digest: str, *, directory: Path | None = None) -> CompiledEntry | None:
@@ -155,15 +157,17 @@ class CompiledEntry:
         return value if isinstance(value, dict) else None
 
     def put(self, name: str, key: str, value: dict[str, Any]) -> None:
-        items: dict[str, Any] = self.data[name]
-        items.pop(key, None)
-        while len(items) >= SECTION_MAX_ITEMS:
-            items.pop(next(iter(items)))
-        items[key] = value
+        with self._lock:
+            items: dict[str, Any] = self.data[name]
+            items.pop(key, None)
+            while len(items) >= SECTION_MAX_ITEMS:
+                items.pop(next(iter(items)))
+            items[key] = value
 
     def write(self) -> bool:
-        self.data.update(format=COMPILED_FORMAT, digest=self.digest, code=code_fingerprint())
-        written = write_json_atomically(self.path, self.data, max_bytes=COMPILED_MAX_BYTES)
+        with self._lock:  # a warm-up thread may put a catalogue while a request writes a listing
+            self.data.update(format=COMPILED_FORMAT, digest=self.digest, code=code_fingerprint())
+            written = write_json_atomically(self.path, self.data, max_bytes=COMPILED_MAX_BYTES)
         if written:
             _prune(self.path.parent)
         return written

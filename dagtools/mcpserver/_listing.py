@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Container
+from collections.abc import Callable, Container
 from typing import TYPE_CHECKING, Any
 
 from ..load._cache import content_digest
@@ -23,13 +23,13 @@ if TYPE_CHECKING:
     from ._config import McpConfig
 
 __all__ = [
+    "WarmUp",
     "cached_listing",
     "cached_size",
     "listable_from_cache",
     "opens_keyed",
     "opens_session",
     "remember_listing",
-    "warm_up",
     "watch_store",
 ]
 
@@ -111,21 +111,50 @@ def opens_keyed(ctx: Any, config: McpConfig, held: Container[str] | None) -> boo
     return held is None or key.digest not in held
 
 
-def warm_up(build_schema: Any) -> None:
-    """Import the session machinery and run `build_schema` (restoring the catalogue, building the
-    schema) in a daemon thread, once the first tool list has gone out: the first call finds it done."""
+class WarmUp:
+    """What a warm start defers (importing the session machinery, then `prepare`: restoring or compiling
+    the catalogue), done once under a lock: by `start`'s daemon thread once the first tool list has gone
+    out, or by the first request that needs it, which otherwise waits for the thread to finish. No
+    request meets a half-done import or a catalogue compiled twice. A failed attempt is tried again by
+    the next caller, who reports it."""
 
-    def run() -> None:
-        try:
-            from ..session._open import open_session  # noqa: F401
-            from ._pool import SessionPool  # noqa: F401
-            from ._toolsets import FixedToolset  # noqa: F401
+    def __init__(self, prepare: Callable[[], None]) -> None:
+        self._prepare = prepare
+        self._lock = threading.Lock()
+        self.done = False
 
-            build_schema()
-        except Exception as error:  # the call that needs it reports the problem to the client
-            logger.debug("warming up failed: %s", error)
+    def run(self) -> None:
+        """Prepare, or wait for the thread that is preparing (blocks: in async code, `await ready()`)."""
+        if self.done:
+            return
+        with self._lock:
+            if not self.done:
+                from ..session._open import open_session  # noqa: F401  (the session machinery, in one place)
+                from ._pool import SessionPool  # noqa: F401
+                from ._toolsets import FixedToolset  # noqa: F401
 
-    threading.Thread(target=run, name="dagtools-warm-up", daemon=True).start()
+                self._prepare()
+                self.done = True
+
+    async def ready(self) -> None:
+        """`run` off the event loop, so other clients are served while the warm-up finishes."""
+        if not self.done:
+            import anyio
+
+            await anyio.to_thread.run_sync(self.run)
+
+    def start(self, then: Callable[[], object]) -> None:
+        """`run`, then `then` (building the schema, under its own lock), in a daemon thread: the first
+        call finds both done."""
+
+        def warm() -> None:
+            try:
+                self.run()
+                then()
+            except Exception as error:  # the request that needs it runs it again and reports the problem
+                logger.debug("warming up failed: %s", error)
+
+        threading.Thread(target=warm, name="dagtools-warm-up", daemon=True).start()
 
 
 async def watch_store(state: Any, seconds: float) -> None:

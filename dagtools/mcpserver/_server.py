@@ -37,7 +37,7 @@ from ._config import McpConfig
 from ._forwarding import UpstreamClient, forwarded_headers, request_headers, use_forwarded
 from ._keys import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, read_only, session_key
 from ._limits import argument_bytes, refusal
-from ._listing import cached_listing, opens_keyed, opens_session, remember_listing, warm_up, watch_store
+from ._listing import WarmUp, cached_listing, opens_keyed, opens_session, remember_listing, watch_store
 from ._memory import MemoryReturn
 
 if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a session opens
@@ -94,11 +94,12 @@ class McpToolServer(AsyncClosing):
                 loaded = load_schema(config.source, lenient=config.lenient, headers=config.headers or None, **options)
         self.loaded = loaded
         # A start whose first tool list is in the compiled cache answers it from there; the catalogue,
-        # the session machinery and the schema come after it (`warm_up`), or with the first call.
+        # the session machinery and the schema come after it (`WarmUp`), or with the first call.
         self._first_listing = cached_listing(loaded, config)
         self._catalogue: Catalogue | None = None
+        self._warm = WarmUp(self._prepare)
         if self._first_listing is None:
-            self._catalogue = self.catalogue
+            self._warm.run()
         self._dynamic = config.tools == "dynamic"
         self._sessions: SessionPool | None = None
         self.memory = MemoryReturn()
@@ -130,20 +131,21 @@ class McpToolServer(AsyncClosing):
             **handlers,
         )
 
+    def _prepare(self) -> None:
+        """The catalogue, restored from its compiled form or compiled: once, after `WarmUp` has imported
+        the session machinery."""
+        from ..session._open import catalogue_for
+
+        c = self.config
+        self._catalogue = catalogue_for(
+            self.loaded, dialect=c.dialect, mutations=c.mutations, include_deprecated=c.include_deprecated, relay_ids=c.relay_ids
+        )
+
     @property
     def catalogue(self) -> Catalogue:
         """The API's catalogue, shared by every session (restored from the compiled cache when there)."""
-        if self._catalogue is None:
-            from ..session._open import catalogue_for
-
-            config = self.config
-            self._catalogue = catalogue_for(
-                self.loaded,
-                dialect=config.dialect,
-                mutations=config.mutations,
-                include_deprecated=config.include_deprecated,
-                relay_ids=config.relay_ids,
-            )
+        self._warm.run()
+        assert self._catalogue is not None
         return self._catalogue
 
     @property
@@ -170,6 +172,7 @@ class McpToolServer(AsyncClosing):
     async def _state(self, ctx: Any) -> ClientState:
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+        await self._warm.ready()  # a warm start's deferred imports and catalogue, done or waited for
         headers = request_headers(ctx)
         # Every handler starts here, so every request runs with its own forwarded headers, or none.
         use_forwarded(forwarded_headers(headers, self.config.forward_headers))
@@ -240,7 +243,8 @@ class McpToolServer(AsyncClosing):
 
     async def aclose(self) -> None:
         """Close every keyed session and the upstream client (connection sessions close with their connection)."""
-        await self._pool.aclose()
+        if self._sessions is not None:  # no pool was made, so no session to close (and nothing to import)
+            await self._sessions.aclose()
         if self._store is not None:
             await self._store.aclose()
         if self._upstream is not None:
@@ -269,7 +273,7 @@ class McpToolServer(AsyncClosing):
         if fresh and self._first_listing is not None:
             listed = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in self._first_listing])
             self._first_listing = None  # once: the warm-up makes the next list as cheap from the session
-            warm_up(lambda: self.catalogue.schema)
+            self._warm.start(lambda: self.catalogue.schema)
             return listed
         try:
             state = await self._state(ctx)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 import weakref
 from collections.abc import Mapping
 from dataclasses import replace
@@ -35,6 +36,9 @@ __all__ = ["catalogue_for", "executor_for", "is_executable", "open_session"]
 
 _catalogues: weakref.WeakKeyDictionary[GraphQLSchema, dict[CatalogueOptions, Catalogue]] = weakref.WeakKeyDictionary()
 _restored: weakref.WeakKeyDictionary[LoadedSchema, dict[CatalogueOptions, Catalogue]] = weakref.WeakKeyDictionary()
+#: Held while a catalogue is looked up and compiled: a warm-up thread and a request asking at once get
+#: the same one, compiled once (re-entered for a LoadedSchema's built schema).
+_compiling = threading.RLock()
 logger = logging.getLogger("dagtools")
 
 
@@ -43,9 +47,14 @@ def catalogue_for(schema: GraphQLSchema | LoadedSchema, options: CatalogueOption
     `LoadedSchema` with a compiled form on disk (`load_cached`) gives a catalogue restored from it,
     whose schema is built only when a call needs it."""
     options = replace(options or CatalogueOptions(), **flat) if flat else options or CatalogueOptions()
+    with _compiling:
+        return _catalogue_for(schema, options)
+
+
+def _catalogue_for(schema: GraphQLSchema | LoadedSchema, options: CatalogueOptions) -> Catalogue:
     if isinstance(schema, LoadedSchema):
         if schema.compiled is None:
-            return catalogue_for(schema.schema, options)
+            return _catalogue_for(schema.schema, options)
         restored = _restored.setdefault(schema, {})
         if options not in restored:
             restored[options] = catalogue_of(schema, options)

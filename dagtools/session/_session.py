@@ -37,13 +37,23 @@ from ..catalogue._describe import DESCRIBE_TOOLS
 from ..executors._base import Executor
 from ..registry._long_values import LongValues
 from ..registry._registry import ObjectEntry, Registry
-from . import _metatools
 from ._chain_tool import add_call_chain
 from ._context import Context, Message
 from ._deferred_tools import DeferredTools, deferred_tools
 from ._fields import FieldToolset
 from ._keeper import SessionKeeper
-from ._metatools import READ_RESULT, SAVE, SELECT_TOOLS, ValueInput, add_describe_tools, read_result_tool, save_tool, select_tools_tool
+from ._metatools import (
+    READ_RESULT,
+    SAVE,
+    SELECT_TOOLS,
+    ValueInput,
+    add_describe_tools,
+    only,
+    read_result_tool,
+    save_tool,
+    select_tools,
+    select_tools_tool,
+)
 from ._operations import OperationToolset, operation_toolset
 from ._options import SessionOptions
 from ._outputs import Output, OutputSpec, check_outputs, normalize_outputs
@@ -326,7 +336,7 @@ class Session(AsyncClosing):
 
     def _meta_toolset(self) -> FunctionToolset:
         meta = FunctionToolset()
-        meta.add(SELECT_TOOLS, self._select_tools_tool, lambda arguments: _metatools.select_tools(self, arguments))
+        meta.add(SELECT_TOOLS, self._select_tools_tool, lambda arguments: select_tools(self, arguments))
         if self.outputs:
             meta.add(SAVE, save_tool(self.catalogue, self.outputs), self._save)
         meta.add(READ_RESULT, read_result_tool(), self._read_result, when=lambda: bool(self.long_values))
@@ -354,7 +364,7 @@ class Session(AsyncClosing):
         return f"Saved {shown}. The outputs are with the user now."
 
     def _read_result(self, arguments: dict[str, Any]) -> Any:
-        _metatools.only(arguments, {"ref", "offset"}, READ_RESULT)
+        only(arguments, {"ref", "offset"}, READ_RESULT)
         return self.long_values.read(str(arguments.get("ref", "")), arguments.get("offset", 0))
 
     # -- sync wrappers for scripts and notebooks -------------------------------------------------------

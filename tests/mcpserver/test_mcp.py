@@ -31,6 +31,7 @@ from dagtools._errors import ConfigError  # noqa: E402
 from dagtools.cli._mcp import add_mcp_command, mcp_config_from_args  # noqa: E402
 from dagtools.mcpserver._config import McpConfig, load_mcp_config  # noqa: E402
 from dagtools.mcpserver._server import SESSION_HEADER, McpToolServer  # noqa: E402
+from tests.clients import measured  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 KITCHEN = f"{ROOT / 'examples' / 'kitchen' / 'api.py'}:schema"
@@ -330,7 +331,7 @@ def test_config_file_and_command_line(tmp_path: Path) -> None:
 
 
 def stdio(*extra: str) -> StdioServerParameters:
-    return StdioServerParameters(command=DAGTOOLS, args=["mcp", KITCHEN, *extra], cwd=str(ROOT))
+    return StdioServerParameters(command=DAGTOOLS, args=["mcp", KITCHEN, *extra], cwd=str(ROOT), env=measured({}))
 
 
 @pytest.mark.parametrize("era", ERAS)

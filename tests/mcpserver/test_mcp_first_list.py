@@ -15,6 +15,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from dagtools.load._warm_start import load_cached  # noqa: E402
 from dagtools.mcpserver._config import McpConfig  # noqa: E402
 from dagtools.mcpserver._listing import cached_listing  # noqa: E402
+from tests.clients import measured  # noqa: E402
 from tests.mcpserver.test_mcp import DAGTOOLS, ERAS, ROOT, expected_version  # noqa: E402
 
 SCHEMA = str(ROOT / "schemas" / "kitchen.graphql")
@@ -22,7 +23,7 @@ SCHEMA = str(ROOT / "schemas" / "kitchen.graphql")
 
 async def listed(era: str, cache: Path) -> list[str]:
     params = StdioServerParameters(
-        command=DAGTOOLS, args=["mcp", SCHEMA], cwd=str(ROOT), env={"DAGTOOLS_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+        command=DAGTOOLS, args=["mcp", SCHEMA], cwd=str(ROOT), env=measured({"DAGTOOLS_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)})
     )
     async with Client(params, mode=era) as client:
         assert client.protocol_version == expected_version(era)

@@ -17,6 +17,7 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 
 from dagtools.mcpserver._server import SESSION_HEADER  # noqa: E402
+from tests.clients import measured  # noqa: E402
 from tests.mcpserver.test_mcp import DAGTOOLS, ERAS, ROOT, expected_version, fries_fixed, http_client, strong_key, value  # noqa: E402
 from tests.servers import Recorder, Request, free_port, wait_for_port  # noqa: E402
 
@@ -51,7 +52,9 @@ def subprocess_env(cache_dir: Path) -> dict[str, str]:
 
 def stdio(url: str, cache_dir: Path, *extra: str) -> StdioServerParameters:
     # The SDK starts the server with a small safe environment, merged under `env`.
-    return StdioServerParameters(command=DAGTOOLS, args=["mcp", url, *extra], cwd=str(ROOT), env={"DAGTOOLS_CACHE_DIR": str(cache_dir)})
+    return StdioServerParameters(
+        command=DAGTOOLS, args=["mcp", url, *extra], cwd=str(ROOT), env=measured({"DAGTOOLS_CACHE_DIR": str(cache_dir)})
+    )
 
 
 def api_calls(recorder: Recorder) -> list[Request]:
