@@ -24,6 +24,11 @@ from dataclasses import dataclass, field
 
 from graphql import GraphQLObjectType
 
+from .. import _words
+from .._words import SPLIT as _SPLIT
+from .._words import STOP as _STOP
+from .._words import search_words
+from .._words import stem as _stem
 from ._catalogue import Catalogue
 
 __all__ = ["SearchEntry", "SearchHit", "SearchIndex", "catalogue_entries", "catalogue_search", "search_words", "tool_line"]
@@ -44,140 +49,6 @@ _B = 0.6
 #: Root tools are where a model starts; among equals they come first.
 _ROOT_BOOST = 1.15
 _LINE_LIMIT = 120
-
-_SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-
-_STOP = frozenset(
-    "a an the of to in on for by at from with and or is are was were be been it its this that these those "
-    "i me my we our you your he she they them their what which who whom whose how do does did can could "
-    "should would will shall may might must all any some each every given get gets find show me please".split()
-)
-
-#: Irregular or domain words folded to one stem before stemming.
-_IRREGULAR: Mapping[str, str] = {
-    "children": "child",
-    "people": "person",
-    "men": "man",
-    "women": "woman",
-    "data": "datum",
-    "indices": "index",
-    "statuses": "status",
-    "aliases": "alias",
-    "analyses": "analysis",
-    "addresses": "address",
-    "branches": "branch",
-    "watches": "watch",
-    "matches": "match",
-    "searches": "search",
-}
-
-#: Stems a query word also looks for, at half weight: words people say against words APIs use.
-_SYNONYMS: Mapping[str, tuple[str, ...]] = {
-    "star": ("stargazer",),
-    "stargazer": ("star",),
-    "fan": ("star", "follow"),
-    "follower": ("follow",),
-    "created": ("creator", "author"),
-    "wrote": ("author", "creator"),
-    "post": ("create",),
-    "write": ("create", "add"),
-    "reviewer": ("review",),
-    "branch": ("ref",),
-    "sub": ("child", "parent"),
-    "nested": ("child",),
-    "workspace": ("organization",),
-    "who": ("user",),
-    "sign": ("viewer", "authenticated"),
-    "authenticated": ("viewer",),
-    "login": ("user", "viewer"),
-    "close": ("closed", "state"),
-    "reopen": ("open", "state"),
-    "delete": ("remove", "archive"),
-    "remove": ("delete",),
-    "create": ("add", "new"),
-    "add": ("create",),
-    "make": ("create",),
-    "new": ("create",),
-    "edit": ("update", "change"),
-    "change": ("update",),
-    "modify": ("update",),
-    "rename": ("update", "name"),
-    "update": ("edit",),
-    "list": ("all",),
-    "owner": ("own", "viewer"),
-    "mine": ("viewer",),
-    "me": ("viewer",),
-    "i": ("viewer",),
-    "my": ("viewer",),
-    "current": ("viewer",),
-    "logged": ("viewer",),
-    "author": ("creator", "user"),
-    "creator": ("author",),
-    "person": ("user", "member"),
-    "user": ("member", "person"),
-    "member": ("user",),
-    "people": ("user",),
-    "ticket": ("issue",),
-    "bug": ("issue",),
-    "task": ("issue",),
-    "pr": ("pull",),
-    "repo": ("repository",),
-    "sprint": ("cycle",),
-    "iteration": ("cycle",),
-    "tag": ("label", "topic"),
-    "label": ("tag",),
-    "reply": ("comment",),
-    "assign": ("assignee",),
-    "assignee": ("assign",),
-    "subscribe": ("subscriber", "watch"),
-    "watch": ("subscribe", "watcher"),
-    "watcher": ("watch",),
-    "count": ("total",),
-    "number": ("count", "total"),
-    "team": ("organization",),
-    "org": ("organization",),
-    "emoji": ("reaction",),
-    "react": ("reaction",),
-    "reaction": ("react",),
-    "lock": ("locked",),
-    "merge": ("merged",),
-    "sponsor": ("sponsorship",),
-    "workflow": ("state",),
-}
-
-
-def _stem(word: str) -> str:
-    """A light suffix stemmer: enough to meet "starred" with "star" and "issues" with "issue"."""
-    word = _IRREGULAR.get(word, word)
-    if len(word) <= 3:
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith(("sses", "xes", "ches", "shes")):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            if len(word) >= 3 and word[-1] == word[-2] and word[-1] not in "lsz":
-                word = word[:-1]  # starr -> star, committ -> commit
-            break
-    if word.endswith("e") and len(word) >= 5:
-        word = word[:-1]  # release / releas, update / updat meet their -ed and -ing forms
-    return word
-
-
-def search_words(text: str) -> list[str]:
-    """The stems of a name or a sentence: camelCase and snake_case split, lower case, no stop words."""
-    out: list[str] = []
-    for part in _SPLIT.findall(text):
-        word = part.lower()
-        if word in _STOP:
-            continue
-        out.append(_stem(word))
-    return out
-
 
 @dataclass(frozen=True, slots=True)
 class SearchEntry:
@@ -247,7 +118,7 @@ class SearchIndex:
             stems = [] if word in _STOP else [_stem(word)]
             for stem in stems:
                 terms[stem] = max(terms.get(stem, 0.0), 1.0)
-            for alt in (*_SYNONYMS.get(word, ()), *(a for s in stems for a in _SYNONYMS.get(s, ()))):
+            for alt in (*_words.SYNONYMS.get(word, ()), *(a for s in stems for a in _words.SYNONYMS.get(s, ()))):
                 stem = _stem(alt)
                 terms.setdefault(stem, 0.5)
         return {t: w for t, w in terms.items() if t in self._postings}
@@ -260,7 +131,7 @@ class SearchIndex:
             word = part.lower()
             if word.endswith("ed"):
                 continue
-            for stem in (_stem(word), *(_stem(alt) for alt in _SYNONYMS.get(word, ()))):
+            for stem in (_stem(word), *(_stem(alt) for alt in _words.SYNONYMS.get(word, ()))):
                 if stem in self._actions:
                     found.add(stem)
         return found
