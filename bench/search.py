@@ -34,8 +34,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from _figures import exit_status, figure, schema_path, unmeasured  # noqa: E402
 
-from dagtools import compile_catalogue, load_schema  # noqa: E402
-from dagtools import _words  # noqa: E402
+from dagtools import (  # noqa: E402
+    _words,  # noqa: E402
+    compile_catalogue,
+    load_schema,
+)
 from dagtools.catalogue import _search  # noqa: E402
 from dagtools.catalogue._search import SearchIndex  # noqa: E402
 

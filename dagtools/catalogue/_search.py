@@ -22,19 +22,37 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from graphql import GraphQLObjectType
+from graphql import GraphQLObjectType, is_abstract_type
 
 from .. import _words
+from .._words import CONCEPTS, search_words
 from .._words import SPLIT as _SPLIT
 from .._words import STOP as _STOP
-from .._words import search_words
 from .._words import stem as _stem
 from ._catalogue import Catalogue
+from ._reach import ConnectionShape
 
 __all__ = ["SearchEntry", "SearchHit", "SearchIndex", "catalogue_entries", "catalogue_search", "search_words", "tool_line"]
 
 #: How much a word counts in each field of a tool.
-WEIGHTS: Mapping[str, float] = {"name": 3.0, "type": 2.0, "kind": 0.5, "returns": 1.2, "arguments": 0.5, "description": 1.0}
+WEIGHTS: Mapping[str, float] = {
+    "name": 3.0,
+    "type": 2.0,
+    "kind": 0.5,
+    "returns": 1.2,
+    "arguments": 0.5,
+    "description": 1.0,
+    # what the schema's structure says: other names of the owner and of what comes back, the returned
+    # type's own description and its edges' values, and the kind of field its shape shows
+    "type_alias": 0.3,
+    "returns_alias": 0.3,
+    "shape": 0.5,
+    "concept": 0.8,
+}
+#: A query names what it wants first and where from after ("the pull request that fixed this issue"):
+#: a field that returns the first type named and belongs to a later one gains this share, and one
+#: that reads the same relation the other way loses it.
+_DIRECTION = 0.5
 #: How much a tool gains when the query covers the words that name it (its field and its type):
 #: "the comments of an issue" names `Issue_comments` whole, `IssueSearchResult_sourceComment` in part.
 _COVERAGE = 1.5
@@ -49,6 +67,7 @@ _B = 0.6
 #: Root tools are where a model starts; among equals they come first.
 _ROOT_BOOST = 1.15
 _LINE_LIMIT = 120
+
 
 @dataclass(frozen=True, slots=True)
 class SearchEntry:
@@ -78,21 +97,33 @@ class SearchIndex:
     _lengths: list[float] = field(default_factory=list, init=False, repr=False)
     _keys: list[frozenset[str]] = field(default_factory=list, init=False, repr=False)
     _exact: list[frozenset[str]] = field(default_factory=list, init=False, repr=False)
+    _owners: list[frozenset[str]] = field(default_factory=list, init=False, repr=False)
+    _returns: list[frozenset[str]] = field(default_factory=list, init=False, repr=False)
+    _type_words: set[str] = field(default_factory=set, init=False, repr=False)
 
     def __post_init__(self) -> None:
         counts: list[dict[str, float]] = []
+        folded: dict[str, list[str]] = {}  # the same type names and descriptions recur in many entries
         for entry in self.entries:
             weighted: dict[str, float] = {}
             length = 0.0
             for part, text in entry.fields.items():
                 weight = WEIGHTS.get(part, 1.0)
-                for word in search_words(text):
+                words = folded.get(text)
+                if words is None:
+                    words = folded[text] = search_words(text)
+                for word in words:
                     weighted[word] = weighted.get(word, 0.0) + weight
                     length += weight
             counts.append(weighted)
             self._lengths.append(length)
             self._exact.append(frozenset(part.lower() for part in _SPLIT.findall(entry.fields.get("name", ""))))
             self._keys.append(frozenset(search_words(f"{entry.fields.get('name', '')} {entry.fields.get('type', '')}")))
+            owners = frozenset(search_words(f"{entry.fields.get('type', '')} {entry.fields.get('type_alias', '')}"))
+            returns = frozenset(search_words(f"{entry.fields.get('returns', '')} {entry.fields.get('returns_alias', '')}"))
+            self._owners.append(owners)
+            self._returns.append(returns)
+            self._type_words.update(owners, returns)
         self._actions = _actions(self.entries)
         average = (sum(self._lengths) / len(self._lengths)) if self._lengths else 1.0
         self._average = average or 1.0
@@ -110,12 +141,28 @@ class SearchIndex:
         total = len(self.entries)
         return math.log(1 + (total - found + 0.5) / (found + 0.5))
 
+    def _stems(self, word: str) -> list[str]:
+        """A query word's stems: "subcategories" is "sub" and "category" where the API has no such word."""
+        if word in _STOP:
+            return []
+        stem = _stem(word)
+        if stem not in self._postings and word.startswith("sub") and len(word) > 6 and _stem(word[3:]) in self._postings:
+            return ["sub", _stem(word[3:])]
+        return [stem]
+
+    def _direction(self, query: str) -> tuple[str, frozenset[str]] | None:
+        """The first type a query names (what it wants) and the types it names after it (where from)."""
+        named = [stem for part in _SPLIT.findall(query) for stem in self._stems(part.lower()) if stem in self._type_words]
+        if len(named) < 2:
+            return None
+        return named[0], frozenset(named[1:])
+
     def _terms(self, query: str) -> dict[str, float]:
         """The query's stems with their weights: its own words at 1, their synonyms at 0.5."""
         terms: dict[str, float] = {}
         for part in _SPLIT.findall(query):
             word = part.lower()
-            stems = [] if word in _STOP else [_stem(word)]
+            stems = self._stems(word)
             for stem in stems:
                 terms[stem] = max(terms.get(stem, 0.0), 1.0)
             for alt in (*_words.SYNONYMS.get(word, ()), *(a for s in stems for a in _words.SYNONYMS.get(s, ()))):
@@ -148,6 +195,7 @@ class SearchIndex:
         best = heapq.nlargest(_RERANKED, scores.items(), key=lambda item: item[1])
         acts = self._query_actions(query)
         exact = {part.lower() for part in _SPLIT.findall(query)}
+        direction = self._direction(query)
         ranked: list[SearchHit] = []
         for number, score in best:
             entry = self.entries[number]
@@ -159,6 +207,14 @@ class SearchIndex:
             score *= 1 + _COVERAGE * covered
             if acts and entry.fields.get("kind") == "mutation" and acts & keys:
                 score *= _ACTION
+            if direction is not None and not entry.root:
+                wanted, sources = direction
+                returns = self._returns[number]
+                owners = self._owners[number]
+                if wanted in returns and (sources & owners) - returns:
+                    score *= 1 + _DIRECTION
+                elif wanted in owners and wanted not in returns and sources & returns:
+                    score /= 1 + _DIRECTION  # the same relation read from the other side
             ranked.append(SearchHit(entry.name, entry.line, score * (_ROOT_BOOST if entry.root else 1.0)))
         ranked.sort(key=lambda hit: (-hit.score, hit.name))
         return ranked[:limit]
@@ -196,9 +252,11 @@ def tool_line(description: str | None, fallback: str) -> str:
 
 
 def catalogue_entries(catalogue: Catalogue) -> list[SearchEntry]:
-    """One entry per catalogue tool, its words read from the schema."""
+    """One entry per catalogue tool, its words read from the schema: the field, its owner and what it
+    returns, and what the schema's structure says of them (see `_Structure`)."""
     entries: list[SearchEntry] = []
     schema = catalogue.schema
+    structure = _Structure(catalogue)
     for name in catalogue.names():
         ref = catalogue.ref(name)
         owner = schema.get_type(ref.type_name)
@@ -211,7 +269,8 @@ def catalogue_entries(catalogue: Catalogue) -> list[SearchEntry]:
         arguments = " ".join(f"{arg} {(value.description or '')[:80]}" for arg, value in graphql_field.args.items())
         kind = "mutation" if ref.type_name == catalogue.mutation_type else "query" if root else "field"
         line = tool_line(graphql_field.description, f"{ref.type_name} {ref.field_name}")
-        shown = f"{returns} list" if connection is not None or _is_list(graphql_field.type) else returns
+        many = connection is not None or _is_list(graphql_field.type)
+        shown = f"{returns} list" if many else returns
         entries.append(
             SearchEntry(
                 name=name,
@@ -222,12 +281,107 @@ def catalogue_entries(catalogue: Catalogue) -> list[SearchEntry]:
                     "returns": returns,
                     "arguments": arguments,
                     "description": graphql_field.description or "",
+                    "type_alias": "" if root else structure.aliases(ref.type_name),
+                    "returns_alias": structure.aliases(returns),
+                    "shape": structure.shape(returns, connection),
+                    "concept": structure.concepts(ref.type_name, ref.field_name, returns, many, connection),
                 },
                 line=f"{line} Returns {shown}.",
                 root=root,
             )
         )
     return entries
+
+
+#: Words of a type's name that say how it is built, not what it is: no other name for it.
+_BOOKKEEPING = frozenset(search_words("connection edge payload result page list all first last by id ids type node nodes input"))
+#: The last word of an event type's name, or a word of its description, that makes a list of it a history.
+_EVENT_WORDS = frozenset(search_words("event events history log audit timeline activity"))
+_PERMISSION_WORDS = frozenset(search_words("permission permissions role roles access privilege privileges admin administrator"))
+
+
+class _Structure:
+    """What a schema says of its types by how they are used, read once per catalogue.
+
+    - Other names of a type: the words of the fields that return it, where they differ from its own
+      (Saleor's `customers` and `staffUsers` return `User`, so a customer is a User there).
+    - A returned type's shape: its description's first sentence and its connection edges' values
+      (GitHub's collaborator edge carries `permission`).
+    - Kinds a shape shows: a list of events is a history, a list of the owner's own type holds its
+      parts, a field about permissions, roles or access says who may do what.
+    """
+
+    def __init__(self, catalogue: Catalogue) -> None:
+        self._catalogue = catalogue
+        self._schema = catalogue.schema
+        self._descriptions: dict[str, str] = {}
+        self._events: dict[str, bool] = {}
+        self._roles: dict[str, bool] = {}
+        counts: dict[str, dict[str, int]] = {}
+        for name in catalogue.names():
+            ref = catalogue.ref(name)
+            target = catalogue.target(name)
+            connection = catalogue.connection(target)
+            returns = connection.node_type if connection is not None else target
+            graphql_field = catalogue.field(ref)
+            if not (catalogue.is_root(ref.type_name) or connection is not None or _is_list(graphql_field.type)):
+                continue
+            if ref.type_name == catalogue.mutation_type:
+                continue
+            own = set(search_words(returns))
+            for word in set(search_words(ref.field_name)) - own - _BOOKKEEPING:
+                by_word = counts.setdefault(returns, {})
+                by_word[word] = by_word.get(word, 0) + (2 if catalogue.is_root(ref.type_name) else 1)
+        self._aliases = {type_name: " ".join(sorted(w for w, n in words.items() if n >= 2)[:12]) for type_name, words in counts.items()}
+
+    def aliases(self, type_name: str) -> str:
+        return self._aliases.get(type_name, "")
+
+    def _description(self, type_name: str) -> str:
+        if type_name not in self._descriptions:
+            type_ = self._schema.get_type(type_name)
+            self._descriptions[type_name] = tool_line(getattr(type_, "description", None), "") if type_ is not None else ""
+        return self._descriptions[type_name]
+
+    def shape(self, returns: str, connection: ConnectionShape | None) -> str:
+        edges = " ".join(connection.edge_fields) if connection is not None else ""
+        return f"{self._description(returns)} {edges}".strip()
+
+    def _eventful(self, type_name: str) -> bool:
+        if type_name not in self._events:
+            self._events[type_name] = self._is_eventful(type_name)
+        return self._events[type_name]
+
+    def _is_eventful(self, type_name: str) -> bool:
+        words = search_words(type_name)
+        if words and words[-1] in _EVENT_WORDS:
+            return True
+        type_ = self._schema.get_type(type_name)
+        if is_abstract_type(type_):
+            members = [search_words(t.name) for t in self._schema.get_possible_types(type_)]  # type: ignore[arg-type]
+            if members and sum(1 for m in members if m and m[-1] in _EVENT_WORDS) * 2 >= len(members):
+                return True
+        return bool(_EVENT_WORDS & set(search_words(self._description(type_name))))
+
+    def _carries_role(self, type_name: str) -> bool:
+        """A type one of whose own fields is just a role or permission (`role`, `permissions`)."""
+        if type_name not in self._roles:
+            type_ = self._schema.get_type(type_name)
+            fields = getattr(type_, "fields", None) or {}
+            self._roles[type_name] = any(len(words) == 1 and words[0] in _PERMISSION_WORDS for words in map(search_words, fields))
+        return self._roles[type_name]
+
+    def concepts(self, owner: str, field_name: str, returns: str, many: bool, connection: ConnectionShape | None) -> str:
+        found: list[str] = []
+        if many and self._eventful(returns):
+            found.append(CONCEPTS["history"])
+        if many and returns == owner:
+            found.append(CONCEPTS["part"])
+        edges = connection.edge_fields if connection is not None else ()
+        said = set(search_words(" ".join((field_name, returns, *edges))))
+        if said & _PERMISSION_WORDS or self._carries_role(returns):
+            found.append(CONCEPTS["permission"])
+        return " ".join(found)
 
 
 def _is_list(type_: object) -> bool:
