@@ -13,7 +13,20 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-__all__ = ["CONCEPTS", "SPLIT", "STOP", "SYNONYMS", "counted", "search_words", "stem"]
+__all__ = [
+    "BOOKKEEPING",
+    "CONCEPTS",
+    "EVENT_WORDS",
+    "PERMISSION_WORDS",
+    "SPLIT",
+    "STOP",
+    "SYNONYMS",
+    "WRITE_VERBS",
+    "counted",
+    "search_words",
+    "stem",
+    "tool_line",
+]
 
 
 def counted(count: int, noun: str, plural: str = "") -> str:
@@ -130,6 +143,35 @@ CONCEPTS: Mapping[str, str] = {
     "permission": "permission access allowed rights role privilege admin",
     "part": "sub child nested inside part",
 }
+
+
+#: Words of a type's name that say how it is built, not what it is: no other name for it.
+BOOKKEEPING = "connection edge payload result page list all first last by id ids type node nodes input"
+#: The last word of an event type's name, or a word of its description, that makes a list of it a history.
+EVENT_WORDS = "event events history log audit timeline activity"
+#: Words of a field, of what it returns or of its edges that make it about who may do what.
+PERMISSION_WORDS = "permission permissions role roles access privilege privileges admin administrator"
+
+#: English verbs of writes; those that begin or end a mutation's name here are this API's write verbs.
+WRITE_VERBS = frozenset(
+    "create add new update edit change set delete remove archive unarchive close reopen merge assign unassign subscribe "
+    "unsubscribe star unstar follow unfollow lock unlock pin unpin transfer request submit dismiss resolve unresolve move mark "
+    "start invite accept decline cancel enable disable convert link unlink approve rename restore retire share unshare".split()
+)
+
+_LINE_LIMIT = 120
+
+
+def tool_line(description: str | None, fallback: str) -> str:
+    """A description's first sentence on one line, cut to a short budget."""
+    text = " ".join((description or "").split())
+    if not text:
+        return fallback
+    cut = re.search(r"(?<=[.!?])\s", text)
+    if cut is not None and cut.start() >= 20:
+        text = text[: cut.start()]
+    text = text if len(text) <= _LINE_LIMIT else text[: _LINE_LIMIT - 3] + "..."
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def stem(word: str) -> str:

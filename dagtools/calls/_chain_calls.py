@@ -26,6 +26,7 @@ from graphql import get_named_type, is_abstract_type, is_composite_type
 from .._errors import ToolCallError
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._chain_example import example_chain
+from ..catalogue._search import suggest_tools
 from ..registry._handles import Step
 from ..registry._registry import ObjectEntry
 from ._answers import answer_problem, locate, read_back
@@ -85,7 +86,7 @@ def prepare_chain(calls: FieldCalls, raw_steps: Any) -> PreparedChain:
         name = raw["tool"]
         arguments = parse_arguments(name, raw.get("arguments"))
         if name not in catalogue:
-            close = catalogue.suggest(name)
+            close = suggest_tools(catalogue, name)
             hint = f" Did you mean {', '.join(close)}?" if close else ""
             raise ToolCallError(f"Step {number} of the chain: there is no tool {name}.{hint} Nothing was sent.")
         tool = catalogue.tool(name)

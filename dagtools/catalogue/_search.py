@@ -8,31 +8,32 @@ weight (a word in the tool's name says more than one in its description), term f
 and rare words weigh more than common ones. No network service and no model: the index is a dict of
 postings built once per catalogue (`Catalogue.derived`) and shared by every session on it.
 
-Words are folded before they are counted: lower case, a light suffix stemmer (plurals, -ing, -ed,
--e) and a short table of synonyms the APIs' vocabularies need (a "star" is a "stargazer", to
-"close" an issue is to change its state). Query words found in no tool at all are dropped, so a
-question's filler ("who", "the") costs nothing.
+The schema's structure speaks before any word list (`_Structure`): a type is also called by the
+fields that return it, a connection's edges and the returned type's description describe a field, a
+list of events reads as a history, and a need names what it wants before where from. Words are folded
+by `_words` (stems, a short synonym table); query words found in no tool are dropped. A name that is
+no tool is answered the same way (`suggest_tools`): by what its words mean, not only by spelling.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
 from graphql import GraphQLObjectType, is_abstract_type
 
 from .. import _words
-from .._words import CONCEPTS, search_words
+from .._words import BOOKKEEPING, CONCEPTS, EVENT_WORDS, PERMISSION_WORDS, WRITE_VERBS, search_words, tool_line
 from .._words import SPLIT as _SPLIT
 from .._words import STOP as _STOP
 from .._words import stem as _stem
 from ._catalogue import Catalogue
 from ._reach import ConnectionShape
 
-__all__ = ["SearchEntry", "SearchHit", "SearchIndex", "catalogue_entries", "catalogue_search", "search_words", "tool_line"]
+__all__ = ["SearchEntry", "SearchHit", "SearchIndex", "catalogue_entries", "catalogue_search", "search_words", "suggest_tools", "tool_line"]
 
 #: How much a word counts in each field of a tool.
 WEIGHTS: Mapping[str, float] = {
@@ -66,7 +67,6 @@ _K1 = 1.2
 _B = 0.6
 #: Root tools are where a model starts; among equals they come first.
 _ROOT_BOOST = 1.15
-_LINE_LIMIT = 120
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,10 +188,12 @@ class SearchIndex:
         allowed = set(names) if names is not None else None
         scores: dict[int, float] = {}
         terms = self._terms(query)
+        entries = self.entries
         for term, weight in terms.items():
             idf = self._idf(term) * weight
             for number, norm in self._postings[term]:
-                scores[number] = scores.get(number, 0.0) + idf * norm
+                if allowed is None or entries[number].name in allowed:  # before the cut, so a few names are all ranked
+                    scores[number] = scores.get(number, 0.0) + idf * norm
         best = heapq.nlargest(_RERANKED, scores.items(), key=lambda item: item[1])
         acts = self._query_actions(query)
         exact = {part.lower() for part in _SPLIT.findall(query)}
@@ -220,35 +222,15 @@ class SearchIndex:
         return ranked[:limit]
 
 
-#: English verbs of writes; those that begin or end a mutation's name here are this API's write verbs.
-_WRITE_VERBS = frozenset(
-    "create add new update edit change set delete remove archive unarchive close reopen merge assign unassign subscribe "
-    "unsubscribe star unstar follow unfollow lock unlock pin unpin transfer request submit dismiss resolve unresolve move mark "
-    "start invite accept decline cancel enable disable convert link unlink approve rename restore retire share unshare".split()
-)
-
-
 def _actions(entries: list[SearchEntry]) -> frozenset[str]:
     """The write verbs that begin or end mutations' names here (`addStar`, `issueCreate`)."""
-    verbs = {_stem(verb) for verb in _WRITE_VERBS}
+    verbs = {_stem(verb) for verb in WRITE_VERBS}
     found: set[str] = set()
     for entry in entries:
         if entry.fields.get("kind") == "mutation":
             words = search_words(entry.fields.get("name", ""))
             found.update(word for word in (words[:1] + words[-1:]) if word in verbs)
     return frozenset(found)
-
-
-def tool_line(description: str | None, fallback: str) -> str:
-    """A description's first sentence on one line, cut to a short budget."""
-    text = " ".join((description or "").split())
-    if not text:
-        return fallback
-    cut = re.search(r"(?<=[.!?])\s", text)
-    if cut is not None and cut.start() >= 20:
-        text = text[: cut.start()]
-    text = text if len(text) <= _LINE_LIMIT else text[: _LINE_LIMIT - 3] + "..."
-    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def catalogue_entries(catalogue: Catalogue) -> list[SearchEntry]:
@@ -293,11 +275,9 @@ def catalogue_entries(catalogue: Catalogue) -> list[SearchEntry]:
     return entries
 
 
-#: Words of a type's name that say how it is built, not what it is: no other name for it.
-_BOOKKEEPING = frozenset(search_words("connection edge payload result page list all first last by id ids type node nodes input"))
-#: The last word of an event type's name, or a word of its description, that makes a list of it a history.
-_EVENT_WORDS = frozenset(search_words("event events history log audit timeline activity"))
-_PERMISSION_WORDS = frozenset(search_words("permission permissions role roles access privilege privileges admin administrator"))
+_BOOKKEEPING = frozenset(search_words(BOOKKEEPING))
+_EVENT_WORDS = frozenset(search_words(EVENT_WORDS))
+_PERMISSION_WORDS = frozenset(search_words(PERMISSION_WORDS))
 
 
 class _Structure:
@@ -393,3 +373,20 @@ def _is_list(type_: object) -> bool:
 def catalogue_search(catalogue: Catalogue) -> SearchIndex:
     """The catalogue's search index, built on first use and kept with the catalogue."""
     return catalogue.derived("search index", lambda: SearchIndex(catalogue_entries(catalogue)))
+
+
+#: A spelling neighbour this close ("Potato_peal" for "Potato_peel") is a typo, named before meanings.
+_TYPO = 0.85
+
+
+def suggest_tools(catalogue: Catalogue, name: str, *, limit: int = 3) -> list[str]:
+    """Tools for a name that is none: what search finds for its words, among its type's tools when its
+    prefix names a type (`Starship_pilots` -> `Starship_pilotConnection`), beside its spelling
+    neighbours (`Starship_MGLT`). A neighbour that is nearly the name comes first: that is a typo."""
+    spelt = catalogue.suggest(name, limit=limit)
+    prefix, _, rest = name.partition("_")
+    pool = catalogue.tools_for_type(prefix) if rest else []
+    words = rest if pool else name
+    meant = [hit.name for hit in catalogue_search(catalogue).search(words, limit=limit, names=pool or None)] if search_words(words) else []
+    typos = [n for n in spelt if SequenceMatcher(None, n.lower(), name.lower()).ratio() >= _TYPO]
+    return list(dict.fromkeys([*typos, *meant, *spelt]))[:limit]
