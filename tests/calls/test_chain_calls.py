@@ -5,17 +5,14 @@ requests reaching the server: the fixed toolset through the official `mcp` clien
 
 from __future__ import annotations
 
-import asyncio
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from dagtools import ToolCall, open_session
-from tests.servers import Recorder, serve_asgi
+from tests.servers import Recorder, forwarding, serve_asgi
 
 CHAIN = [
     {"tool": "Query_starship", "arguments": {"starshipID": "10"}},
@@ -26,32 +23,9 @@ CHAIN = [
 HOMEWORLDS = {"Chewbacca": "Kashyyyk", "Han Solo": "Corellia", "Lando Calrissian": "Socorro", "Nien Nunb": "Sullust"}
 
 
-def _proxy(target: str) -> Any:
-    """An ASGI app passing each POST on to `target` (the recorder in front of it counts them)."""
-
-    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        from tests.servers import read_body
-
-        body = await read_body(receive)
-
-        def forward() -> tuple[int, bytes]:
-            request = urllib.request.Request(target, data=body, headers={"content-type": "application/json"}, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310 - loopback only
-                    return answer.status, answer.read()
-            except urllib.error.HTTPError as error:  # a GraphQL error may come with a 400: passed on as it is
-                return error.code, error.read()
-
-        status, payload = await asyncio.to_thread(forward)
-        await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json")]})
-        await send({"type": "http.response.body", "body": payload})
-
-    return app
-
-
 @pytest.fixture
 def counted_swapi(swapi_url: str) -> Iterator[tuple[str, Recorder]]:  # noqa: F811
-    recorder = Recorder(_proxy(swapi_url))
+    recorder = Recorder(forwarding(swapi_url))
     with serve_asgi(recorder) as base:
         yield f"{base}/graphql", recorder
 
