@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from dagtools import ToolCall
 from tests.kitchen import kitchen_session, state
 from tests.thirdparty import Open
@@ -68,3 +70,20 @@ async def test_media_a_guessed_field_offers_the_field_that_returns_it(media_url:
     session = await opened(media_url)
     offered = await _call_offers(session, "Album_person")
     assert offered[0] == "Album_artist", offered
+
+
+async def test_swapi_fixed_mode_over_the_official_client_offers_by_meaning(swapi_url: str) -> None:
+    """The fixed toolset as an MCP client meets it: callTool and describeTools with a guessed name."""
+    pytest.importorskip("mcp", reason="the MCP tests need the official mcp SDK (pip install -e '.[mcp]')")
+    from mcp import Client
+
+    from dagtools.mcpserver._config import McpConfig
+    from dagtools.mcpserver._server import McpToolServer
+
+    server = McpToolServer(McpConfig(source=swapi_url, tools="fixed", cache=False))
+    async with Client(server.server, mode="legacy") as client:
+        called = await client.call_tool("callTool", {"tool": "Starship_pilots", "arguments": {}})
+        assert called.is_error, called.content[0].text
+        assert _offered(called.content[0].text)[0] == "Starship_pilotConnection"
+        described = await client.call_tool("describeTools", {"tools": ["Starship_pilots"]})
+        assert _offered(described.content[0].text)[0] == "Starship_pilotConnection"
