@@ -338,7 +338,7 @@ class _Structure:
             return True
         type_ = self._schema.get_type(type_name)
         if is_abstract_type(type_):
-            members = [search_words(t.name) for t in self._schema.get_possible_types(type_)]  # type: ignore[arg-type]
+            members = [search_words(t.name) for t in self._schema.get_possible_types(type_)]
             if members and sum(1 for m in members if m and m[-1] in _EVENT_WORDS) * 2 >= len(members):
                 return True
         return bool(_EVENT_WORDS & set(search_words(self._description(type_name))))
