@@ -30,7 +30,7 @@ from .._words import BOOKKEEPING, CONCEPTS, EVENT_WORDS, PERMISSION_WORDS, WRITE
 from .._words import SPLIT as _SPLIT
 from .._words import STOP as _STOP
 from .._words import stem as _stem
-from ._catalogue import Catalogue
+from ._catalogue import Catalogue, is_list
 from ._reach import ConnectionShape
 
 __all__ = ["SearchEntry", "SearchHit", "SearchIndex", "catalogue_entries", "catalogue_search", "search_words", "suggest_tools", "tool_line"]
@@ -251,7 +251,7 @@ def catalogue_entries(catalogue: Catalogue) -> list[SearchEntry]:
         arguments = " ".join(f"{arg} {(value.description or '')[:80]}" for arg, value in graphql_field.args.items())
         kind = "mutation" if ref.type_name == catalogue.mutation_type else "query" if root else "field"
         line = tool_line(graphql_field.description, f"{ref.type_name} {ref.field_name}")
-        many = connection is not None or _is_list(graphql_field.type)
+        many = connection is not None or is_list(graphql_field.type)
         shown = f"{returns} list" if many else returns
         entries.append(
             SearchEntry(
@@ -304,7 +304,7 @@ class _Structure:
             connection = catalogue.connection(target)
             returns = connection.node_type if connection is not None else target
             graphql_field = catalogue.field(ref)
-            if not (catalogue.is_root(ref.type_name) or connection is not None or _is_list(graphql_field.type)):
+            if not (catalogue.is_root(ref.type_name) or connection is not None or is_list(graphql_field.type)):
                 continue
             if ref.type_name == catalogue.mutation_type:
                 continue
@@ -362,12 +362,6 @@ class _Structure:
         if said & _PERMISSION_WORDS or self._carries_role(returns):
             found.append(CONCEPTS["permission"])
         return " ".join(found)
-
-
-def _is_list(type_: object) -> bool:
-    from ._catalogue import is_list
-
-    return is_list(type_)
 
 
 def catalogue_search(catalogue: Catalogue) -> SearchIndex:
