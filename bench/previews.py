@@ -1,25 +1,41 @@
-"""What previews keep: pages of 1, 5 and 25 objects, over real HTTP on 127.0.0.1.
+"""What previews keep: pages of 1, 5 and 25 objects, over real HTTP on 127.0.0.1, measured against
+the books as the server has them, not against the previewer's own arithmetic.
 
     python bench/previews.py
 
 Served: tests/pyservers/books.py, a books API on Ariadne under uvicorn, whose `search(text:)` returns
-1, 5 or 25 books of 12 fields read each (a long summary, short scalars, a computed averageRating, a
-database row number). For each page:
+1, 5 or 25 books (a long summary, short scalars, a computed averageRating, a database row number, a
+publication date). For each page the bench reads the same books itself, every scalar field (the
+truth), and the session's answer as the model reads it. Its own definitions, independent of the
+implementation:
 
-- `preview_short_scalars_kept_share[page_of_N]`: of the short scalars read (values a preview shows
-  whole) that fit the page's room, the share the preview shows. Target >= 1: every one is kept. What
-  fits is counted here on its own terms: the room is the result's budget less its IDs and the note's
-  share, and the short columns are taken in the catalogue's order (the first one, then the others
-  while they fit), every object showing the same ones.
-- `preview_short_scalars_shown_of_read[page_of_N]`: the share of all short scalars read that are
-  shown (a page of 25 cannot show them all within the budget).
-- `preview_result_chars[page_of_N]`: the whole result as the model reads it, against the budget.
+- a short value is a scalar whose JSON is at most 40 characters (a title, a year, a genre, a count);
+- bookkeeping is a value shaped like a timestamp (ISO 8601) or a URL: a list page may leave it out
+  even when it would fit (what a field tells, not the room left, earns its place);
+- an identifier is a field of GraphQL type `ID` (the book's own `id`, the `authorId` foreign key):
+  how an object is found, which the model reaches through IDs and tools, so no preview owes it;
+- a column fits when the answer, with that column's true values added to every object's preview,
+  is still within the session's result budget (the answer's JSON, measured).
+
+Figures per page of N:
+
+- `preview_kept_share[page_of_N]`: of the short values shown or fitting (identifiers and bookkeeping
+  aside), the share shown. Target >= 1: no column that tells something and fits is left out.
+- `preview_lone_object_short_values_shown_share[page_of_1]`: a lone object shows every short value
+  it has but identifiers, bookkeeping too (DESIGN.md). Target >= 1.
+- `preview_values_true[page_of_N]`: every value shown is the server's (whole, or its start marked
+  with "…"). Target == 1.
+- `preview_short_values_shown_of_all[page_of_N]`: the share of all short values shown (a page of 25
+  cannot show them all within the budget); `preview_result_chars[page_of_N]` against the budget;
+  `preview_same_fields_for_every_object[page_of_N]`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,14 +45,17 @@ for _path in (ROOT, ROOT / "bench"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
+import httpx  # noqa: E402
 from _figures import exit_status, figure, unmeasured  # noqa: E402
+from graphql import build_schema, get_named_type, is_leaf_type  # noqa: E402
 
 from dagtools import ToolCall, open_session  # noqa: E402
-from dagtools.calls._preview_pages import CUT, page_room  # noqa: E402
 
 __all__ = ["run_previews_bench"]
 
 PAGES = {1: "Dune", 5: "Foundation", 25: ""}
+SHORT = 40
+_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
 
 
 def _size(value: Any) -> int:
@@ -44,48 +63,85 @@ def _size(value: Any) -> int:
 
 
 def _short(value: Any) -> bool:
-    return not (isinstance(value, str) and len(value) > CUT)
+    return value is not None and _size(value) <= SHORT
 
 
-def fitting_short_cells(ids: list[str], read: dict[str, dict[str, Any]], order: tuple[str, ...], budget: int) -> int:
-    """How many short values of the page fit its room, every object showing the same columns."""
-    room = page_room(budget, _size({"result": ids}))
-    size = 2 + sum(_size(i) + 6 for i in ids)
-    fitting = 0
-    for position, name in enumerate(order):
-        values = [read[i][name] for i in ids if name in read[i]]
-        if not values or (position > 0 and not all(_short(v) for v in values)):
-            continue  # a column with a long text is not a short scalar's column
-        cost = sum(_size(name) + _size(v if _short(v) else v[: CUT - 1] + "…") + 4 for v in values)
-        if size + cost <= room:
-            size += cost
-            fitting += sum(1 for v in values if _short(v))
-    return fitting
+def _bookkeeping(value: Any) -> bool:
+    return isinstance(value, str) and (bool(_TIMESTAMP.match(value)) or value.startswith(("http://", "https://")))
+
+
+def _true(shown: Any, truth: Any) -> bool:
+    if shown == truth:
+        return True
+    return isinstance(shown, str) and isinstance(truth, str) and shown.endswith("…") and truth.startswith(shown[:-1])
+
+
+def _book_fields() -> tuple[list[str], set[str]]:
+    """Every scalar field of a book, and those of type ID (identifiers), from the API's SDL."""
+    from tests.pyservers.books import SDL
+
+    book: Any = build_schema(SDL).get_type("Book")
+    fields = [name for name, field in book.fields.items() if is_leaf_type(get_named_type(field.type))]
+    return fields, {name for name in fields if get_named_type(book.fields[name].type).name == "ID"}
+
+
+def _truth(url: str, text: str, fields: list[str]) -> list[dict[str, Any]]:
+    """The books of a search as the server has them: every scalar field, read by the bench itself."""
+    query = f"query($t: String!) {{ search(text: $t) {{ {' '.join(fields)} }} }}"
+    answer = httpx.post(url, json={"query": query, "variables": {"t": text}}, timeout=10).json()
+    return answer["data"]["search"]
+
+
+def _fits(answer: dict[str, Any], ids: list[str], column: str, values: list[Any], budget: int) -> bool:
+    grown = copy.deepcopy(answer)
+    previews = grown.setdefault("preview", {})
+    for object_id, value in zip(ids, values, strict=True):
+        previews.setdefault(object_id, {})[column] = value
+    return _size(grown) <= budget
 
 
 async def _measure(url: str) -> None:
     async with await open_session(url, cache=False) as session:
         session.select(["Query_search"])
         budget = session.long_values.budget
-        order = session.catalogue.preview_fields("Book")
+        fields, identifiers = _book_fields()
         for count, text in PAGES.items():
+            page = f"page_of_{count}"
             result = await session.call_tool(ToolCall(name="Query_search", arguments={"text": text}))
             answer = json.loads(result.content)
-            ids = answer["result"]
-            if result.is_error or len(ids) != count:
-                unmeasured(f"preview_short_scalars_kept_share[page_of_{count}]", f"the search answered {result.content[:200]}")
+            ids = answer.get("result") or []
+            truth = _truth(url, text, fields)
+            if result.is_error or len(ids) != count or len(truth) != count:
+                unmeasured(f"preview_kept_share[{page}]", f"the search answered {result.content[:200]}")
                 continue
-            read = {i: dict(session.object(i).preview) for i in ids}
             shown = answer.get("preview", {})
-            short_read = sum(1 for i in ids for v in read[i].values() if _short(v))
-            short_shown = sum(1 for i in ids for f, v in read[i].items() if _short(v) and f in shown.get(i, {}))
-            fitting = fitting_short_cells(ids, read, order, budget)
-            figure(f"preview_short_scalars_fetched[page_of_{count}]", short_read)
-            figure(f"preview_short_scalars_fitting[page_of_{count}]", fitting)
-            figure(f"preview_short_scalars_kept_share[page_of_{count}]", short_shown / fitting if fitting else 0.0, ">= 1")
-            figure(f"preview_short_scalars_shown_of_read[page_of_{count}]", short_shown / short_read if short_read else 0.0)
-            figure(f"preview_same_fields_for_every_object[page_of_{count}]", int(len({tuple(p) for p in shown.values()}) == 1), "== 1")
-            figure(f"preview_result_chars[page_of_{count}]", _size(answer), f"<= {budget}")
+            columns = sorted({name for book in truth for name in book} - identifiers)
+            short_all = shown_all = kept = fitting = 0
+            true = True
+            for column in columns:
+                values = [book.get(column) for book in truth]
+                shown_here = [column in shown.get(i, {}) for i in ids]
+                short_all += sum(1 for v in values if _short(v))
+                shown_all += sum(1 for v, s in zip(values, shown_here, strict=True) if s and _short(v))
+                true &= all(_true(shown[i][column], v) for i, v, s in zip(ids, values, shown_here, strict=True) if s)
+                telling = all(_short(v) for v in values) and not any(_bookkeeping(v) for v in values)
+                if not telling:
+                    continue
+                if all(shown_here):
+                    kept += count
+                elif _fits(answer, ids, column, values, budget):
+                    fitting += count
+                    print(f"#   {page}: {column} is left out, and it fits", flush=True)
+            shown_ids = sum(1 for i in ids for name in identifiers if name in shown.get(i, {}))
+            figure(f"preview_short_values[{page}]", short_all)
+            figure(f"preview_identifiers_shown[{page}]", shown_ids)
+            figure(f"preview_kept_share[{page}]", kept / (kept + fitting) if kept + fitting else 0.0, ">= 1")
+            if count == 1:
+                figure(f"preview_lone_object_short_values_shown_share[{page}]", shown_all / short_all if short_all else 0.0, ">= 1")
+            figure(f"preview_short_values_shown_of_all[{page}]", shown_all / short_all if short_all else 0.0)
+            figure(f"preview_values_true[{page}]", int(true), "== 1")
+            figure(f"preview_same_fields_for_every_object[{page}]", int(len({tuple(sorted(p)) for p in shown.values()}) == 1), "== 1")
+            figure(f"preview_result_chars[{page}]", _size(answer), f"<= {budget}")
 
 
 def run_previews_bench() -> None:
@@ -93,7 +149,7 @@ def run_previews_bench() -> None:
         from tests.pyservers.books import app
         from tests.servers import serve_asgi
     except ImportError as error:  # ariadne or uvicorn is not installed
-        unmeasured("preview_short_scalars_kept_share", f"the books API cannot be served: {error}")
+        unmeasured("preview_kept_share", f"the books API cannot be served: {error}")
         return
     with serve_asgi(app()) as base:
         asyncio.run(_measure(f"{base}/graphql"))

@@ -87,10 +87,13 @@ def tool_size_figures() -> None:
 
 def document_figures() -> None:
     """`max_read_document_bytes[SCHEMA]`: the largest document any single read sends on each public
-    schema (bench/documents.py says which reads, and how they are built)."""
+    schema (bench/documents.py says which reads, and how they are built), and
+    `max_chain_document_bytes[SCHEMA]`: the largest a callChain sends (bench/chain_documents.py)."""
+    from chain_documents import run_chain_document_bench
     from documents import run_document_bench
 
     run_document_bench()
+    run_chain_document_bench()
 
 
 async def call_figures() -> None:
@@ -203,6 +206,7 @@ def main() -> int:
         ("mcp", "run_mcp_bench"),
         ("previews", "run_previews_bench"),
         ("search", "run_search_bench"),
+        ("chains", "run_chains_bench"),
     ):
         path = ROOT / "bench" / f"{module}.py"
         if not path.exists():

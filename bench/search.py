@@ -2,11 +2,19 @@
 
     python bench/search.py
 
-Reads the needs in bench/search_needs.yaml (written from GitHub's and Linear's public docs), asks
-the catalogue search of each schema (every mutation allowed) and counts a hit when any of a need's
-tools is among the first five answers. Prints recall at 5 (target >= 0.9), every miss with what
-came first, the time the first search takes (it builds the index) and the median time of one
-search on GitHub once the index is built (target <= 20 ms). Exits 1 when a target is missed.
+Two sets of needs, each a task in a user's words with the tools that serve it:
+
+- bench/search_needs.yaml: the tuning set (GitHub and Linear). The search's word lists were written
+  with these needs in view, so its recall says little about needs nobody has seen.
+- bench/search_needs_heldout.yaml: the held-out set (GitHub, Linear, Shopify's Storefront, Saleor),
+  written from the APIs' public docs and committed before any ranking change; nothing is tuned on it.
+  The target, recall at 5 >= 0.9, is this set's.
+
+The catalogue of each schema (every mutation allowed) is asked each need; a hit is any of the need's
+tools among the first five answers. Both sets are also measured with the synonym table emptied, to
+show how much the search leans on it. Prints every held-out miss with what came first, the time the
+first search takes (it builds the index) and the median time of one search on GitHub once the index
+is built (target <= 20 ms). Exits 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -14,6 +22,8 @@ from __future__ import annotations
 import gc
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from statistics import median
 
@@ -24,47 +34,87 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from _figures import exit_status, figure, schema_path, unmeasured  # noqa: E402
 
-from dagtools import compile_catalogue, load_schema  # noqa: E402
-from dagtools.catalogue._search import catalogue_search  # noqa: E402
+from dagtools import (  # noqa: E402
+    _words,  # noqa: E402
+    compile_catalogue,
+    load_schema,
+)
+from dagtools.catalogue import _search  # noqa: E402
+from dagtools.catalogue._search import SearchIndex  # noqa: E402
 
-NEEDS = ROOT / "bench" / "search_needs.yaml"
+TUNING = ROOT / "bench" / "search_needs.yaml"
+HELDOUT = ROOT / "bench" / "search_needs_heldout.yaml"
 TOP = 5
 
 
-def run_search_bench() -> None:
-    needs: dict[str, list[dict]] = yaml.safe_load(NEEDS.read_text())
+@contextmanager
+def _without_synonyms() -> Iterator[None]:
+    kept = _words.SYNONYMS
+    _words.SYNONYMS = {}
+    try:
+        yield
+    finally:
+        _words.SYNONYMS = kept
+
+
+def _recall(label: str, needs: dict[str, list[dict]], indexes: dict[str, SearchIndex], *, show: bool) -> float:
     hits = asked = 0
     for schema_file, items in needs.items():
-        path = schema_path(schema_file)
-        if path is None:
-            unmeasured("search_recall_at_5", f"{schema_file} is not here")
-            return
-        catalogue = compile_catalogue(load_schema(path).schema, mutations=True)
-        start = time.perf_counter()
-        index = catalogue_search(catalogue)
-        index.search(items[0]["need"], limit=TOP)
-        first = time.perf_counter() - start
+        index = indexes[schema_file]
         name = schema_file.split(".")[0]
-        figure(f"search_{name}_first_search_seconds", first)
+        found_here = 0
         for item in items:
             found = [hit.name for hit in index.search(item["need"], limit=TOP)]
             asked += 1
             if set(item["tools"]) & set(found):
-                hits += 1
-            else:
-                print(f"# missed on {name}: {item['need']!r} wants {item['tools']}, top {TOP}: {found}", flush=True)
-        if name == "github":
-            times = []
-            for _ in range(3):
-                for item in items:
-                    gc.collect()
-                    start = time.perf_counter()
-                    index.search(item["need"], limit=TOP)
-                    times.append(time.perf_counter() - start)
-            figure("search_github_query_ms", median(times) * 1000, "<= 20")
-            figure("search_github_slowest_query_ms", max(times) * 1000)
-    figure("search_needs", asked)
-    figure("search_recall_at_5", hits / asked if asked else None, ">= 0.9")
+                found_here += 1
+            elif show:
+                print(f"# {label} missed on {name}: {item['need']!r} wants {item['tools']}, top {TOP}: {found}", flush=True)
+        hits += found_here
+        figure(f"search_{label}_{name}_recall_at_5", found_here / len(items))
+    return hits / asked if asked else 0.0
+
+
+def run_search_bench() -> None:
+    sets = {"tuning": yaml.safe_load(TUNING.read_text()), "heldout": yaml.safe_load(HELDOUT.read_text())}
+    indexes: dict[str, SearchIndex] = {}
+    for needs in sets.values():
+        for schema_file, items in needs.items():
+            if schema_file in indexes:
+                continue
+            path = schema_path(schema_file)
+            if path is None:
+                unmeasured("search_heldout_recall_at_5", f"{schema_file} is not here")
+                return
+            catalogue = compile_catalogue(load_schema(path).schema, mutations=True)
+            start = time.perf_counter()
+            index = _search.catalogue_search(catalogue)
+            index.search(items[0]["need"], limit=TOP)
+            figure(f"search_{schema_file.split('.')[0]}_first_search_seconds", time.perf_counter() - start)
+            indexes[schema_file] = index
+    for label, needs in sets.items():
+        figure(f"search_{label}_needs", sum(len(items) for items in needs.values()))
+    figure("search_tuning_recall_at_5", _recall("tuning", sets["tuning"], indexes, show=True))
+    figure("search_heldout_recall_at_5", _recall("heldout", sets["heldout"], indexes, show=True), ">= 0.9")
+    # The same searches with no synonym table: the index is rebuilt, as its postings never hold synonyms
+    # but its write verbs are read through them.
+    with _without_synonyms():
+        bare = {schema_file: SearchIndex(list(index.entries)) for schema_file, index in indexes.items()}
+        for label, needs in sets.items():
+            figure(f"search_{label}_recall_at_5_without_synonyms", _recall(f"{label}_bare", needs, bare, show=False))
+    github = indexes.get("github.schema.graphql")
+    if github is None:
+        return
+    queries = [item["need"] for needs in sets.values() for item in needs.get("github.schema.graphql", [])]
+    times = []
+    for _ in range(3):
+        for query in queries:
+            gc.collect()
+            start = time.perf_counter()
+            github.search(query, limit=TOP)
+            times.append(time.perf_counter() - start)
+    figure("search_github_query_ms", median(times) * 1000, "<= 20")
+    figure("search_github_slowest_query_ms", max(times) * 1000)
 
 
 def main() -> int:

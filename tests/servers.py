@@ -16,6 +16,8 @@ import socket
 import struct
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -82,6 +84,28 @@ def wait_for_port(port: int, *, timeout: float = 10.0, alive: Callable[[], bool]
         except OSError:
             time.sleep(0.05)
     raise TimeoutError(f"nothing accepted connections on 127.0.0.1:{port} within {timeout:g}s")
+
+
+def forwarding(target: str) -> Callable[..., Awaitable[None]]:
+    """An ASGI app passing each POST on to `target` and its answer back (a `Recorder` in front of it
+    counts what reaches the server)."""
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        body = await read_body(receive)
+
+        def forward() -> tuple[int, bytes]:
+            request = urllib.request.Request(target, data=body, headers={"content-type": "application/json"}, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310 - loopback only
+                    return answer.status, answer.read()
+            except urllib.error.HTTPError as error:  # a GraphQL error may come with a 400: passed on as it is
+                return error.code, error.read()
+
+        status, payload = await asyncio.to_thread(forward)
+        await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": payload})
+
+    return app
 
 
 class Recorder:

@@ -21,11 +21,12 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphql import get_named_type, is_abstract_type, is_composite_type
+from graphql import GraphQLEnumType, GraphQLObjectType, GraphQLScalarType, get_named_type, is_abstract_type, is_composite_type
 
 from .._errors import ToolCallError
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._chain_example import example_chain
+from ..catalogue._search import suggest_tools
 from ..registry._handles import Step
 from ..registry._registry import ObjectEntry
 from ._answers import answer_problem, locate, read_back
@@ -33,11 +34,12 @@ from ._arguments import bind_arguments, parse_arguments
 from ._connections import Connection, connection_of
 from ._expressions import expression_of, nonsense
 from ._field import UNANSWERED, FieldCalls, Result, not_answered
+from ._keys import key_field
 from ._moved import dotted, moved, unreachable
 from ._partial import shown_error
 from ._validation import check_document, debugging
 
-__all__ = ["CALL_CHAIN", "MAX_OBJECTS", "MAX_STEPS", "PreparedChain", "prepare_chain", "run_chain"]
+__all__ = ["CALL_CHAIN", "MAX_OBJECTS", "MAX_STEPS", "PreparedChain", "on_the_way", "prepare_chain", "run_chain"]
 
 CALL_CHAIN = "callChain"
 MAX_STEPS = 8
@@ -85,7 +87,7 @@ def prepare_chain(calls: FieldCalls, raw_steps: Any) -> PreparedChain:
         name = raw["tool"]
         arguments = parse_arguments(name, raw.get("arguments"))
         if name not in catalogue:
-            close = catalogue.suggest(name)
+            close = suggest_tools(catalogue, name)
             hint = f" Did you mean {', '.join(close)}?" if close else ""
             raise ToolCallError(f"Step {number} of the chain: there is no tool {name}.{hint} Nothing was sent.")
         tool = catalogue.tool(name)
@@ -190,12 +192,14 @@ def _document(
     for index in range(len(links) - 1, -1, -1):
         link = links[index]
         if link.end is not None:
-            inner = calls.queries.selection(link.end)
+            inner = calls.queries.selection(link.end) if index + 1 == len(links) else on_the_way(calls, link.end)
             if index + 1 < len(links):
                 nested = texts[index + 1] + body
                 condition = conditions[index + 1]
                 inner += f" ... on {condition} {{ {nested} }}" if condition else f" {nested}"
-            body = f" {{ {link.connection.selection(inner) if link.connection else inner} }}"
+            if link.connection is not None:
+                inner = link.connection.selection(inner) if index + 1 == len(links) else link.connection.paging_selection(inner)
+            body = f" {{ {inner} }}"
         else:
             body = ""
     first = links[0]
@@ -214,6 +218,32 @@ def _document(
     if debugging():
         check_document(schema, document)
     return document, variables, tuple(path)
+
+
+def on_the_way(calls: FieldCalls, type_name: str) -> str:
+    """What a chain reads of an object on the way: its key and the name it is shown by, not its whole
+    preview, so a document grows by a few bytes a step rather than by a preview a step (DESIGN.md's
+    4 KB holds for a chain of `MAX_STEPS`). The last step's objects, whose previews the model reads,
+    get the full selection; a field call on an object on the way reads it in full. Abstract types and
+    types whose reading forces work (Dagger's `sync`) keep the selection a field call makes."""
+    catalogue = calls.catalogue
+    type_ = catalogue.schema.get_type(type_name)
+    if not isinstance(type_, GraphQLObjectType) or catalogue.dialect.forces(type_name):
+        return calls.queries.selection(type_name)
+    fields = ["__typename"]
+    key = key_field(catalogue, type_name)
+    if key is not None:
+        fields.append(key)
+    label = next((f for f in catalogue.preview_fields(type_name) if _reads_as_text(type_.fields[f].type)), None)
+    if label is not None and label not in fields:
+        fields.append(label)
+    return " ".join(fields)
+
+
+def _reads_as_text(type_: Any) -> bool:
+    """Whether a field's value arrives as a string (what an object on the way is named by)."""
+    named = get_named_type(type_)
+    return isinstance(named, GraphQLEnumType) or (isinstance(named, GraphQLScalarType) and named.name not in ("Int", "Float", "Boolean"))
 
 
 async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:

@@ -45,6 +45,12 @@ class Connection:
         items = f"edges {{ {edge} }}" if self.via_edges else f"nodes {{ {node_selection} }}"
         return " ".join(["__typename", "pageInfo { hasNextPage endCursor }", items, *self.scalars])
 
+    def paging_selection(self, node_selection: str) -> str:
+        """The items and where the page ends, without what the connection and its edges say besides
+        (`totalCount`, `starredAt`): what a chain reads of a connection on its way to the next step."""
+        items = f"edges {{ node {{ {node_selection} }} }}" if self.via_edges else f"nodes {{ {node_selection} }}"
+        return f"__typename pageInfo {{ hasNextPage endCursor }} {items}"
+
     def item_steps(self, index: int) -> tuple[Step, ...]:
         if self.via_edges:
             return (Step.of("edges", index=index), Step.of("node"))

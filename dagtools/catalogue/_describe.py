@@ -8,6 +8,7 @@ nested input objects summarised in turn, so a model walks down a filter one leve
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from graphql import GraphQLInputObjectType, get_named_type
@@ -16,6 +17,9 @@ from .._errors import ToolCallError
 
 if TYPE_CHECKING:
     from ._catalogue import Catalogue
+
+#: Tool names for one that is none (a catalogue's spelling neighbours, or search's by meaning).
+Suggest = Callable[[str], list[str]]
 
 __all__ = ["DESCRIBE_TOOLS", "describe_names", "describe_path", "is_path", "pointed_path", "points_to_describe"]
 
@@ -46,11 +50,11 @@ def is_path(name: str) -> bool:
     return "." in name
 
 
-def describe_path(catalogue: Catalogue, path: str) -> dict[str, Any]:
+def describe_path(catalogue: Catalogue, path: str, suggest: Suggest | None = None) -> dict[str, Any]:
     """The schema of the argument or input field at `path` (tool.argument.field...), within the budget."""
     tool_name, *parts = path.split(".")
     if tool_name not in catalogue:
-        hints = catalogue.suggest(tool_name)
+        hints = (suggest or catalogue.suggest)(tool_name)
         raise ToolCallError(f"No tool named {tool_name}" + (f" (did you mean {', '.join(hints)}?)" if hints else "") + ".")
     ref = catalogue.ref(tool_name)
     fields: dict[str, Any] = catalogue.arguments(ref)
@@ -83,7 +87,9 @@ def describe_path(catalogue: Catalogue, path: str) -> dict[str, Any]:
     return {"path": path, "type": owner, "schema": schema}
 
 
-def describe_names(catalogue: Catalogue, names: Any, example: str = "", *, most: int = 256, budget: int = 32 * 1024) -> dict[str, Any]:
+def describe_names(
+    catalogue: Catalogue, names: Any, example: str = "", *, most: int = 256, budget: int = 32 * 1024, suggest: Suggest | None = None
+) -> dict[str, Any]:
     """What describeTools answers: each named tool's description and parameters (`Type_*` for all
     of a type's), and each dotted path's part, without selecting anything.
 
@@ -99,7 +105,8 @@ def describe_names(catalogue: Catalogue, names: Any, example: str = "", *, most:
     names = list(dict.fromkeys(str(n) for n in names))
     if len(names) > most:
         raise ToolCallError(f"That is {len(names)} different names; one {DESCRIBE_TOOLS} call takes at most {most}.")
-    parts = [describe_path(catalogue, n) for n in names if is_path(n)]
+    suggest = suggest or catalogue.suggest  # the caller's, by meaning, where it has a search index
+    parts = [describe_path(catalogue, n, suggest) for n in names if is_path(n)]
     wanted: dict[str, None] = {}
     unknown: list[str] = []
     for name in (n for n in names if not is_path(n)):
@@ -108,7 +115,7 @@ def describe_names(catalogue: Catalogue, names: Any, example: str = "", *, most:
             unknown.append(name)
         wanted.update(dict.fromkeys(expanded))
     if unknown:
-        hints = [f"{n} (did you mean {', '.join(catalogue.suggest(n))}?)" if catalogue.suggest(n) else n for n in unknown[:10]]
+        hints = [f"{n} (did you mean {', '.join(close)}?)" if (close := suggest(n)) else n for n in unknown[:10]]
         raise ToolCallError(f"No tool named {'; '.join(hints)}. selectTools lists the tools there are.")
     listed: list[dict[str, Any]] = []
     left: list[str] = []

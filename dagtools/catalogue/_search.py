@@ -8,28 +8,52 @@ weight (a word in the tool's name says more than one in its description), term f
 and rare words weigh more than common ones. No network service and no model: the index is a dict of
 postings built once per catalogue (`Catalogue.derived`) and shared by every session on it.
 
-Words are folded before they are counted: lower case, a light suffix stemmer (plurals, -ing, -ed,
--e) and a short table of synonyms the APIs' vocabularies need (a "star" is a "stargazer", to
-"close" an issue is to change its state). Query words found in no tool at all are dropped, so a
-question's filler ("who", "the") costs nothing.
+The schema's structure speaks before any word list (`_Structure`): a type is also called by the
+fields that return it, a connection's edges and the returned type's description describe a field, a
+list of events reads as a history, and a need names what it wants before where from. Words are folded
+by `_words` (stems, a short synonym table); query words found in no tool are dropped. A name that is
+no tool is answered the same way (`suggest_tools`): by what its words mean, not only by spelling.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
-from graphql import GraphQLObjectType
+from graphql import GraphQLObjectType, is_abstract_type
 
-from ._catalogue import Catalogue
+from .. import _words
+from .._words import BOOKKEEPING, CONCEPTS, EVENT_WORDS, PERMISSION_WORDS, WRITE_VERBS, search_words, tool_line
+from .._words import SPLIT as _SPLIT
+from .._words import STOP as _STOP
+from .._words import stem as _stem
+from ._catalogue import Catalogue, is_list
+from ._reach import ConnectionShape
 
-__all__ = ["SearchEntry", "SearchHit", "SearchIndex", "catalogue_entries", "catalogue_search", "search_words", "tool_line"]
+__all__ = ["SearchEntry", "SearchHit", "SearchIndex", "catalogue_entries", "catalogue_search", "search_words", "suggest_tools", "tool_line"]
 
 #: How much a word counts in each field of a tool.
-WEIGHTS: Mapping[str, float] = {"name": 3.0, "type": 2.0, "kind": 0.5, "returns": 1.2, "arguments": 0.5, "description": 1.0}
+WEIGHTS: Mapping[str, float] = {
+    "name": 3.0,
+    "type": 2.0,
+    "kind": 0.5,
+    "returns": 1.2,
+    "arguments": 0.5,
+    "description": 1.0,
+    # what the schema's structure says: other names of the owner and of what comes back, the returned
+    # type's own description and its edges' values, and the kind of field its shape shows
+    "type_alias": 0.3,
+    "returns_alias": 0.3,
+    "shape": 0.5,
+    "concept": 0.8,
+}
+#: A query names what it wants first and where from after ("the pull request that fixed this issue"):
+#: a field that returns the first type named and belongs to a later one gains this share, and one
+#: that reads the same relation the other way loses it.
+_DIRECTION = 0.5
 #: How much a tool gains when the query covers the words that name it (its field and its type):
 #: "the comments of an issue" names `Issue_comments` whole, `IssueSearchResult_sourceComment` in part.
 _COVERAGE = 1.5
@@ -43,140 +67,6 @@ _K1 = 1.2
 _B = 0.6
 #: Root tools are where a model starts; among equals they come first.
 _ROOT_BOOST = 1.15
-_LINE_LIMIT = 120
-
-_SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-
-_STOP = frozenset(
-    "a an the of to in on for by at from with and or is are was were be been it its this that these those "
-    "i me my we our you your he she they them their what which who whom whose how do does did can could "
-    "should would will shall may might must all any some each every given get gets find show me please".split()
-)
-
-#: Irregular or domain words folded to one stem before stemming.
-_IRREGULAR: Mapping[str, str] = {
-    "children": "child",
-    "people": "person",
-    "men": "man",
-    "women": "woman",
-    "data": "datum",
-    "indices": "index",
-    "statuses": "status",
-    "aliases": "alias",
-    "analyses": "analysis",
-    "addresses": "address",
-    "branches": "branch",
-    "watches": "watch",
-    "matches": "match",
-    "searches": "search",
-}
-
-#: Stems a query word also looks for, at half weight: words people say against words APIs use.
-_SYNONYMS: Mapping[str, tuple[str, ...]] = {
-    "star": ("stargazer",),
-    "stargazer": ("star",),
-    "fan": ("star", "follow"),
-    "follower": ("follow",),
-    "created": ("creator", "author"),
-    "wrote": ("author", "creator"),
-    "post": ("create",),
-    "write": ("create", "add"),
-    "reviewer": ("review",),
-    "branch": ("ref",),
-    "sub": ("child", "parent"),
-    "nested": ("child",),
-    "workspace": ("organization",),
-    "who": ("user",),
-    "sign": ("viewer", "authenticated"),
-    "authenticated": ("viewer",),
-    "login": ("user", "viewer"),
-    "close": ("closed", "state"),
-    "reopen": ("open", "state"),
-    "delete": ("remove", "archive"),
-    "remove": ("delete",),
-    "create": ("add", "new"),
-    "add": ("create",),
-    "make": ("create",),
-    "new": ("create",),
-    "edit": ("update", "change"),
-    "change": ("update",),
-    "modify": ("update",),
-    "rename": ("update", "name"),
-    "update": ("edit",),
-    "list": ("all",),
-    "owner": ("own", "viewer"),
-    "mine": ("viewer",),
-    "me": ("viewer",),
-    "i": ("viewer",),
-    "my": ("viewer",),
-    "current": ("viewer",),
-    "logged": ("viewer",),
-    "author": ("creator", "user"),
-    "creator": ("author",),
-    "person": ("user", "member"),
-    "user": ("member", "person"),
-    "member": ("user",),
-    "people": ("user",),
-    "ticket": ("issue",),
-    "bug": ("issue",),
-    "task": ("issue",),
-    "pr": ("pull",),
-    "repo": ("repository",),
-    "sprint": ("cycle",),
-    "iteration": ("cycle",),
-    "tag": ("label", "topic"),
-    "label": ("tag",),
-    "reply": ("comment",),
-    "assign": ("assignee",),
-    "assignee": ("assign",),
-    "subscribe": ("subscriber", "watch"),
-    "watch": ("subscribe", "watcher"),
-    "watcher": ("watch",),
-    "count": ("total",),
-    "number": ("count", "total"),
-    "team": ("organization",),
-    "org": ("organization",),
-    "emoji": ("reaction",),
-    "react": ("reaction",),
-    "reaction": ("react",),
-    "lock": ("locked",),
-    "merge": ("merged",),
-    "sponsor": ("sponsorship",),
-    "workflow": ("state",),
-}
-
-
-def _stem(word: str) -> str:
-    """A light suffix stemmer: enough to meet "starred" with "star" and "issues" with "issue"."""
-    word = _IRREGULAR.get(word, word)
-    if len(word) <= 3:
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith(("sses", "xes", "ches", "shes")):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            if len(word) >= 3 and word[-1] == word[-2] and word[-1] not in "lsz":
-                word = word[:-1]  # starr -> star, committ -> commit
-            break
-    if word.endswith("e") and len(word) >= 5:
-        word = word[:-1]  # release / releas, update / updat meet their -ed and -ing forms
-    return word
-
-
-def search_words(text: str) -> list[str]:
-    """The stems of a name or a sentence: camelCase and snake_case split, lower case, no stop words."""
-    out: list[str] = []
-    for part in _SPLIT.findall(text):
-        word = part.lower()
-        if word in _STOP:
-            continue
-        out.append(_stem(word))
-    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,21 +97,33 @@ class SearchIndex:
     _lengths: list[float] = field(default_factory=list, init=False, repr=False)
     _keys: list[frozenset[str]] = field(default_factory=list, init=False, repr=False)
     _exact: list[frozenset[str]] = field(default_factory=list, init=False, repr=False)
+    _owners: list[frozenset[str]] = field(default_factory=list, init=False, repr=False)
+    _returns: list[frozenset[str]] = field(default_factory=list, init=False, repr=False)
+    _type_words: set[str] = field(default_factory=set, init=False, repr=False)
 
     def __post_init__(self) -> None:
         counts: list[dict[str, float]] = []
+        folded: dict[str, list[str]] = {}  # the same type names and descriptions recur in many entries
         for entry in self.entries:
             weighted: dict[str, float] = {}
             length = 0.0
             for part, text in entry.fields.items():
                 weight = WEIGHTS.get(part, 1.0)
-                for word in search_words(text):
+                words = folded.get(text)
+                if words is None:
+                    words = folded[text] = search_words(text)
+                for word in words:
                     weighted[word] = weighted.get(word, 0.0) + weight
                     length += weight
             counts.append(weighted)
             self._lengths.append(length)
             self._exact.append(frozenset(part.lower() for part in _SPLIT.findall(entry.fields.get("name", ""))))
             self._keys.append(frozenset(search_words(f"{entry.fields.get('name', '')} {entry.fields.get('type', '')}")))
+            owners = frozenset(search_words(f"{entry.fields.get('type', '')} {entry.fields.get('type_alias', '')}"))
+            returns = frozenset(search_words(f"{entry.fields.get('returns', '')} {entry.fields.get('returns_alias', '')}"))
+            self._owners.append(owners)
+            self._returns.append(returns)
+            self._type_words.update(owners, returns)
         self._actions = _actions(self.entries)
         average = (sum(self._lengths) / len(self._lengths)) if self._lengths else 1.0
         self._average = average or 1.0
@@ -239,15 +141,31 @@ class SearchIndex:
         total = len(self.entries)
         return math.log(1 + (total - found + 0.5) / (found + 0.5))
 
+    def _stems(self, word: str) -> list[str]:
+        """A query word's stems: "subcategories" is "sub" and "category" where the API has no such word."""
+        if word in _STOP:
+            return []
+        stem = _stem(word)
+        if stem not in self._postings and word.startswith("sub") and len(word) > 6 and _stem(word[3:]) in self._postings:
+            return ["sub", _stem(word[3:])]
+        return [stem]
+
+    def _direction(self, query: str) -> tuple[str, frozenset[str]] | None:
+        """The first type a query names (what it wants) and the types it names after it (where from)."""
+        named = [stem for part in _SPLIT.findall(query) for stem in self._stems(part.lower()) if stem in self._type_words]
+        if len(named) < 2:
+            return None
+        return named[0], frozenset(named[1:])
+
     def _terms(self, query: str) -> dict[str, float]:
         """The query's stems with their weights: its own words at 1, their synonyms at 0.5."""
         terms: dict[str, float] = {}
         for part in _SPLIT.findall(query):
             word = part.lower()
-            stems = [] if word in _STOP else [_stem(word)]
+            stems = self._stems(word)
             for stem in stems:
                 terms[stem] = max(terms.get(stem, 0.0), 1.0)
-            for alt in (*_SYNONYMS.get(word, ()), *(a for s in stems for a in _SYNONYMS.get(s, ()))):
+            for alt in (*_words.SYNONYMS.get(word, ()), *(a for s in stems for a in _words.SYNONYMS.get(s, ()))):
                 stem = _stem(alt)
                 terms.setdefault(stem, 0.5)
         return {t: w for t, w in terms.items() if t in self._postings}
@@ -260,7 +178,7 @@ class SearchIndex:
             word = part.lower()
             if word.endswith("ed"):
                 continue
-            for stem in (_stem(word), *(_stem(alt) for alt in _SYNONYMS.get(word, ()))):
+            for stem in (_stem(word), *(_stem(alt) for alt in _words.SYNONYMS.get(word, ()))):
                 if stem in self._actions:
                     found.add(stem)
         return found
@@ -270,13 +188,16 @@ class SearchIndex:
         allowed = set(names) if names is not None else None
         scores: dict[int, float] = {}
         terms = self._terms(query)
+        entries = self.entries
         for term, weight in terms.items():
             idf = self._idf(term) * weight
             for number, norm in self._postings[term]:
-                scores[number] = scores.get(number, 0.0) + idf * norm
+                if allowed is None or entries[number].name in allowed:  # before the cut, so a few names are all ranked
+                    scores[number] = scores.get(number, 0.0) + idf * norm
         best = heapq.nlargest(_RERANKED, scores.items(), key=lambda item: item[1])
         acts = self._query_actions(query)
         exact = {part.lower() for part in _SPLIT.findall(query)}
+        direction = self._direction(query)
         ranked: list[SearchHit] = []
         for number, score in best:
             entry = self.entries[number]
@@ -288,22 +209,22 @@ class SearchIndex:
             score *= 1 + _COVERAGE * covered
             if acts and entry.fields.get("kind") == "mutation" and acts & keys:
                 score *= _ACTION
+            if direction is not None and not entry.root:
+                wanted, sources = direction
+                returns = self._returns[number]
+                owners = self._owners[number]
+                if wanted in returns and (sources & owners) - returns:
+                    score *= 1 + _DIRECTION
+                elif wanted in owners and wanted not in returns and sources & returns:
+                    score /= 1 + _DIRECTION  # the same relation read from the other side
             ranked.append(SearchHit(entry.name, entry.line, score * (_ROOT_BOOST if entry.root else 1.0)))
         ranked.sort(key=lambda hit: (-hit.score, hit.name))
         return ranked[:limit]
 
 
-#: English verbs of writes; those that begin or end a mutation's name here are this API's write verbs.
-_WRITE_VERBS = frozenset(
-    "create add new update edit change set delete remove archive unarchive close reopen merge assign unassign subscribe "
-    "unsubscribe star unstar follow unfollow lock unlock pin unpin transfer request submit dismiss resolve unresolve move mark "
-    "start invite accept decline cancel enable disable convert link unlink approve rename restore retire share unshare".split()
-)
-
-
 def _actions(entries: list[SearchEntry]) -> frozenset[str]:
     """The write verbs that begin or end mutations' names here (`addStar`, `issueCreate`)."""
-    verbs = {_stem(verb) for verb in _WRITE_VERBS}
+    verbs = {_stem(verb) for verb in WRITE_VERBS}
     found: set[str] = set()
     for entry in entries:
         if entry.fields.get("kind") == "mutation":
@@ -312,22 +233,12 @@ def _actions(entries: list[SearchEntry]) -> frozenset[str]:
     return frozenset(found)
 
 
-def tool_line(description: str | None, fallback: str) -> str:
-    """A description's first sentence on one line, cut to a short budget."""
-    text = " ".join((description or "").split())
-    if not text:
-        return fallback
-    cut = re.search(r"(?<=[.!?])\s", text)
-    if cut is not None and cut.start() >= 20:
-        text = text[: cut.start()]
-    text = text if len(text) <= _LINE_LIMIT else text[: _LINE_LIMIT - 3] + "..."
-    return text if text.endswith((".", "!", "?")) else text + "."
-
-
 def catalogue_entries(catalogue: Catalogue) -> list[SearchEntry]:
-    """One entry per catalogue tool, its words read from the schema."""
+    """One entry per catalogue tool, its words read from the schema: the field, its owner and what it
+    returns, and what the schema's structure says of them (see `_Structure`)."""
     entries: list[SearchEntry] = []
     schema = catalogue.schema
+    structure = _Structure(catalogue)
     for name in catalogue.names():
         ref = catalogue.ref(name)
         owner = schema.get_type(ref.type_name)
@@ -340,7 +251,8 @@ def catalogue_entries(catalogue: Catalogue) -> list[SearchEntry]:
         arguments = " ".join(f"{arg} {(value.description or '')[:80]}" for arg, value in graphql_field.args.items())
         kind = "mutation" if ref.type_name == catalogue.mutation_type else "query" if root else "field"
         line = tool_line(graphql_field.description, f"{ref.type_name} {ref.field_name}")
-        shown = f"{returns} list" if connection is not None or _is_list(graphql_field.type) else returns
+        many = connection is not None or is_list(graphql_field.type)
+        shown = f"{returns} list" if many else returns
         entries.append(
             SearchEntry(
                 name=name,
@@ -351,6 +263,10 @@ def catalogue_entries(catalogue: Catalogue) -> list[SearchEntry]:
                     "returns": returns,
                     "arguments": arguments,
                     "description": graphql_field.description or "",
+                    "type_alias": "" if root else structure.aliases(ref.type_name),
+                    "returns_alias": structure.aliases(returns),
+                    "shape": structure.shape(returns, connection),
+                    "concept": structure.concepts(ref.type_name, ref.field_name, returns, many, connection),
                 },
                 line=f"{line} Returns {shown}.",
                 root=root,
@@ -359,12 +275,112 @@ def catalogue_entries(catalogue: Catalogue) -> list[SearchEntry]:
     return entries
 
 
-def _is_list(type_: object) -> bool:
-    from ._catalogue import is_list
+_BOOKKEEPING = frozenset(search_words(BOOKKEEPING))
+_EVENT_WORDS = frozenset(search_words(EVENT_WORDS))
+_PERMISSION_WORDS = frozenset(search_words(PERMISSION_WORDS))
 
-    return is_list(type_)
+
+class _Structure:
+    """What a schema says of its types by how they are used, read once per catalogue.
+
+    - Other names of a type: the words of the fields that return it, where they differ from its own
+      (Saleor's `customers` and `staffUsers` return `User`, so a customer is a User there).
+    - A returned type's shape: its description's first sentence and its connection edges' values
+      (GitHub's collaborator edge carries `permission`).
+    - Kinds a shape shows: a list of events is a history, a list of the owner's own type holds its
+      parts, a field about permissions, roles or access says who may do what.
+    """
+
+    def __init__(self, catalogue: Catalogue) -> None:
+        self._catalogue = catalogue
+        self._schema = catalogue.schema
+        self._descriptions: dict[str, str] = {}
+        self._events: dict[str, bool] = {}
+        self._roles: dict[str, bool] = {}
+        counts: dict[str, dict[str, int]] = {}
+        for name in catalogue.names():
+            ref = catalogue.ref(name)
+            target = catalogue.target(name)
+            connection = catalogue.connection(target)
+            returns = connection.node_type if connection is not None else target
+            graphql_field = catalogue.field(ref)
+            if not (catalogue.is_root(ref.type_name) or connection is not None or is_list(graphql_field.type)):
+                continue
+            if ref.type_name == catalogue.mutation_type:
+                continue
+            own = set(search_words(returns))
+            for word in set(search_words(ref.field_name)) - own - _BOOKKEEPING:
+                by_word = counts.setdefault(returns, {})
+                by_word[word] = by_word.get(word, 0) + (2 if catalogue.is_root(ref.type_name) else 1)
+        self._aliases = {type_name: " ".join(sorted(w for w, n in words.items() if n >= 2)[:12]) for type_name, words in counts.items()}
+
+    def aliases(self, type_name: str) -> str:
+        return self._aliases.get(type_name, "")
+
+    def _description(self, type_name: str) -> str:
+        if type_name not in self._descriptions:
+            type_ = self._schema.get_type(type_name)
+            self._descriptions[type_name] = tool_line(getattr(type_, "description", None), "") if type_ is not None else ""
+        return self._descriptions[type_name]
+
+    def shape(self, returns: str, connection: ConnectionShape | None) -> str:
+        edges = " ".join(connection.edge_fields) if connection is not None else ""
+        return f"{self._description(returns)} {edges}".strip()
+
+    def _eventful(self, type_name: str) -> bool:
+        if type_name not in self._events:
+            self._events[type_name] = self._is_eventful(type_name)
+        return self._events[type_name]
+
+    def _is_eventful(self, type_name: str) -> bool:
+        words = search_words(type_name)
+        if words and words[-1] in _EVENT_WORDS:
+            return True
+        type_ = self._schema.get_type(type_name)
+        if is_abstract_type(type_):
+            members = [search_words(t.name) for t in self._schema.get_possible_types(type_)]
+            if members and sum(1 for m in members if m and m[-1] in _EVENT_WORDS) * 2 >= len(members):
+                return True
+        return bool(_EVENT_WORDS & set(search_words(self._description(type_name))))
+
+    def _carries_role(self, type_name: str) -> bool:
+        """A type one of whose own fields is just a role or permission (`role`, `permissions`)."""
+        if type_name not in self._roles:
+            type_ = self._schema.get_type(type_name)
+            fields = getattr(type_, "fields", None) or {}
+            self._roles[type_name] = any(len(words) == 1 and words[0] in _PERMISSION_WORDS for words in map(search_words, fields))
+        return self._roles[type_name]
+
+    def concepts(self, owner: str, field_name: str, returns: str, many: bool, connection: ConnectionShape | None) -> str:
+        found: list[str] = []
+        if many and self._eventful(returns):
+            found.append(CONCEPTS["history"])
+        if many and returns == owner:
+            found.append(CONCEPTS["part"])
+        edges = connection.edge_fields if connection is not None else ()
+        said = set(search_words(" ".join((field_name, returns, *edges))))
+        if said & _PERMISSION_WORDS or self._carries_role(returns):
+            found.append(CONCEPTS["permission"])
+        return " ".join(found)
 
 
 def catalogue_search(catalogue: Catalogue) -> SearchIndex:
     """The catalogue's search index, built on first use and kept with the catalogue."""
     return catalogue.derived("search index", lambda: SearchIndex(catalogue_entries(catalogue)))
+
+
+#: A spelling neighbour this close ("Potato_peal" for "Potato_peel") is a typo, named before meanings.
+_TYPO = 0.85
+
+
+def suggest_tools(catalogue: Catalogue, name: str, *, limit: int = 3) -> list[str]:
+    """Tools for a name that is none: what search finds for its words, among its type's tools when its
+    prefix names a type (`Starship_pilots` -> `Starship_pilotConnection`), beside its spelling
+    neighbours (`Starship_MGLT`). A neighbour that is nearly the name comes first: that is a typo."""
+    spelt = catalogue.suggest(name, limit=limit)
+    prefix, _, rest = name.partition("_")
+    pool = catalogue.tools_for_type(prefix) if rest else []
+    words = rest if pool else name
+    meant = [hit.name for hit in catalogue_search(catalogue).search(words, limit=limit, names=pool or None)] if search_words(words) else []
+    typos = [n for n in spelt if SequenceMatcher(None, n.lower(), name.lower()).ratio() >= _TYPO]
+    return list(dict.fromkeys([*typos, *meant, *spelt]))[:limit]

@@ -18,6 +18,7 @@ from ..calls._chain_calls import CALL_CHAIN
 from ..catalogue._describe import DESCRIBE_TOOLS, describe_names
 from ..catalogue._reach import example_call, example_path
 from ..catalogue._render import render_tool
+from ..catalogue._search import suggest_tools
 from ..session._fields import MAX_NAMES
 from ..session._metatools import SEARCH_PARAMETER
 from ..session._session import Session
@@ -158,7 +159,14 @@ class FixedToolset(Toolset):
 
     def _describe(self, arguments: dict[str, Any]) -> Any:
         catalogue = self.session.catalogue
-        return describe_names(catalogue, arguments.get("tools"), example=example_call(catalogue)[0], most=MAX_NAMES, budget=SCHEMAS_BUDGET)
+        return describe_names(
+            catalogue,
+            arguments.get("tools"),
+            example=example_call(catalogue)[0],
+            most=MAX_NAMES,
+            budget=SCHEMAS_BUDGET,
+            suggest=lambda name: suggest_tools(catalogue, name),
+        )
 
 
 def _describe_tool(session: Session) -> Tool:

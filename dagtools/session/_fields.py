@@ -18,6 +18,7 @@ from .._tools import Tool
 from ..calls._batch import needs_earlier, run_reads
 from ..calls._field import FieldCalls, PreparedCall
 from ..catalogue._catalogue import Catalogue
+from ..catalogue._search import suggest_tools
 from ..executors._base import Executor
 from ..registry._long_values import LongValues
 from ..registry._registry import Registry
@@ -140,7 +141,7 @@ class ActiveSet:
             if reason is not None:
                 reasons.append(reason.rstrip("."))
                 continue
-            close = self.catalogue.suggest(name)
+            close = suggest_tools(self.catalogue, name)
             typos.append(f"{name} (did you mean {', '.join(close)}?)" if close else name)
         counted = [f"{more} more unknown names"] if more > 0 else []
         return "; ".join(([f"No tool named {'; '.join(typos)}"] if typos else []) + reasons + counted)
@@ -222,4 +223,4 @@ class FieldToolset(BatchingToolset):
         return self.catalogue.unavailable(name)
 
     def suggest(self, name: str) -> list[str]:
-        return self.catalogue.suggest(name)
+        return suggest_tools(self.catalogue, name)

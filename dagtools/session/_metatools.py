@@ -21,7 +21,7 @@ from ..catalogue._describe import DESCRIBE_TOOLS, describe_names, pointed_path
 from ..catalogue._json_schema import SchemaRenderer
 from ..catalogue._reach import example_call
 from ..catalogue._reach import example_path as _example_path
-from ..catalogue._search import SearchIndex, catalogue_search
+from ..catalogue._search import SearchIndex, catalogue_search, suggest_tools
 from ..registry._registry import Registry
 from ._outputs import Output
 from ._toolsets import FunctionToolset
@@ -367,7 +367,8 @@ def describe_tools(catalogue: Catalogue, arguments: dict[str, Any]) -> dict[str,
     extra = [k for k in arguments if k != "tools"]
     if extra:
         raise ToolCallError(f"{DESCRIBE_TOOLS} has no parameter {', '.join(extra)}; it takes tools.")
-    return describe_names(catalogue, arguments.get("tools"), example=_example_path(catalogue))
+    by_meaning = lambda name: suggest_tools(catalogue, name)  # noqa: E731
+    return describe_names(catalogue, arguments.get("tools"), example=_example_path(catalogue), suggest=by_meaning)
 
 
 def add_describe_tools(toolset: FunctionToolset, catalogue: Catalogue, active: Callable[[], Iterable[str]]) -> None:

@@ -17,6 +17,7 @@ from .._errors import ConfigError
 from ..calls._documents import QueryBuilder
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._json_schema import is_required
+from ..catalogue._search import suggest_tools
 
 __all__ = ["export_tools_config"]
 
@@ -26,7 +27,7 @@ def export_tools_config(catalogue: Catalogue, *, names: Iterable[str] | None = N
     chosen = [n for n in catalogue.names() if catalogue.is_root(catalogue.ref(n).type_name)]
     for name in names or ():
         if name not in catalogue:
-            close = catalogue.suggest(name)
+            close = suggest_tools(catalogue, name)
             hint = f" Did you mean {', '.join(close)}?" if close else ""
             raise ConfigError(f"The catalogue has no tool {name!r}.{hint}")
         if name not in chosen:

@@ -5,17 +5,14 @@ requests reaching the server: the fixed toolset through the official `mcp` clien
 
 from __future__ import annotations
 
-import asyncio
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from dagtools import ToolCall, open_session
-from tests.servers import Recorder, serve_asgi
+from tests.servers import Recorder, forwarding, serve_asgi
 
 CHAIN = [
     {"tool": "Query_starship", "arguments": {"starshipID": "10"}},
@@ -26,32 +23,9 @@ CHAIN = [
 HOMEWORLDS = {"Chewbacca": "Kashyyyk", "Han Solo": "Corellia", "Lando Calrissian": "Socorro", "Nien Nunb": "Sullust"}
 
 
-def _proxy(target: str) -> Any:
-    """An ASGI app passing each POST on to `target` (the recorder in front of it counts them)."""
-
-    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        from tests.servers import read_body
-
-        body = await read_body(receive)
-
-        def forward() -> tuple[int, bytes]:
-            request = urllib.request.Request(target, data=body, headers={"content-type": "application/json"}, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310 - loopback only
-                    return answer.status, answer.read()
-            except urllib.error.HTTPError as error:  # a GraphQL error may come with a 400: passed on as it is
-                return error.code, error.read()
-
-        status, payload = await asyncio.to_thread(forward)
-        await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json")]})
-        await send({"type": "http.response.body", "body": payload})
-
-    return app
-
-
 @pytest.fixture
 def counted_swapi(swapi_url: str) -> Iterator[tuple[str, Recorder]]:  # noqa: F811
-    recorder = Recorder(_proxy(swapi_url))
+    recorder = Recorder(forwarding(swapi_url))
     with serve_asgi(recorder) as base:
         yield f"{base}/graphql", recorder
 
@@ -264,3 +238,33 @@ async def test_a_chain_past_its_object_bound_mints_nothing(counted_swapi: tuple[
         result = await session.call_tool(ToolCall(name="callChain", arguments={"steps": CHAIN}))
         assert result.is_error and "answered 9 objects, more than the 5 a chain takes" in result.value["error"]
         assert len(session.registry) == 0
+
+
+def test_a_chain_reads_only_key_and_name_of_the_objects_on_its_way():
+    """Each step on the way adds its object's key and name to the document, not its preview, so a chain
+    of the longest length stays within the read budget (DESIGN.md: 4 KB, chains too); the last step's
+    objects, whose previews the model reads, are read in full."""
+    from graphql import build_schema
+
+    from dagtools import Handle, Step, compile_catalogue
+    from dagtools.calls._chain_calls import MAX_STEPS, prepare_chain
+    from dagtools.executors._base import SchemaOnlyExecutor
+    from dagtools.session._session import Session
+
+    wide = " ".join(f"detail{n}: String" for n in range(20))
+    catalogue = compile_catalogue(
+        build_schema(f"type Query {{ part(id: ID!): Part }} type Part {{ id: ID! name: String {wide} next: Part parts: [Part!]! }}")
+    )
+    session = Session(catalogue, SchemaOnlyExecutor())
+    held = session.registry.mint("Part", Handle((Step.of("part", {"id": "p1"}),)), expression="x", identity="p1").id
+
+    def document(steps: int) -> str:
+        chain = [{"tool": "Part_next", "arguments": {"Part": held}}] + [{"tool": "Part_next"}] * (steps - 1)
+        return prepare_chain(session.fields.calls, chain).text
+
+    full = session.fields.calls.queries.selection("Part")
+    assert "detail9" in full and document(1).count("detail9") == 1  # the last step: its whole preview
+    longest = document(MAX_STEPS)
+    assert longest.count("detail9") == 1, longest
+    per_step = (len(longest) - len(document(1))) / (MAX_STEPS - 1)
+    assert per_step <= len("next { __typename id name }") + 2, longest
