@@ -115,11 +115,11 @@ def reachable_types(catalogue: Catalogue, types: list[str]) -> list[str]:
     return sorted(reached, key=lambda t: -reached[t])
 
 
-def _ahead_line(catalogue: Catalogue, types: list[str], budget_bytes: int = 280) -> str:
+def _ahead_line(catalogue: Catalogue, types: list[str], budget_bytes: int = 130) -> str:
     """One short line naming the types reachable now, cut to a budget (GitHub's root reaches dozens)."""
     if not types:
         return ""
-    head = "Tools of the types these return can be selected now too, before you hold such an object: "
+    head = "Also before you hold such an object: "
     shown: list[str] = []
     size = len(head)
     for type_name in types:
@@ -132,34 +132,56 @@ def _ahead_line(catalogue: Catalogue, types: list[str], budget_bytes: int = 280)
     return head + ", ".join(shown) + (f" and {more} more" if more else "") + "."
 
 
+#: Bytes of selectTools' description that name the tools selectable before the model holds an object:
+#: the first list a client reads stays small on any schema (Linear's root has 160 fields), and search
+#: finds the rest. Each type the session holds objects of adds TYPE_ROOM.
+FIRST_ROOM = 250
+TYPE_ROOM = 400
+
+
 def _tool_lines(catalogue: Catalogue, types: list[str], budget_bytes: int) -> list[str]:
+    """One line a tool, as seed 000 lists them, where that fits and the session holds objects; else
+    one line a type (`- Query_*: film, films`), which names a root's tools in half the tokens."""
     full = [f"- {name}" for t in types for name in catalogue.tools_for_type(t)]
-    if sum(len(line) + 1 for line in full) <= budget_bytes:
+    if any(not catalogue.is_root(t) for t in types) and sum(len(line) + 1 for line in full) <= budget_bytes:
         return full
-    # Grouped: one line per type with field names only; long groups cut with a count.
-    lines = ["Tools are named Type_field; selectTools accepts any of these:"]
-    remaining = budget_bytes - len(lines[0])
-    per_type = max(remaining // max(len(types), 1), 60)
+    # Grouped: one line per type with field names only, the most telling first; long groups cut with a count.
+    lines: list[str] = []
+    per_type = max(budget_bytes // max(len(types), 1), 60)
     for type_name in types:
-        fields = [catalogue.ref(n).field_name for n in catalogue.tools_for_type(type_name)]
+        fields = [catalogue.ref(n).field_name for n in _by_reach(catalogue, catalogue.tools_for_type(type_name))]
         head = f"- {catalogue.prefix(type_name)}_*: "
         text = head + ", ".join(fields)
         if len(text) > per_type:
             kept: list[str] = []
             size = len(head)
             for f in fields:
-                if size + len(f) + 2 > per_type - 30:
+                if size + len(f) + 2 > per_type - 12:
                     break
                 kept.append(f)
                 size += len(f) + 2
-            text = head + ", ".join(kept) + f" and {len(fields) - len(kept)} more"
+            text = head + ", ".join(kept) + f" +{len(fields) - len(kept)} more"
         lines.append(text)
     return lines
 
 
+def _by_reach(catalogue: Catalogue, names: list[str]) -> list[str]:
+    """Tools in the order a cut list keeps them: those handing out the objects with the most tools of
+    their own first (a root's `issues` before its `_dummy`), in the schema's order among equals."""
+    from ..calls._connections import connection_of
+
+    def reach(name: str) -> int:
+        target = catalogue.target(name)
+        connection = connection_of(catalogue, target)
+        target = connection.node_type if connection is not None else target
+        return len(catalogue.tools_for_type(target)) if not catalogue.is_root(target) else 0
+
+    return sorted(names, key=lambda n: -reach(n))
+
+
 def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[ValueInput], *, budget_tokens: int = 1500) -> Tool:
     """The selectTools tool as of now: objects, values and selectable tools within the budget."""
-    parts = ["Gain new tools for subsequent turns."]
+    parts = ["Select tools for your next turns."]
     objects = _object_lines(registry)
     if objects:
         parts.append("Available objects:\n" + "\n".join(objects))
@@ -172,9 +194,10 @@ def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[Val
             )
         )
     used = sum(len(p) + 2 for p in parts)
-    budget_bytes = max(budget_tokens * 4 - used - 300, 400)
     types = selectable_types(catalogue, registry)
-    parts.append("Available tools:\n" + "\n".join(_tool_lines(catalogue, types, budget_bytes)))
+    held = sum(1 for t in types if not catalogue.is_root(t))
+    budget_bytes = min(max(budget_tokens * 4 - used - 300, 400), FIRST_ROOM + TYPE_ROOM * held)
+    parts.append("Available tools (Type_field):\n" + "\n".join(_tool_lines(catalogue, types, budget_bytes)))
     ahead = _ahead_line(catalogue, reachable_types(catalogue, types))
     parts.append(ahead or "Tools of other types can be selected too once you hold such an object.")
     parts.append(SEARCH_HINT)
@@ -193,8 +216,8 @@ def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[Val
     )
 
 
-SEARCH_HINT = 'Not sure of a name? selectTools(search: "words") lists the tools that match, selecting none.'
-SEARCH_PARAMETER = "Words for what you need; answers the matching tools, selecting none."
+SEARCH_HINT = 'Not sure? selectTools(search: "words") lists matching tools, selecting none.'
+SEARCH_PARAMETER = "Words for what you need; lists matching tools."
 _SEARCH_LIMIT = 10
 
 

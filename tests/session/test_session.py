@@ -251,7 +251,7 @@ def test_github_initial_toolset_fits_the_budget():
     session = Session(catalogue, SchemaOnlyExecutor())
     rendered = json.dumps(session.render_tools("openai"))
     assert estimate_tokens(rendered) <= 2000
-    assert "Query_repository" in rendered
+    assert "- Query_*: repository, " in rendered  # the root tools grouped, those handing out the most-used objects first
 
 
 def test_select_tools_description_stays_in_budget_with_many_objects_of_many_types():
