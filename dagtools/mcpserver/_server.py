@@ -339,7 +339,7 @@ class McpToolServer(AsyncClosing):
             annotations=types.ToolAnnotations(
                 read_only_hint=tool.read_only,
                 destructive_hint=tool.destructive if not tool.read_only else None,
-                open_world_hint=tool.kind == "field",
+                open_world_hint=None if tool.kind == "field" else False,  # true, the default, goes unsaid
             ),
         )
 
