@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..catalogue._preview_fields import LEAN, LONG_TEXT, OTHER, SURROGATE, URL
+from ..catalogue._preview_fields import CONTENT, ID_LIKE, LEAN, LONG_TEXT, OTHER, SURROGATE, URL
 
 __all__ = ["CUT", "LIST_COLUMNS", "NOTE_ROOM", "fit_previews", "page_columns", "page_room", "preview_note", "shape_page"]
 
@@ -80,7 +80,9 @@ def page_columns(page: Page, rank_of: RankOf, room: int) -> list[str] | None:
     by_rank = sorted(ranks, key=lambda n: (ranks[n], position[n]))
     lead = by_rank[0]
     if len(page) > 1:  # a list page: what tells the objects apart, not what merely fills the room
-        by_rank = [lead, *(n for n in by_rank[1:] if ranks[n][0] < LEAN and n not in long)][:LIST_COLUMNS]
+        named = any(rank < ID_LIKE for rank in ranks.values())  # a name or title in words
+        by_rank = [lead, *(n for n in by_rank[1:] if ranks[n][0] < LEAN and (n not in long or _says(ranks[n], named)))]
+        by_rank = by_rank[:LIST_COLUMNS]
     rest = [n for n in by_rank[1:] if ranks[n][0] != SURROGATE]
     order = [lead, *(n for n in rest if n not in long), *(n for n in rest if n in long), *(n for n in by_rank[1:] if n not in rest)]
     size = 2 + sum(_size(object_id) + 6 for object_id in page)  # `{` and `"Type#N": {}, ` each
@@ -92,6 +94,12 @@ def page_columns(page: Page, rank_of: RankOf, room: int) -> list[str] | None:
         elif name == lead:
             return None
     return columns
+
+
+def _says(rank: tuple[int, int], named: bool) -> bool:
+    """Whether a long text stays, cut, on a list page: what an object says where nothing names it (a
+    comment's body); beside a title it is one more call away, as the note says."""
+    return rank[0] == CONTENT and not named
 
 
 def shape_page(page: Page, rank_of: RankOf, room: int, is_tool: Callable[[str], bool]) -> tuple[dict[str, dict[str, Any]], str | None]:
@@ -132,7 +140,7 @@ def _named(fields: Sequence[tuple[str, list[str]]], is_tool: Callable[[str], boo
     return list(dict.fromkeys(f"{f} ({t}_{f})" if is_tool(f"{t}_{f}") else f for t, names in fields for f in names))
 
 
-def _listed(names: list[str], most: int = 6) -> str:
+def _listed(names: list[str], most: int = 12) -> str:
     return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
 
 

@@ -40,6 +40,9 @@ from ..load._dialect import Dialect
 __all__ = [
     "BOOKKEEPING",
     "CONTENT",
+    "ID_LIKE",
+    "LEAN",
+    "NAMING",
     "LONG_TEXT",
     "NAMING",
     "OTHER",
@@ -63,6 +66,8 @@ LEAN = LONG_TEXT
 
 # Fields that name an object, best first; then id-like scalars (`id`, `key`, `fooId`, an `ID`).
 _NAMES = ("name", "title", "login", "displayName", "fullName", "username", "slug", "key", "number", "code")
+#: Where an id-like field ranks: after every field that names an object in words (see preview_rank).
+ID_LIKE = (NAMING, len(_NAMES))
 # Fields that hold what an object says, best first: a comment's body, a repository's description.
 _CONTENT = ("body", "text", "content", "message", "description", "summary", "abstract", "bio", "caption", "subject", "headline")
 _CONTENT_NAME = re.compile(r".(Body|Text|Content|Message|Description|Summary|Abstract|Bio|Caption|Subject|Headline)$")
