@@ -121,6 +121,7 @@ class Conversation:
     def report(self, label: str) -> int:
         self.turn()  # the answer
         context = sum(self.turns)
+        print(f"# {label}: tokens read at each turn {self.turns}", flush=True)
         figure(f"{label}_calls", len(self.results))
         figure(f"{label}_read_bytes", sum(len(r.encode()) for r in self.results))
         figure(f"{label}_read_tokens_o200k", sum(_tokens(r) for r in self.results))

@@ -122,22 +122,32 @@ def shape_page(page: Page, rank_of: RankOf, room: int, is_tool: Callable[[str], 
 
 def preview_note(trims: Sequence[tuple[str, list[str], list[str]]], is_tool: Callable[[str], bool]) -> str | None:
     """The note for previews that were cut or left fields out, from (type, cut fields, left-out
-    fields) per object: which, each by the tool that reads it in full (`Film_openingCrawl`)."""
-    cut = _named([(t, c) for t, c, _ in trims], is_tool)
-    left = _named([(t, gone) for t, _, gone in trims], is_tool)
+    fields) per object: which, and the tool that reads each in full (`Film_<field>`), said once a type."""
+    cut = _by_type([(t, c) for t, c, _ in trims])
+    left = _by_type([(t, gone) for t, _, gone in trims])
     if not cut and not left:
         return None
     parts = []
     if left:
-        parts.append(f"left out: {_listed(left)}")
+        parts.append("left out " + "; ".join(_named(t, names, is_tool) for t, names in left.items()))
     if cut:
-        parts.append(f"texts ending in … and lists ending in a count are cut: {_listed(cut)}")
-    return "Previews: " + "; ".join(parts) + ". Call a field's tool to read it in full."
+        parts.append("texts ending in … and lists ending in a count are cut: " + "; ".join(_named(t, n, is_tool) for t, n in cut.items()))
+    return "Previews: " + "; ".join(parts) + "."
 
 
-def _named(fields: Sequence[tuple[str, list[str]]], is_tool: Callable[[str], bool]) -> list[str]:
-    """Each field once, with the tool that reads it where it has one: `body (Article_body)`."""
-    return list(dict.fromkeys(f"{f} ({t}_{f})" if is_tool(f"{t}_{f}") else f for t, names in fields for f in names))
+def _by_type(fields: Sequence[tuple[str, list[str]]]) -> dict[str, list[str]]:
+    grouped: dict[str, dict[str, None]] = {}
+    for type_name, names in fields:
+        if names:
+            grouped.setdefault(type_name, {}).update(dict.fromkeys(names))
+    return {t: list(names) for t, names in grouped.items()}
+
+
+def _named(type_name: str, names: list[str], is_tool: Callable[[str], bool]) -> str:
+    """`Film's created, edited (Film_<field> reads each)`: the fields, and the tool that reads them where they have one."""
+    tools = [n for n in names if is_tool(f"{type_name}_{n}")]
+    reads = f" ({type_name}_{tools[0]} reads it)" if len(tools) == 1 else f" ({type_name}_<field> reads each)" if tools else ""
+    return f"{type_name}'s {_listed(names)}{reads}"
 
 
 def _listed(names: list[str], most: int = 12) -> str:

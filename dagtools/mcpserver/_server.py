@@ -50,6 +50,8 @@ if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a
 __all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer"]
 
 _STATE_KEY = "dagtools.session"
+#: Built-in tools that run the API's tools (the fixed mode's callTool, callChain): open-world, as field tools are.
+_REACH_THE_API = frozenset({"callTool", "callChain"})
 
 INSTRUCTIONS = """\
 This server exposes a GraphQL API as tools. Every field of every object type is a tool named \
@@ -339,7 +341,8 @@ class McpToolServer(AsyncClosing):
             annotations=types.ToolAnnotations(
                 read_only_hint=tool.read_only,
                 destructive_hint=tool.destructive if not tool.read_only else None,
-                open_world_hint=None if tool.kind == "field" else False,  # true, the default, goes unsaid
+                # a tool that reaches the API is open-world, the default, which goes unsaid
+                open_world_hint=None if tool.kind == "field" or tool.name in _REACH_THE_API else False,
             ),
         )
 

@@ -27,8 +27,7 @@ def call_chain_tool(catalogue: Catalogue) -> Tool:
         name=CALL_CHAIN,
         description=(
             f"Run tools in one call, each step on what the step before returned: {example}. Step 1 is a Query tool or "
-            "names its object; later steps name none; a step over a list runs on each item. The last step's objects "
-            "come with previews."
+            "names its object; later steps name none; a step over a list runs on each item."
         ),
         parameters={
             "type": "object",

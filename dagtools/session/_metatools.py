@@ -136,14 +136,16 @@ def _ahead_line(catalogue: Catalogue, types: list[str], budget_bytes: int = 130)
 #: the first list a client reads stays small on any schema (Linear's root has 160 fields), and search
 #: finds the rest. Each type the session holds objects of adds TYPE_ROOM.
 FIRST_ROOM = 250
-TYPE_ROOM = 400
+TYPE_ROOM = 280
+#: Bytes within which the tools are listed one a line, as seed 000 lists them; past it, one line a type.
+FULL_ROOM = 640
 
 
 def _tool_lines(catalogue: Catalogue, types: list[str], budget_bytes: int) -> list[str]:
     """One line a tool, as seed 000 lists them, where that fits and the session holds objects; else
     one line a type (`- Query_*: film, films`), which names a root's tools in half the tokens."""
     full = [f"- {name}" for t in types for name in catalogue.tools_for_type(t)]
-    if any(not catalogue.is_root(t) for t in types) and sum(len(line) + 1 for line in full) <= budget_bytes:
+    if any(not catalogue.is_root(t) for t in types) and sum(len(line) + 1 for line in full) <= min(budget_bytes, FULL_ROOM):
         return full
     # Grouped: one line per type with field names only, the most telling first; long groups cut with a count.
     lines: list[str] = []
