@@ -19,7 +19,7 @@ from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._describe import DESCRIBE_TOOLS, describe_names, pointed_path
 from ..catalogue._json_schema import SchemaRenderer
-from ..catalogue._reach import example_call
+from ..catalogue._reach import by_reach, example_call
 from ..catalogue._reach import example_path as _example_path
 from ..catalogue._search import SearchIndex, catalogue_search
 from ..registry._registry import Registry
@@ -151,7 +151,7 @@ def _tool_lines(catalogue: Catalogue, types: list[str], budget_bytes: int) -> li
     lines: list[str] = []
     per_type = max(budget_bytes // max(len(types), 1), 60)
     for type_name in types:
-        fields = [catalogue.ref(n).field_name for n in _by_reach(catalogue, catalogue.tools_for_type(type_name))]
+        fields = [catalogue.ref(n).field_name for n in by_reach(catalogue, catalogue.tools_for_type(type_name))]
         head = f"- {catalogue.prefix(type_name)}_*: "
         text = head + ", ".join(fields)
         if len(text) > per_type:
@@ -165,20 +165,6 @@ def _tool_lines(catalogue: Catalogue, types: list[str], budget_bytes: int) -> li
             text = head + ", ".join(kept) + f" +{len(fields) - len(kept)} more"
         lines.append(text)
     return lines
-
-
-def _by_reach(catalogue: Catalogue, names: list[str]) -> list[str]:
-    """Tools in the order a cut list keeps them: those handing out the objects with the most tools of
-    their own first (a root's `issues` before its `_dummy`), in the schema's order among equals."""
-    from ..calls._connections import connection_of
-
-    def reach(name: str) -> int:
-        target = catalogue.target(name)
-        connection = connection_of(catalogue, target)
-        target = connection.node_type if connection is not None else target
-        return len(catalogue.tools_for_type(target)) if not catalogue.is_root(target) else 0
-
-    return sorted(names, key=lambda n: -reach(n))
 
 
 def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[ValueInput], *, budget_tokens: int = 1500) -> Tool:

@@ -55,6 +55,7 @@ async def test_every_public_schema_first_list_fits_the_budget(name: str) -> None
         assert "+" not in described or "search" in described  # what is cut is counted, and search finds it
 
 
+@pytest.mark.slow
 async def test_a_fixed_client_reaches_listed_and_unlisted_root_tools_of_linear() -> None:
     path = SHARED_SCHEMAS / "linear.schema.graphql"
     if not path.exists():
