@@ -22,7 +22,7 @@ from ..catalogue._json_schema import SchemaRenderer
 from ..catalogue._reach import by_reach, example_call
 from ..catalogue._reach import example_path as _example_path
 from ..catalogue._search import SearchIndex, catalogue_search
-from ..registry._registry import Registry
+from ..registry._registry import Registry, object_lines
 from ._outputs import Output
 from ._toolsets import FunctionToolset
 
@@ -69,20 +69,6 @@ class ValueInput:
     name: str
     value: Any
     description: str = ""
-
-
-def _object_lines(registry: Registry) -> list[str]:
-    lines: list[str] = []
-    for type_name in registry.types():
-        count = registry.count(type_name)
-        shown = range(1, count + 1) if count <= _OBJECTS_SHOWN_PER_TYPE else range(count - _OBJECTS_SHOWN_PER_TYPE + 1, count + 1)
-        if count > _OBJECTS_SHOWN_PER_TYPE:
-            lines.append(f"- {type_name}#1 to {type_name}#{count - _OBJECTS_SHOWN_PER_TYPE}: older {type_name} objects")
-        for number in shown:
-            entry = registry.find(type_name, number)
-            if entry is not None:
-                lines.append(f"- {entry.id}: {_one_line(entry.label)}")
-    return lines
 
 
 def _one_line(text: str, limit: int = 160) -> str:
@@ -170,7 +156,7 @@ def _tool_lines(catalogue: Catalogue, types: list[str], budget_bytes: int) -> li
 def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[ValueInput], *, budget_tokens: int = 1500) -> Tool:
     """The selectTools tool as of now: objects, values and selectable tools within the budget."""
     parts = ["Select tools for your next turns."]
-    objects = _object_lines(registry)
+    objects = object_lines(registry, _OBJECTS_SHOWN_PER_TYPE)
     if objects:
         parts.append("Available objects:\n" + "\n".join(objects))
     if values:
