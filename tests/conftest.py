@@ -25,21 +25,57 @@ from tests.thirdparty import media_closed_url, media_old_url, media_url, opened,
 
 os.environ["DAGTOOLS_DEBUG"] = os.environ.get("DAGTOOLS_DEBUG", "1")  # every document shape dagtools builds is validated against its schema
 
-SHARED_SCHEMAS = Path(os.environ.get("DAGTOOLS_SHARED_SCHEMAS", ROOT.parent / "shared" / "schemas"))
+#: The public schemas (GitHub, Linear, Shopify, Saleor, Dagger, SWAPI...): an optional input, read from
+#: $DAGTOOLS_SCHEMAS (the variable bench/ reads too), else ../shared/schemas beside the checkout. Tests about
+#: those APIs themselves are marked `public_schemas`; without the folder a run leaves them out and says so
+#: in its header. Tests that only need a large schema use the forge that tests/big_schema.py writes.
+SHARED_SCHEMAS = Path(os.environ.get("DAGTOOLS_SCHEMAS") or os.environ.get("DAGTOOLS_SHARED_SCHEMAS") or ROOT.parent / "shared" / "schemas")
+HOW_TO_GET_SCHEMAS = (
+    f"the public schemas are not in {SHARED_SCHEMAS}: set DAGTOOLS_SCHEMAS to a folder holding them "
+    "(github.schema.graphql, linear.schema.graphql, ... as SOURCES.md in that folder lists), then run `pytest -m public_schemas`"
+)
+#: The generated stand-in for a large public schema, by the name tests give it.
+FORGE = "forge.graphql"
 
 
 def shared_schema_path(name: str) -> Path:
-    """Path of one public schema; skips the test where ../shared/schemas is absent."""
+    """Path of one public schema (or of the generated forge); skips the test, saying how to get them, where absent."""
+    if name == FORGE:
+        from tests.big_schema import forge_path
+
+        return forge_path()
     path = SHARED_SCHEMAS / name
     if not path.exists():
-        pytest.skip(f"{path} is absent: the public schemas live in ../shared/schemas beside the repository")
+        pytest.skip(HOW_TO_GET_SCHEMAS)
     return path
 
 
 def shared_schema_names() -> list[str]:
+    """The public schemas' file names, or the generated forge alone where they are absent: a test over
+    every schema always has one to run on."""
     if not SHARED_SCHEMAS.is_dir():
-        return []
+        return [FORGE]
     return sorted(p.name for p in SHARED_SCHEMAS.iterdir() if p.suffix in {".graphql", ".graphqls", ".json"})
+
+
+def _leave_out_public_schema_tests(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without the public schemas, tests about those APIs are left out (not skipped one by one), unless
+    asked for by name with `-m public_schemas`, where each skips saying how to provide them."""
+    if SHARED_SCHEMAS.is_dir() or "public_schemas" in (config.getoption("markexpr") or ""):
+        return
+    left = [item for item in items if item.get_closest_marker("public_schemas")]
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = [item for item in items if not item.get_closest_marker("public_schemas")]
+        config.stash[_LEFT_OUT] = len(left)
+
+
+_LEFT_OUT = pytest.StashKey[int]()
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> str | None:
+    left = config.stash.get(_LEFT_OUT, 0)
+    return f"{left} tests about the public APIs left out: {HOW_TO_GET_SCHEMAS}" if left else None
 
 
 _loaded: dict[str, object] = {}
@@ -129,6 +165,7 @@ E2E: dict[str, tuple[str, ...]] = {
         "test_an_unset_token_stops_the_server_at_start*",
     ),
     "mcpserver/test_mcp_security.py": ("*",),
+    "mcpserver/test_mcp_oauth.py": ("test_*_down_*",),  # with an authorization server: E2E_FIXTURES
     "mcpserver/test_mcp_startup.py": (
         "test_stdio_start_says_what_it_serves_on_stderr_and_nothing_on_stdout",
         "test_start_*",
@@ -164,7 +201,22 @@ E2E: dict[str, tuple[str, ...]] = {
     "interop/test_thirdparty_servers.py": ("*media*",),
 }
 #: Fixtures that start a third-party server process: any test that uses one is e2e.
-E2E_FIXTURES = frozenset({"swapi_url", "media_url", "media_old_url", "media_closed_url", "json_graphql_server", "gateway", "park_url"})
+E2E_FIXTURES = frozenset(
+    {
+        "swapi_url",
+        "media_url",
+        "media_old_url",
+        "media_closed_url",
+        "json_graphql_server",
+        "gateway",
+        "park_url",
+        "workshops_url",
+        "jobs_url",
+        "warehouse",
+        "orders",
+    }
+    | {"issuer", "other_issuer", "opaque_issuer"}
+)
 #: Tests that take seconds in this process: the big public schemas (GitHub, Linear, Saleor as SDL take
 #: 1.5-2 s each to build), timeouts waited out on purpose, retries that back off.
 #: Under "*", patterns for every module: a test parametrized with one of the big public schemas.
@@ -172,7 +224,7 @@ SLOW: dict[str, tuple[str, ...]] = {
     "*": tuple(f"*[[]*{name}*" for name in ("github.schema", "linear.schema", "saleor.schema", "shopify.", "dagger")),
     "agent/test_agent.py": ("test_cli_retries_and_turn_timeout",),
     "catalogue/test_catalogue.py": ("test_github_*",),
-    "cli/test_cli.py": ("test_tools_prints_sizes_for_github",),
+    "cli/test_cli.py": ("test_tools_prints_sizes_for_a_large_schema",),
     "executors/test_http.py": ("test_a_url_nothing_listens_on_fails_clearly", "test_429_waits_as_retry_after_asks"),
     "executors/test_http_bounds.py": ("test_a_trickling_server_cannot_hold_a_call_past_its_timeout*",),
     "calls/test_lean_documents.py": ("test_no_read_on_github_*", "test_github_*"),
@@ -197,7 +249,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_cli_search_text_and_empty_words",
         "test_mutations_the_host_did_not_allow_are_never_found",
     ),
-    "session/test_session.py": ("test_github_*", "test_select_tools_description_stays_in_budget_*"),
+    "session/test_session.py": ("test_a_large_apis_initial_toolset_*", "test_select_tools_description_stays_in_budget_*"),
     "session/test_session_lifetime.py": ("test_an_sdk_model_closes_its_client_under_async_with",),  # imports the openai SDK
 }
 
@@ -222,6 +274,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.e2e)
         if _matches(item, SLOW):
             item.add_marker(pytest.mark.slow)
+    _leave_out_public_schema_tests(config, items)
 
 
 def _deselects(config: pytest.Config, marker: str) -> bool:

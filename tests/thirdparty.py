@@ -10,9 +10,19 @@
 - `media_old_url`: the same app on graphql 14 behind a plain node:http server, whose introspection
   knows no `isRepeatable`, `specifiedByURL` or `args(includeDeprecated:)`.
 - `media_closed_url`: the Yoga app refusing introspection, as production servers often do.
+- `workshops_url`: tests/js/workshops.js, a TypeGraphQL server (classes and decorators) whose inputs
+  class-validator checks: types reached again only through an interface (`session(id:): Session`) or
+  a union (`bookable(id:): Bookable`) lookup, writes that answer nested payloads and lists, and
+  validation errors that echo the input in `extensions` before the rule that failed.
+- `jobs_url`: tests/pyservers/jobs_django.py, graphene-django on Django's ORM and SQLite with pydantic
+  checking its inputs: Relay `node(id:)`, a union lookup, Relay mutation payloads, pydantic's errors
+  in `extensions`. graphene needs a graphql-core older than dagtools', so the server runs under its
+  own interpreter: `$DAGTOOLS_GRAPHENE_PYTHON`, else `.venv-graphene/bin/python` at the top of the
+  checkout, made by `.ci/run` from tests/pyservers/graphene-requirements.txt.
 
 The packages are pinned in tests/js/package.json and package-lock.json and installed by `.ci/run`
-(`npm ci`); where node or the installed packages are missing the fixtures skip and say so. The media
+(`npm ci`); where node, the installed packages or the graphene interpreter are missing the fixtures
+skip and say so. The media
 fixtures are module-scoped: one server per test module, so mutations made by one test are seen by the
 next ones in that module; swapi-graphql, which has no mutations, runs once for the whole run.
 `SERVER_VERSIONS` names what runs, read from the installed packages.
@@ -43,15 +53,20 @@ __all__ = [
     "attempt",
     "call_ok",
     "opened",
+    "jobs_url",
     "media_closed_url",
     "media_old_url",
     "media_url",
     "start_node_server",
     "swapi_url",
+    "workshops_url",
 ]
 
 JS = Path(__file__).resolve().parent / "js"
 _MODULES = JS / "node_modules"
+_PYSERVERS = Path(__file__).resolve().parent / "pyservers"
+#: The interpreter graphene-django runs under (see `jobs_url`).
+GRAPHENE_PYTHON = Path(os.environ.get("DAGTOOLS_GRAPHENE_PYTHON") or Path(__file__).resolve().parent.parent / ".venv-graphene/bin/python")
 
 
 def _version(package: str, *, under: Path = _MODULES) -> str:
@@ -68,6 +83,9 @@ SERVER_VERSIONS = {
     f" express-graphql {_version('express-graphql', under=_SWAPI_DEPS)})",
     "media": f"graphql-yoga {_version('graphql-yoga')} (graphql {_version('graphql')})",
     "media-old": f"node:http (graphql {_version('graphql14')})",
+    "workshops": f"type-graphql {_version('type-graphql')}, class-validator {_version('class-validator')}"
+    f" (graphql-yoga {_version('graphql-yoga')})",
+    "jobs": f"graphene-django on Django and SQLite, under {GRAPHENE_PYTHON}",
 }
 
 
@@ -100,6 +118,26 @@ def media_closed_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/graphql"
 
 
+@pytest.fixture(scope="module")
+def workshops_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The workshops app on TypeGraphQL and class-validator; yields its GraphQL URL."""
+    with start_node_server("workshops.js", "type-graphql", tmp_path_factory) as port:
+        yield f"http://127.0.0.1:{port}/graphql"
+
+
+@pytest.fixture(scope="module")
+def jobs_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The job board on graphene-django, on a new SQLite file; yields its GraphQL URL."""
+    if not GRAPHENE_PYTHON.exists():
+        pytest.skip(
+            f"graphene-django's interpreter {GRAPHENE_PYTHON} is missing: make it with `python3 -m venv .venv-graphene && "
+            ".venv-graphene/bin/pip install -r tests/pyservers/graphene-requirements.txt` (as .ci/run does), "
+            "or set DAGTOOLS_GRAPHENE_PYTHON"
+        )
+    with start_python_server("jobs_django.py", tmp_path_factory) as port:
+        yield f"http://127.0.0.1:{port}/graphql"
+
+
 class start_node_server:  # noqa: N801 - used as a context manager, like open()
     """Run `node tests/js/SCRIPT PORT ARGS...` on a free port until the block ends.
 
@@ -118,11 +156,14 @@ class start_node_server:  # noqa: N801 - used as a context manager, like open()
             pytest.skip(f"{self.script} needs Node.js: node is not on PATH")
         if not (_MODULES / self.package / "package.json").exists():
             pytest.skip(f"{self.package} is not installed in {_MODULES}: run `npm ci --prefix tests/js` (as .ci/run does)")
+        return self._start([node, str(JS / self.script)], JS)
+
+    def _start(self, command: list[str], cwd: Path) -> int:
         port = free_port()
         self.log = (self.folder / "server.log").open("w+")
         self.process = subprocess.Popen(
-            [node, str(JS / self.script), str(port), *self.args],
-            cwd=JS,
+            [*command, str(port), *self.args],
+            cwd=cwd,
             stdout=self.log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -133,7 +174,7 @@ class start_node_server:  # noqa: N801 - used as a context manager, like open()
         except (RuntimeError, TimeoutError) as error:
             self.__exit__()
             self.log.seek(0)
-            pytest.fail(f"node {self.script} {' '.join(self.args)} did not start: {error}\n{self.log.read()[-2000:]}")
+            pytest.fail(f"{' '.join(command)} {' '.join(self.args)} did not start: {error}\n{self.log.read()[-2000:]}")
         return port
 
     def __exit__(self, *exc: object) -> None:
@@ -147,6 +188,18 @@ class start_node_server:  # noqa: N801 - used as a context manager, like open()
                 process.wait(10)
         if hasattr(self, "log"):
             self.log.close()
+
+
+class start_python_server(start_node_server):  # noqa: N801
+    """Run `GRAPHENE_PYTHON tests/pyservers/SCRIPT PORT DATABASE` on a free port, on a new SQLite file,
+    until the block ends; fails the test, with the server's output, where it does not start."""
+
+    def __init__(self, script: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+        super().__init__(script, "", tmp_path_factory)
+        self.args = (str(self.folder / "db.sqlite3"),)
+
+    def __enter__(self) -> int:
+        return self._start([str(GRAPHENE_PYTHON), str(_PYSERVERS / self.script)], _PYSERVERS)
 
 
 Open = Callable[..., Awaitable["Session"]]

@@ -23,7 +23,7 @@ from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._preview_fields import field_rank
 from ..executors._base import Executor
-from ..registry._handles import Handle, Step, freeze, thaw
+from ..registry._handles import Handle, Step, freeze
 from ..registry._long_values import LongValues
 from ..registry._registry import ObjectEntry, Registry
 from ._answers import answer_problem, locate
@@ -32,10 +32,10 @@ from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder
 from ._expressions import expression_of, nonsense
 from ._expressions import next_page as hint_next_page
-from ._keys import Key, held_values, key_field, key_of
+from ._keys import Key, held_entry, held_values, identifies, key_field, key_of
 from ._moved import dotted, moved, unreachable
 from ._partial import failed_call, leave_out, partial_note, sort_errors
-from ._payloads import present_linked, present_payload
+from ._payloads import present_payload, read_snapshot
 from ._preview_pages import page_room, shape_page
 from ._references import Ref, known_types
 
@@ -103,7 +103,7 @@ class FieldCalls:
         expression = expression_of(parent.id if parent else None, ref.field_name, bound.shown)
         operation = "mutation" if ref.type_name == self.catalogue.mutation_type else "query"
         if parent is not None and parent.handle.is_snapshot:
-            answer = self._from_snapshot(parent, ref.field_name, bound.values, field.type)
+            answer = read_snapshot(self, parent, ref.field_name, bound.values, field.type)
             return PreparedCall((), operation, expression, field.type, answer=answer)
         if parent is not None and not bound.values and is_leaf_type(get_named_type(field.type)):
             held = parent.handle.held()  # values read when an object without identity was last found
@@ -202,8 +202,9 @@ class FieldCalls:
             if any(isinstance(item, list) for item in value):
                 raise ToolCallError(f"{expression} is a list of lists, which objects cannot be taken from.")
             last = steps[-1]
-            return self._mint_items(value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression)
-        entry = self.mint(value, steps, operation, expression, description)
+            fresh = operation == "mutation"  # a write's result: met once, never the same place as another
+            return self.mint_items(value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression, fresh=fresh)
+        entry = self.mint(value, steps, operation, expression, description, fresh=operation == "mutation")
         if entry.handle.is_snapshot and isinstance(value, dict):  # a mutation's payload: what the write did
             return present_payload(self, entry, value)
         return self.present(entry)
@@ -234,23 +235,27 @@ class FieldCalls:
     def _is_tool(self, name: str) -> bool:
         return name in self.catalogue
 
-    def _mint_items(
+    def mint_items(
         self,
         items: list[Any],
         steps_of: Callable[[int], tuple[Step, ...]],
         operation: str,
         expression: str,
         extras: list[dict[str, Any]] | None = None,
+        *,
+        earlier: bool = False,
+        fresh: bool = False,
     ) -> Result:
         """A list of objects as a list of IDs, with their previews as one table within the budget (and
-        a note on what it leaves out). `extras` are what each item's edge says about it."""
+        a note on what it leaves out). `extras` are what each item's edge says about it; `fresh` as
+        for `mint`."""
         ids: list[str | None] = []
         previews: dict[str, tuple[str, dict[str, Any]]] = {}
         for index, item in enumerate(items):
             if item is None:
                 ids.append(None)
                 continue
-            entry = self.mint(item, steps_of(index), operation, f"{expression}[{index}]", "")
+            entry = self.mint(item, steps_of(index), operation, f"{expression}[{index}]", "", earlier=earlier, fresh=fresh)
             ids.append(entry.id)
             extra = extras[index] if extras and index < len(extras) else {}
             if entry.preview or extra:
@@ -274,7 +279,7 @@ class FieldCalls:
     ) -> Result:
         """One page of a connection as the list of its node IDs, its scalars and the call for the next page."""
         items, extras = connection.items(value), connection.edge_values(value)
-        out = self._mint_items(items, lambda i: steps + connection.item_steps(i), "query", expression, extras)
+        out = self.mint_items(items, lambda i: steps + connection.item_steps(i), "query", expression, extras)
         for name in connection.scalars:
             if value.get(name) is not None:
                 out[name] = value[name]
@@ -283,35 +288,31 @@ class FieldCalls:
             out["more"] = next_page(page["endCursor"]) if next_page else "More items follow on later pages."
         return out
 
-    def _from_snapshot(self, parent: ObjectEntry, field_name: str, values: dict[str, Any], field_type: Any) -> Result:
-        data = thaw(parent.handle.snapshot) or {}
-        if not values and field_name not in data and get_named_type(field_type) is self.catalogue.schema.query_type:
-            raise ToolCallError(f"{parent.id}.{field_name} is the API's query root: call the Query tools themselves, they need no object.")
-        if values or field_name not in data:
-            readable = ", ".join(k for k in data if k != "__typename") or "none"
-            raise ToolCallError(
-                f"{parent.id} came from a mutation and has no id to reach it again, so only the fields read then are available: {readable}."
-                + (" A list that shows it again (as the same ID) lets its other fields be read through that list." if parent.key else "")
-            )
-        value = data[field_name]
-        expression = f"{parent.id}.{field_name}"
-        if is_leaf_type(get_named_type(field_type)):
-            return self.long_values.present(value, expression)
-        if value is None:
-            return {"result": None}
-        if isinstance(value, list):  # objects a mutation linked to: re-rooted on identity, or snapshots
-            return self._mint_items(value, lambda _: (), "mutation", expression)
-        entry = self.mint(value, (), "mutation", expression, "")
-        return present_payload(self, entry, value) if entry.handle.is_snapshot else present_linked(self, entry)
-
-    def mint(self, value: dict[str, Any], steps: tuple[Step, ...], operation: str, expression: str, description: str) -> ObjectEntry:
-        """The registry entry for an object read from an answer: the one its type and key already
-        have, however it was reached then, or a new one.
+    def mint(
+        self,
+        value: dict[str, Any],
+        steps: tuple[Step, ...],
+        operation: str,
+        expression: str,
+        description: str,
+        *,
+        earlier: bool = False,
+        fresh: bool = False,
+    ) -> ObjectEntry:
+        """The registry entry for an object read from an answer: the one its type and identity already
+        have, however it was reached then, else the one found at this place before, else a new one.
 
         An object with identity is re-rooted on it. Any other keeps the values just read (its
-        snapshot) with the chain that reached it; a mutation's result keeps only the snapshot, and
-        without a key field it is one with another only when all it read (linked objects too) is."""
+        snapshot) with the chain that reached it, and is one with another only through an identity
+        (an id with no lookup) or the same place read with the same values; a mutation's result
+        keeps only the snapshot. `fresh`: the place is a write's result, met this once.
+
+        A write's answer replaces what the entry held (see `Registry.refresh`); a snapshot's older copy
+        (`earlier`) never replaces what the session holds of the object: that entry is the answer."""
         type_name = value.get("__typename") or self._end_type(steps, operation).name
+        if earlier and (held := held_entry(self.catalogue, self.registry, type_name, value)) is not None:
+            return self.registry.refresh(held.id)  # the most recent of its type, its values as they are
+        written = operation == "mutation" and not earlier
         identity = self.catalogue.identity(type_name)
         id_value = value.get(identity.field) if identity else None
         preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
@@ -319,7 +320,7 @@ class FieldCalls:
             key: Key = ((identity.field, freeze(id_value)),)
             known = self.registry.keyed(type_name, key)
             if known is not None:  # its handle is its identity too: nothing to build
-                return self.registry.refresh(known, description=description, preview=preview)
+                return self.registry.refresh(known, description=description, preview=preview, written=written)
             handle = Handle((Step.of(identity.root_field, {identity.argument: id_value}),))
         elif operation == "mutation":
             handle = Handle(steps, "mutation", freeze(value))
@@ -328,7 +329,16 @@ class FieldCalls:
         else:
             key, handle = key_of(self.catalogue, type_name, value), Handle(steps, "query", held_values(value))
         return self.registry.mint(
-            type_name, handle, expression=expression, description=description, identity=id_value, preview=preview, key=key
+            type_name,
+            handle,
+            expression=expression,
+            description=description,
+            identity=id_value,
+            preview=preview,
+            key=key,
+            written=written,
+            identified=identifies(self.catalogue, type_name, key),
+            fresh=fresh,
         )
 
     def _unreachable(self, prepared: PreparedCall, path: tuple[str | int, ...], depth: int) -> str:

@@ -1,12 +1,16 @@
-"""Which object a value is: its key, the fields that tell it apart from every other object of its type.
+"""Which object a value is: its key, what the end of a chain must still show for the chain to reach it.
 
 A handle may reach its object through a chain (`slots[1]`, `Station#1.bikes[2]`). The list behind
 the chain can reorder, grow or shrink between calls, so position alone does not say which object is
 there now. The key does: the type's identity field where it has one (`loadXFromID`, `node`, a root
 lookup); else an id-like field (`id`, or its only `ID` field) even with no root field to fetch the
-object by; else, for a value object such as a time slot, all the scalars it was read with. Objects of
-one type with one key are one `Type#N` however they were reached, and a read through a chain checks
-the key of what sits at the end of the chain before it answers.
+object by; else, for a value object such as a time slot, all the scalars it was read with. A read
+through a chain checks the key of what sits at the end of the chain before it answers.
+
+Only the first two are an identity (`identifies`): objects of one type with one identity are one
+`Type#N` however they were reached. Equal values are never identity: two stock levels of 0, or page 1
+and page 2 of a page type without id, are two objects, each the one found at its place (its chain and
+position, with the values read there), and their values only check that the place still holds it.
 """
 
 from __future__ import annotations
@@ -19,9 +23,9 @@ from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, get_named_ty
 
 from ..catalogue._catalogue import Catalogue
 from ..registry._handles import freeze, thaw
-from ..registry._registry import Key
+from ..registry._registry import Key, ObjectEntry, Registry
 
-__all__ = ["Key", "describe_key", "held_values", "key_field", "key_of", "key_value"]
+__all__ = ["Key", "describe_key", "held_entry", "held_values", "identifies", "key_field", "key_of", "key_value"]
 
 
 def key_field(catalogue: Catalogue, type_name: str) -> str | None:
@@ -64,6 +68,25 @@ def key_of(catalogue: Catalogue, type_name: str, value: dict[str, Any]) -> Key:
     return tuple(
         sorted((name, key_value(v)) for name, v in value.items() if name in fields and is_leaf_type(get_named_type(fields[name].type)))
     )
+
+
+def held_entry(catalogue: Catalogue, registry: Registry, type_name: str, value: dict[str, Any]) -> ObjectEntry | None:
+    """The entry the session holds for this object by its key field (an identity, an `id`), however
+    the object was reached; None where it holds none or the type has no key field to tell it by."""
+    named = key_field(catalogue, type_name)
+    if named is None or value.get(named) is None:
+        return None
+    known = registry.keyed(type_name, ((named, freeze(value[named])),))
+    return registry.get(known) if known is not None else None
+
+
+def identifies(catalogue: Catalogue, type_name: str, key: Key) -> bool:
+    """Whether `key` (from `key_of`) is an identity, the value of the type's key field, which may
+    name one object found at two places; False for the values of an object without one."""
+    if len(key) != 1:
+        return False
+    field = key_field(catalogue, type_name)
+    return field is not None and key[0][0] == field and key[0][1] is not None
 
 
 def key_value(value: Any) -> Any:

@@ -12,7 +12,10 @@ to learn what happened:
 
 - `preview` holds the payload's fields as read: scalars as they are, each linked object with
   identity as its `Type#N` (minted now; its own preview under `objects`), and objects without
-  identity (user errors, edges) inline with their scalars.
+  identity (user errors, edges) inline with their scalars. An object the session already holds is
+  its `Type#N` whatever its lookup returns (an interface, a union, none at all: its `id` tells it),
+  and what the session holds of it becomes what the write read back (see registry/_registry.py), so
+  no later read answers with values from before the write.
 - User errors (a list named `errors`, `userErrors` and the like, or objects of a type named
   `...Error`) and a `success: false` are what a write that did nothing says: a note quotes them, so
   a null `sighting` never reads as success.
@@ -25,16 +28,21 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from graphql import GraphQLObjectType, get_named_type, is_composite_type
+from graphql import GraphQLObjectType, get_named_type, is_abstract_type, is_composite_type, is_leaf_type
 
+from .._errors import ToolCallError
+from ..registry._handles import Step, thaw
 from ..registry._registry import ObjectEntry
+from ._keys import held_entry
 
 if TYPE_CHECKING:  # _field imports this module
     from ._field import FieldCalls
 
-__all__ = ["present_linked", "present_payload", "refusal_note"]
+__all__ = ["present_linked", "present_payload", "read_snapshot", "refusal_note"]
 
 #: Items of one list a payload result shows; the field's own tool gives them all.
 SHOWN_ITEMS = 10
@@ -48,9 +56,10 @@ _ERROR_TYPE = re.compile(r"(Error|Problem)$")
 _FAILURE_FLAGS = ("success", "ok", "succeeded")
 
 
-def present_payload(calls: FieldCalls, entry: ObjectEntry, value: dict[str, Any]) -> dict[str, Any]:
-    """The result for a mutation's payload `entry`, from the `value` its document read."""
-    walk = _Walk(calls, entry)
+def present_payload(calls: FieldCalls, entry: ObjectEntry, value: dict[str, Any], *, earlier: bool = False) -> dict[str, Any]:
+    """The result for a mutation's payload `entry`, from the `value` its document read (`earlier`: a
+    copy kept since that write, which never overwrites what the session has read of an object since)."""
+    walk = _Walk(calls, entry, earlier=earlier)
     read = walk.fields(entry.type_name, value, entry.id)
     ordered = {k: v for k, v in read.items() if isinstance(v, (dict, list)) or k in walk.linked_fields}  # what it links to first
     ordered.update(read)
@@ -84,6 +93,46 @@ def present_linked(calls: FieldCalls, entry: ObjectEntry) -> dict[str, Any]:
     """The result for an object with identity a payload links to (`CloseIssuePayload_issue`): its
     ID and the preview read with the mutation, as for any object a call returns alone."""
     return calls.present(entry)
+
+
+def read_snapshot(calls: FieldCalls, parent: ObjectEntry, field_name: str, values: dict[str, Any], field_type: Any) -> dict[str, Any]:
+    """A field of an object kept only as a snapshot (a mutation's result without identity): what was
+    read with the write, never sent again. Its objects are found at their place in the snapshot."""
+    data = thaw(parent.handle.snapshot) or {}
+    if not values and field_name not in data and get_named_type(field_type) is calls.catalogue.schema.query_type:
+        raise ToolCallError(f"{parent.id}.{field_name} is the API's query root: call the Query tools themselves, they need no object.")
+    if values or field_name not in data:
+        readable = ", ".join(k for k in data if k != "__typename") or "none"
+        raise ToolCallError(
+            f"{parent.id} came from a mutation and has no id to reach it again, so only the fields read then are available: {readable}."
+            + (" A list that shows it again (as the same ID) lets its other fields be read through it." if parent.identified else "")
+        )
+    value = data[field_name]
+    expression = f"{parent.id}.{field_name}"
+    if is_leaf_type(get_named_type(field_type)):
+        return calls.long_values.present(value, expression)
+    if value is None:
+        return {"result": None}
+    place = (Step.of(parent.id), Step.of(field_name))  # never sent: where in the snapshot it was read
+    typed = _typed(get_named_type(field_type))
+    if isinstance(value, list):  # objects a mutation linked to: re-rooted on identity, or snapshots
+        items = [typed(item) for item in value]
+        return calls.mint_items(items, lambda i: (place[0], replace(place[1], index=i)), "mutation", expression, earlier=True)
+    entry = calls.mint(typed(value), place, "mutation", expression, "", earlier=True)
+    if not entry.handle.is_snapshot:
+        return present_linked(calls, entry)
+    return present_payload(calls, entry, entry.handle.held() or value, earlier=True)  # what the latest write said of it
+
+
+def _typed(named: Any) -> Callable[[Any], Any]:
+    """An object of a snapshot with its concrete type said (a snapshot's place is not a chain to read it from)."""
+
+    def typed(item: Any) -> Any:
+        if isinstance(item, dict) and "__typename" not in item and not is_abstract_type(named):
+            return {"__typename": named.name, **item}
+        return item
+
+    return typed
 
 
 def refusal_note(calls: FieldCalls, type_name: str, value: dict[str, Any], where: str) -> str | None:
@@ -134,9 +183,10 @@ def _quote_error(error: dict[str, Any]) -> str:
 class _Walk:
     """One walk over a payload's value: mints what it links to, collects previews and cuts."""
 
-    def __init__(self, calls: FieldCalls, payload: ObjectEntry) -> None:
+    def __init__(self, calls: FieldCalls, payload: ObjectEntry, *, earlier: bool = False) -> None:
         self.calls = calls
         self.payload = payload
+        self.earlier = earlier
         self.previews: dict[str, tuple[str, dict[str, Any]]] = {}  # ID -> (type, preview read)
         self.cut: list[str] = []
         self.cut_tools: list[str] = []
@@ -173,8 +223,9 @@ class _Walk:
     def linked(self, item: dict[str, Any], declared: str, where: str, tool: str) -> Any:
         type_name = item.get("__typename") or declared
         identity = self.calls.catalogue.identity(type_name)
-        if identity is not None and item.get(identity.field) is not None:
-            entry = self.calls.mint(item, (), "mutation", where, "")
+        held = held_entry(self.calls.catalogue, self.calls.registry, type_name, item)
+        if (identity is not None and item.get(identity.field) is not None) or held is not None:
+            entry = self.calls.mint(item, (), "mutation", where, "", earlier=self.earlier)
             if entry.preview:
                 self.previews[entry.id] = (entry.type_name, entry.preview)
             return entry.id

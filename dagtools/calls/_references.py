@@ -67,8 +67,9 @@ def _not_held(catalogue: Catalogue, registry: Registry, type_name: str, number: 
     get = f"with {', '.join(makers)}" if makers else "from a tool that returns one"
     if count:
         return (
-            f"There is no object {type_name}#{number}: this session holds {type_name}#1 to {type_name}#{count}, so nothing was sent. "
-            f"Use one of those, or get another {type_name} {get}."
+            f"There is no object {type_name}#{number}: this session holds "
+            f"{f'{type_name}#1 to {type_name}#{count}' if count > 1 else f'only {type_name}#1'}, so nothing was sent. "
+            f"Use {'one of those' if count > 1 else 'it'}, or get another {type_name} {get}."
         )
     return (
         f"There is no object {type_name}#{number}: this session holds no {type_name} yet, so nothing was sent. "

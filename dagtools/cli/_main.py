@@ -16,6 +16,7 @@ from ._eval import add_eval_command
 from ._mcp import add_mcp_command
 from ._options import add_http_options, check_addresses, stdout_closed
 from ._run import add_model_options, add_run_arguments
+from ._serve import add_serve_command
 from ._trace import add_trace_option
 
 if TYPE_CHECKING:
@@ -106,6 +107,7 @@ def _parser() -> argparse.ArgumentParser:
 
     add_mcp_command(commands)
     add_eval_command(commands)
+    add_serve_command(commands)
 
     tools = commands.add_parser("tools", help="print the toolset a model starts with (or the whole catalogue)")
     add_source_options(tools)
@@ -135,7 +137,12 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    mistyped = _mistyped_command(parser, list(sys.argv[1:] if argv is None else argv))
+    if mistyped:
+        print(f"dagtools: {mistyped}", file=sys.stderr)
+        return 2
+    args = parser.parse_args(argv)
     _configure_logging(args.verbose)
     try:
         check_addresses(args)
@@ -149,6 +156,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return stdout_closed()
     except KeyboardInterrupt:
         return 130
+
+
+def _mistyped_command(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
+    """What to say when the first word is no command but looks like one (`dagtools tool`), else None
+    (argparse's own message covers the rest)."""
+    import difflib
+
+    word = next((a for a in argv if not a.startswith("-")), None)
+    commands = next((a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {})
+    if word is None or word in commands or argv.index(word) != len([a for a in argv[: argv.index(word)] if a.startswith("-")]):
+        return None
+    close = difflib.get_close_matches(word, sorted(commands), n=2, cutoff=0.6)
+    if not close:
+        return None
+    return f"there is no command {word!r}; did you mean {' or '.join(repr(c) for c in close)}? (`dagtools --help` lists them all)"
 
 
 def _configure_logging(verbosity: int) -> None:

@@ -41,6 +41,17 @@ def add_mcp_command(commands: Any) -> None:
         "(tokens separated by commas or spaces; NAME:TOKEN names a caller)",
     )
     mcp.add_argument(
+        "--oauth-issuer",
+        metavar="URL",
+        help="HTTP: callers need an OAuth access token from this authorization server, minted for --public-url "
+        "(JWTs checked against its keys; see the Deployment page for scopes and introspection)",
+    )
+    mcp.add_argument(
+        "--oauth-introspection-env",
+        metavar="NAME",
+        help="HTTP with --oauth-issuer: introspect tokens with the CLIENT_ID:CLIENT_SECRET in this environment variable",
+    )
+    mcp.add_argument(
         "--allow-unauthenticated",
         action="store_true",
         default=None,
@@ -145,6 +156,8 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
         port=args.port,
         path=args.path,
         auth_token_env=args.auth_token_env,
+        oauth_issuer=args.oauth_issuer,
+        oauth_introspection_env=args.oauth_introspection_env,
         allow_unauthenticated=args.allow_unauthenticated,
         allowed_hosts=tuple(args.allowed_host) if args.allowed_host else None,
         allowed_origins=tuple(args.allowed_origin) if args.allowed_origin else None,

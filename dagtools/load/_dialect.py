@@ -32,6 +32,7 @@ from graphql import (
     GraphQLScalarType,
     GraphQLSchema,
     get_named_type,
+    is_abstract_type,
     is_composite_type,
     is_leaf_type,
     is_required_argument,
@@ -271,24 +272,43 @@ def _is_hash(scalar: GraphQLScalarType) -> bool:
 def _lookup_fields(schema: GraphQLSchema) -> dict[str, Identity]:
     """Root fields that fetch one object by a key it carries: one argument, named like a scalar field,
     or named after the type and its `id` (`getStation(stationId:)` for `Station.id`, as gateways over
-    REST name path parameters)."""
+    REST name path parameters).
+
+    A lookup that returns an interface or a union (`session(id:): Session`, `search(id:): Result`)
+    fetches each of its members that carries the key, narrowed by a type condition as `node` is: for
+    many APIs it is the only way back to those objects, and without it an object a write changes
+    could not be read again. A lookup of the type itself comes first."""
     query = schema.query_type
     found: dict[str, Identity] = {}
+    abstract: list[tuple[str, GraphQLField, Any]] = []
     for name, field in query.fields.items() if query is not None else ():
         target = field.type.of_type if isinstance(field.type, GraphQLNonNull) else field.type
-        if not isinstance(target, GraphQLObjectType) or target.name in found or len(field.args) != 1:
+        if len(field.args) != 1:
             continue
-        ((argument, arg),) = field.args.items()
-        key = argument
-        if key not in target.fields and key.replace("_", "").lower() == target.name.lower() + "id":
-            key = "id"
-        own = target.fields.get(key)
-        if own is None or own.args or not isinstance(get_named_type(own.type), GraphQLScalarType):
-            continue
-        if get_named_type(own.type).name not in ("ID", "String", "Int") or get_named_type(arg.type) != get_named_type(own.type):
-            continue
-        found[target.name] = Identity(field=key, root_field=name, argument=argument)
+        if isinstance(target, GraphQLObjectType):
+            _add_lookup(found, name, field, target, target.name)
+        elif is_abstract_type(target):
+            abstract.append((name, field, target))
+    for name, field, target in abstract:
+        for member in schema.get_possible_types(target):
+            _add_lookup(found, name, field, member, target.name)
     return found
+
+
+def _add_lookup(found: dict[str, Identity], name: str, field: GraphQLField, target: GraphQLObjectType, named: str) -> None:
+    """Record `name` as the lookup of `target` where its one argument is a key `target` carries."""
+    if target.name in found:
+        return
+    ((argument, arg),) = field.args.items()
+    key = argument
+    if key not in target.fields and key.replace("_", "").lower() in (target.name.lower() + "id", named.lower() + "id"):
+        key = "id"
+    own = target.fields.get(key)
+    if own is None or own.args or not isinstance(get_named_type(own.type), GraphQLScalarType):
+        return
+    if get_named_type(own.type).name not in ("ID", "String", "Int") or get_named_type(arg.type) != get_named_type(own.type):
+        return
+    found[target.name] = Identity(field=key, root_field=name, argument=argument)
 
 
 def _expected_type(argument: GraphQLArgument | GraphQLField) -> str | None:

@@ -25,4 +25,16 @@ def _looks_like_path(source: str) -> bool:
         return False
     if os.path.exists(source):
         return True
+    if not any(c.isspace() for c in source.strip()):
+        return True  # one word: schema text is never a single token
     return Path(source).suffix.lower() in _SCHEMA_SUFFIXES or "/" in source or os.sep in source
+
+
+#: A URL whose scheme is not one dagtools reads (`htp://`, `ws://`, `file://`).
+_OTHER_SCHEME = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+def other_scheme(source: str) -> str | None:
+    """The scheme of a URL that is not http(s), or None for anything else."""
+    match = _OTHER_SCHEME.match(source.strip())
+    return match["scheme"] if match and not _URL.match(source.strip()) else None

@@ -24,7 +24,7 @@ from graphql import (
 from graphql.validation.validate import validate_sdl
 
 from .._errors import SchemaLoadError
-from ._kinds import _PYTHON_ATTRIBUTE, _URL, _looks_like_path
+from ._kinds import _PYTHON_ATTRIBUTE, _URL, _looks_like_path, other_scheme
 from ._loaded import LoadedSchema
 from ._python import call_factory, import_file, is_strawberry_schema, kind_of, schema_names
 from ._repair import SdlRepair
@@ -97,6 +97,17 @@ def schema_fingerprint(schema: GraphQLSchema) -> str:
 def _from_string(source: str, *, lenient: bool) -> LoadedSchema:
     if _URL.match(source):
         return _from_url(source, lenient=lenient)
+    if (scheme := other_scheme(source)) is not None:
+        rest = source.strip()[len(scheme) + 3 :]
+        guess = (
+            rest
+            if scheme.lower() == "file"
+            else f"{'https' if scheme.lower().endswith('s') and scheme.lower() != 'ws' else 'http'}://{rest}"
+        )
+        raise SchemaLoadError(
+            f"{source!r} is not an address dagtools can read: it reads http:// and https:// URLs, files and "
+            f"path/to/file.py:attribute. Did you mean {guess}?"
+        )
     if (match := _PYTHON_ATTRIBUTE.match(source.strip())) is not None:
         return _from_python_attribute(match["file"], match["attr"], origin=source.strip(), lenient=lenient)
     if _looks_like_path(source):

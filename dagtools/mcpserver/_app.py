@@ -2,8 +2,11 @@
 
 The gate, in order: checks `Host` and `Origin` against the allowed names (DNS-rebinding
 protection, on whatever address the server is bound to); serves the protected-resource metadata;
-checks the bearer token when tokens are configured (401 with a `WWW-Authenticate` challenge
-otherwise); and hands a server-issued session key back in a `Dagtools-Session` response header.
+checks the bearer token when tokens or an OAuth issuer are configured (401 or 403 with a
+`WWW-Authenticate` challenge otherwise, 503 while the authorization server cannot be asked); marks
+a caller whose access token lacks the write scope as read-only, and answers its call of a mutation
+tool with 403 `insufficient_scope`, so that its client asks for the scope; and hands a
+server-issued session key back in a `Dagtools-Session` response header.
 
 A server bound beyond loopback without tokens refuses to start unless the operator says
 `allow_unauthenticated` (something in front of it, such as a proxy, authenticates callers).
@@ -14,16 +17,17 @@ from __future__ import annotations
 import ipaddress
 import json
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import anyio
 
 from .._errors import ConfigError
-from ._auth import WELL_KNOWN, BearerTokens, protected_resource_metadata, unauthorized
+from ._auth import WELL_KNOWN, BearerTokens, OAuthResource, Refused
 from ._config import McpConfig
 from ._handshakes import Handshakes
-from ._keys import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER
+from ._keys import ISSUED_SCOPE_KEY, READ_ONLY_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER
 from ._memory import MemoryReturn
 
 if TYPE_CHECKING:
@@ -44,14 +48,28 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_exposure(config: McpConfig) -> BearerTokens | None:
-    """The bearer tokens to require, read from the environment; refuses an open server beyond loopback."""
-    tokens = BearerTokens.from_env(config.auth_token_env) if config.auth_token_env else None
+def check_exposure(config: McpConfig) -> BearerTokens | OAuthResource | None:
+    """The bearer tokens (read from the environment) or OAuth access tokens to require; refuses an open
+    server beyond loopback."""
+    tokens: BearerTokens | OAuthResource | None = None
+    if config.oauth_issuer:
+        tokens = OAuthResource(
+            issuer=config.oauth_issuer,
+            resource=config.public_url,
+            audience=config.oauth_audience,
+            scope=config.oauth_scope,
+            write_scope=config.oauth_write_scope,
+            leeway=config.oauth_leeway,
+            introspection_env=config.oauth_introspection_env,
+        )
+    elif config.auth_token_env:
+        tokens = BearerTokens.from_env(config.auth_token_env)
     if tokens is None and not is_loopback(config.host) and not config.allow_unauthenticated:
         raise ConfigError(
             f"Refusing to serve on {config.host} without authentication: anyone who reaches it could call the "
-            "API with this server's credentials. Set bearer tokens in an environment variable and name it with "
-            "--auth-token-env NAME, or pass --allow-unauthenticated if something in front of this server "
+            "API with this server's credentials. Name an OAuth authorization server with --oauth-issuer URL, or set "
+            "bearer tokens in an environment variable and name it with --auth-token-env NAME, or pass "
+            "--allow-unauthenticated if something in front of this server "
             "authenticates every caller."
         )
     return tokens
@@ -86,7 +104,7 @@ def _bracketed(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
-def build_http_app(server: McpToolServer, tokens: BearerTokens | None) -> Any:
+def build_http_app(server: McpToolServer, tokens: BearerTokens | OAuthResource | None) -> Any:
     from mcp.server.transport_security import TransportSecuritySettings
 
     config = server.config
@@ -111,12 +129,16 @@ def build_http_app(server: McpToolServer, tokens: BearerTokens | None) -> Any:
     )
     handshakes = Handshakes(app, path=config.path, host=allowed_hosts(config)[0], timeout=config.handshake_timeout)
     gate = _Gate(app, config=config, security=security, tokens=tokens, name=server.server.title or "dagtools", memory=server.memory)
+    if isinstance(tokens, OAuthResource) and tokens.write_scope and config.mutations:
+        gate.mutates = lambda name: name in server.catalogue and not server.catalogue.tool(name).read_only
     gate.handshakes = handshakes
     return gate
 
 
 class _Gate:
-    def __init__(self, app: Any, *, config: McpConfig, security: Any, tokens: BearerTokens | None, name: str, memory: MemoryReturn) -> None:
+    def __init__(
+        self, app: Any, *, config: McpConfig, security: Any, tokens: BearerTokens | OAuthResource | None, name: str, memory: MemoryReturn
+    ) -> None:
         from mcp.server.transport_security import TransportSecurityMiddleware
 
         self.app = app
@@ -126,6 +148,7 @@ class _Gate:
         self.name = name
         self.memory = memory
         self.handshakes: Handshakes | None = None
+        self.mutates: Callable[[str], bool] | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -143,14 +166,22 @@ class _Gate:
             return
         if self.tokens is not None:
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-            user = await self.tokens.authenticate(headers)
+            try:
+                user, refusal = await self.tokens.authenticate(headers), None
+            except Refused as error:
+                user, refusal = None, error
             if user is None:
-                status, response_headers, body = unauthorized(self._resource(scope), given="authorization" in headers)
-                await _respond(send, status, response_headers, body)
+                await _respond(send, *unauthorized(self._resource(scope), given="authorization" in headers, refused=refusal))
                 return
             from starlette.authentication import AuthCredentials
 
-            scope["user"], scope["auth"] = user, AuthCredentials([])
+            scope["user"], scope["auth"] = user, AuthCredentials(list(user.scopes))
+            if isinstance(self.tokens, OAuthResource) and not self.tokens.may_write(user):
+                scope[READ_ONLY_SCOPE_KEY] = True
+                if self.mutates is not None and scope.get("method") == "POST":
+                    receive = await self._without_mutations(scope, receive, send, self.tokens, self.mutates)
+                    if receive is None:
+                        return
         if self.handshakes is not None:
             self.handshakes.seen(scope)
         if scope.get("method") == "GET":  # a stream that may stay open for hours: not a request in flight
@@ -176,8 +207,37 @@ class _Gate:
         if scope.get("method") not in ("GET", "HEAD", "OPTIONS"):
             await _respond(send, 405, [(b"allow", b"GET, HEAD, OPTIONS")], b"")
             return
-        body = json.dumps(protected_resource_metadata(self._resource(scope), self.name)).encode()
+        assert self.tokens is not None
+        body = json.dumps(self.tokens.metadata(self._resource(scope), self.name)).encode()
         await _respond(send, 200, [(b"content-type", b"application/json"), (b"cache-control", b"max-age=3600")], body)
+
+    async def _without_mutations(
+        self, scope: dict[str, Any], receive: Any, send: Any, tokens: OAuthResource, mutates: Callable[[str], bool]
+    ) -> Any:
+        """`receive` for the app, with the body read here, when the request calls no mutation tool; else
+        answers 403 `insufficient_scope` naming the write scope and gives None. The session such a
+        caller opens has no mutation tools either way: this answer is what makes its client ask."""
+        messages, size, limit = [], 0, self.config.max_argument_bytes + 65536
+        while size <= limit:
+            message = await receive()
+            messages.append(message)
+            size += len(message.get("body", b""))
+            if message["type"] != "http.request" or not message.get("more_body"):
+                break
+        if size <= limit and any(mutates(name) for name in _tools_called(b"".join(m.get("body", b"") for m in messages))):
+            refused = Refused(
+                403,
+                "insufficient_scope",
+                f"Mutation tools need the scope {tokens.write_scope}; authorize again asking for it.",
+                scope=" ".join(tokens.scopes),
+            )
+            await _respond(send, *unauthorized(self._resource(scope), given=True, refused=refused))
+            return None
+
+        async def replay() -> dict[str, Any]:
+            return messages.pop(0) if messages else await receive()
+
+        return replay
 
     def _answering(self, scope: dict[str, Any], send: Any) -> Any:
         """`send` for the app: hands a server-issued key back in a header, and turns a refusal for want of
@@ -212,6 +272,56 @@ class _Gate:
             await send(message)
 
         return sending
+
+
+def metadata_url(resource: str) -> str:
+    """RFC 9728 section 3.1: the well-known path goes between the host and the resource's path."""
+    scheme, _, rest = resource.partition("://")
+    host, slash, path = rest.partition("/")
+    return f"{scheme}://{host}{WELL_KNOWN}{slash + path if path else ''}"
+
+
+def unauthorized(resource: str, *, given: bool, refused: Refused | None = None) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """A refusal that tells both people and clients what to send: 401 or 403 with a `WWW-Authenticate`
+    challenge naming the metadata (and the scopes to ask for), or 503 with `Retry-After`."""
+    if refused is None:
+        refused = (
+            Refused(401, "invalid_token", "The bearer token is not one this server accepts; ask its operator for a token.")
+            if given
+            else Refused(401, "invalid_request", "This server needs a bearer token: send 'Authorization: Bearer <token>'.")
+        )
+    # RFC 6750 section 3.1: a request without credentials gets no error code, only the challenge.
+    quoted = refused.description.replace("\\", "/").replace('"', "'")  # a quoted-string holds neither as it is
+    parts = [f'error="{refused.error}"', f'error_description="{quoted}"'] if given or refused.status != 401 else []
+    parts.append(f'resource_metadata="{metadata_url(resource)}"')
+    if refused.scope:
+        parts.append(f'scope="{refused.scope}"')
+    body = json.dumps({"error": refused.error, "error_description": refused.description}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if refused.status == 503:
+        headers.append((b"retry-after", b"5"))
+    else:
+        headers.append((b"www-authenticate", ("Bearer " + ", ".join(parts)).encode()))
+    return refused.status, headers, body
+
+
+def _tools_called(body: bytes) -> list[str]:
+    """The tool names a JSON-RPC body's `tools/call` requests name: the tool, and the tools a fixed-mode
+    `callTool` or `callChain` runs."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return []
+    names: list[str] = []
+    for request in data if isinstance(data, list) else [data]:
+        params = request.get("params") if isinstance(request, dict) and request.get("method") == "tools/call" else None
+        if not isinstance(params, dict):
+            continue
+        arguments = params.get("arguments")
+        arguments = arguments if isinstance(arguments, dict) else {}
+        steps = [v for value in arguments.values() if isinstance(value, list) for v in value if isinstance(v, dict)]
+        names += [n for n in (params.get("name"), arguments.get("tool"), *(s.get("tool") for s in steps)) if isinstance(n, str)]
+    return names
 
 
 def _session_opened(scope: dict[str, Any], headers: list[tuple[bytes, bytes]]) -> str | None:

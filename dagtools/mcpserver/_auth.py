@@ -1,16 +1,23 @@
-"""Bearer-token authentication for `dagtools mcp --transport http`, discoverable as the MCP
-authorization spec asks: a 401 carries `WWW-Authenticate: Bearer ... resource_metadata="..."` and
-`/.well-known/oauth-protected-resource` (RFC 9728) describes this server as a protected resource.
+"""Who may call `dagtools mcp --transport http`, discoverable as the MCP authorization spec asks: a
+401 carries `WWW-Authenticate: Bearer ... resource_metadata="..."`, and the metadata (RFC 9728) says
+where tokens come from.
 
-Tokens come from an environment variable named in the config (`auth_token_env`), never from the
-config file or the command line, so they stay out of shell histories and process lists. The
-variable holds one or more tokens separated by commas or whitespace; `alice:TOKEN` names the caller
-(the token is everything after the first colon), otherwise a caller is named after a digest of its
-token. A colon appears in no token alphabet in use (base64 with its `=` padding, base64url, hex,
-JWTs), so a token is never misread as a name. A bare entry with `=` inside it (not as trailing
-padding) is refused: it is the old `NAME=TOKEN` form, or a token to name. No message ever shows a
-token, nor any part of an entry that might be one. The caller's name is who its sessions
-belong to and who its quotas count against; the token itself is never stored or passed on.
+`BearerTokens`: static tokens from an environment variable named in the config (`auth_token_env`),
+never from the config file or the command line. It holds tokens separated by commas or whitespace;
+`alice:TOKEN` names the caller (the token is everything after the first colon; no token alphabet in
+use has a colon), else a caller is named after a digest of its token. A bare entry with `=` inside
+it (not as trailing padding) is refused: it is the old `NAME=TOKEN` form, or a token to name. No
+message shows a token, nor any part of an entry that might be one.
+
+`OAuthResource`: an OAuth 2.1 resource server (MCP authorization, 2025-11-25). An access token is
+checked as a JWT against the issuer's keys (RFC 9068; found through its RFC 8414 or OpenID metadata,
+kept for `KEYS_FOR` seconds, fetched again for a key id not seen before at most once every
+`REFETCH_EVERY` seconds) or by asking the issuer (RFC 7662 introspection; an answer is kept for at
+most `INTROSPECTED_FOR` seconds); either way its issuer, audience (RFC 8707: a token minted for
+another resource is refused), expiry and not-before (with `leeway` seconds of skew) and scopes.
+The caller is the token's subject at its issuer; a token without the write scope opens read-only
+sessions. The caller's name is who its sessions belong to and who its quotas count against; the
+token itself is never stored, logged or passed on to the API.
 """
 
 from __future__ import annotations
@@ -20,12 +27,16 @@ import hmac
 import json
 import os
 import re
+import time
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import quote, urlsplit
+
+import anyio
 
 from .._errors import ConfigError
 
-__all__ = ["WELL_KNOWN", "BearerTokens", "protected_resource_metadata", "unauthorized"]
+__all__ = ["WELL_KNOWN", "BearerTokens", "OAuthResource", "Refused", "protected_resource_metadata"]
 
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
 _CALLER = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
@@ -89,6 +100,9 @@ class BearerTokens:
         caller = self.caller(token)
         return AccessToken(token="", client_id=caller, scopes=[]) if caller is not None else None
 
+    def metadata(self, resource: str, name: str) -> dict[str, Any]:
+        return protected_resource_metadata(resource, name)
+
     async def authenticate(self, headers: Mapping[str, str]) -> Any:
         """The SDK's `AuthenticatedUser` for a request's headers (lower-case names), or None."""
         from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -105,34 +119,278 @@ def _digest_name(token: str) -> str:
     return "token-" + hashlib.sha256(token.encode()).hexdigest()[:12]
 
 
-def metadata_url(resource: str) -> str:
-    """RFC 9728 section 3.1: the well-known path goes between the host and the resource's path."""
-    scheme, _, rest = resource.partition("://")
-    host, slash, path = rest.partition("/")
-    return f"{scheme}://{host}{WELL_KNOWN}{slash + path if path else ''}"
+def protected_resource_metadata(
+    resource: str, name: str, *, servers: list[str] | None = None, scopes: list[str] | None = None
+) -> dict[str, Any]:
+    """What a standard client learns before it has a token (RFC 9728): this server wants a bearer token in
+    a header, from the authorization `servers` named (none: tokens are given out of band), with `scopes`."""
+    data: dict[str, Any] = {"resource": resource, "bearer_methods_supported": ["header"], "resource_name": name}
+    if servers:
+        data["authorization_servers"] = servers
+    if scopes:
+        data["scopes_supported"] = scopes
+    return data
 
 
-def protected_resource_metadata(resource: str, name: str) -> dict[str, Any]:
-    """What a standard client learns before it has a token: this server wants a bearer token in a header.
-    No authorization server is listed: tokens are given to clients out of band."""
-    return {"resource": resource, "bearer_methods_supported": ["header"], "resource_name": name}
+class Refused(Exception):
+    """A request turned away before it reaches a session: 401 (no token, or one not accepted), 403 (a
+    scope is missing: `scope` says what to ask for) or 503 (the authorization server cannot be asked
+    now). Its description says what to do; it never shows the token."""
+
+    def __init__(self, status: int, error: str, description: str, *, scope: str = "") -> None:
+        super().__init__(description)
+        self.status, self.error, self.description, self.scope = status, error, description, scope
 
 
-def unauthorized(resource: str, *, given: bool) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-    """A 401 that tells both people and clients what to send."""
-    error = "invalid_token" if given else "invalid_request"
-    description = (
-        "The bearer token is not one this server accepts; ask its operator for a token."
-        if given
-        else "This server needs a bearer token: send 'Authorization: Bearer <token>'."
-    )
-    # RFC 6750 section 3.1: a request without credentials gets no error code, only the challenge.
-    detail = f'error="{error}", error_description="{description}", ' if given else ""
-    challenge = f'Bearer {detail}resource_metadata="{metadata_url(resource)}"'
-    body = json.dumps({"error": error, "error_description": description}).encode()
-    headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(body)).encode()),
-        (b"www-authenticate", challenge.encode()),
-    ]
-    return 401, headers, body
+REFETCH_EVERY = 30.0
+"""Seconds between two fetches of the issuer's keys made because a token named a key id not seen before."""
+KEYS_FOR = 3600.0
+"""Seconds the issuer's metadata and keys are used before they are fetched again."""
+INTROSPECTED_FOR = 30.0
+"""Seconds an introspection answer is used for (never past the token's expiry): how late a revocation may be seen."""
+_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
+_REQUIRED: Any = {"require": ["exp", "iss", "aud", "sub"]}
+_MAX_DOCUMENT = 512 * 1024
+_MAX_INTROSPECTED = 10_000
+_JWT = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
+
+
+class OAuthResource:
+    """Access tokens from one OAuth 2.1 authorization server, checked for this resource (see the module
+    docstring); an `authenticate` for the HTTP gate, as `BearerTokens` has."""
+
+    def __init__(
+        self,
+        *,
+        issuer: str,
+        resource: str,
+        audience: str = "",
+        scope: str = "",
+        write_scope: str = "",
+        leeway: float = 30.0,
+        introspection_env: str = "",
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.issuer, self.resource = issuer, resource  # the issuer compared exactly, as it names itself (RFC 8414 3.3)
+        self.audience = audience or resource
+        self.scope, self.write_scope, self.leeway = scope, write_scope, leeway
+        self._client_auth: tuple[str, str] | None = None
+        if introspection_env:
+            client_id, colon, secret = (os.environ if environ is None else environ).get(introspection_env, "").partition(":")
+            if not (colon and client_id and secret):
+                raise ConfigError(
+                    f"The environment variable {introspection_env} (oauth_introspection_env) must hold CLIENT_ID:CLIENT_SECRET: "
+                    "the credentials the authorization server gave this server to introspect tokens with."
+                )
+            self._client_auth = (client_id, secret)
+        self._metadata: tuple[float, dict[str, Any]] | None = None
+        self._keys: dict[str | None, Any] = {}
+        self._fetched = self._refetched = -KEYS_FOR
+        self._lock = anyio.Lock()
+        self._introspected: dict[str, tuple[float, Any]] = {}
+
+    @property
+    def scopes(self) -> list[str]:
+        """The scopes this server knows, to ask for: reading (every call) and writing (mutations)."""
+        return [s for s in (self.scope, self.write_scope) if s]
+
+    def metadata(self, resource: str, name: str) -> dict[str, Any]:
+        return protected_resource_metadata(self.resource, name, servers=[self.issuer], scopes=self.scopes)
+
+    def may_write(self, user: Any) -> bool:
+        return not self.write_scope or self.write_scope in getattr(user, "scopes", ())
+
+    async def authenticate(self, headers: Mapping[str, str]) -> Any:
+        """The SDK's `AuthenticatedUser` for a request's headers (lower-case names); else raises `Refused`."""
+        from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+
+        scheme, _, token = headers.get("authorization", "").partition(" ")
+        token, wanted = token.strip(), " ".join(self.scopes)
+        if scheme.lower() != "bearer" or not token:
+            raise Refused(
+                401, "invalid_request", "This server needs an OAuth access token: send 'Authorization: Bearer <token>'.", scope=wanted
+            )
+        access = await (self._introspect(token) if self._client_auth else self._verify(token))
+        if self.scope and self.scope not in access.scopes:
+            raise Refused(
+                403, "insufficient_scope", f"The access token lacks the scope {self.scope}; authorize again asking for it.", scope=wanted
+            )
+        return AuthenticatedUser(access)
+
+    def _invalid(self, why: str) -> Refused:
+        return Refused(
+            401, "invalid_token", f"The access token is refused: {why}. Authorize again at {self.issuer}.", scope=" ".join(self.scopes)
+        )
+
+    async def _verify(self, token: str) -> Any:
+        import jwt
+
+        if not _JWT.fullmatch(token):
+            raise self._invalid("it is not a JWT (set oauth_introspection_env to check opaque tokens)")
+        try:
+            header = jwt.get_unverified_header(token)
+            unverified = jwt.decode(token, options={"verify_signature": False})
+        except jwt.PyJWTError:
+            raise self._invalid("it is not a well-formed JWT") from None
+        if unverified.get("iss") != self.issuer:
+            raise self._invalid("it was issued by another authorization server")
+        if header.get("alg") not in _ALGORITHMS:
+            raise self._invalid("it is not signed with a public-key algorithm this server accepts")
+        key = await self._key(header.get("kid"))
+        if key is None:
+            raise self._invalid("it is signed with a key its issuer does not publish")
+        try:
+            claims = jwt.decode(token, key.key, [header["alg"]], _REQUIRED, audience=self.audience, issuer=self.issuer, leeway=self.leeway)
+        except jwt.ExpiredSignatureError:
+            raise self._invalid("it has expired") from None
+        except jwt.ImmatureSignatureError:
+            raise self._invalid("it is not valid yet (nbf or iat is in the future)") from None
+        except (jwt.InvalidAudienceError, jwt.MissingRequiredClaimError) as error:
+            what = "it was issued for another resource" if isinstance(error, jwt.InvalidAudienceError) else str(error).lower()
+            raise self._invalid(f"{what} (this resource is {self.audience})") from None
+        except jwt.PyJWTError:
+            raise self._invalid("its signature does not verify") from None
+        return self._access(claims)
+
+    async def _key(self, kid: Any) -> Any:
+        async with self._lock:
+            now = time.monotonic()
+            if not self._keys or now - self._fetched > KEYS_FOR:
+                await self._fetch_keys(now, keep=bool(self._keys))
+            elif kid not in self._keys and now - self._refetched >= REFETCH_EVERY:
+                self._refetched = now  # rotation: fetched again, but a stream of made-up key ids costs one fetch in each window
+                await self._fetch_keys(now, keep=False)
+            if kid is None and len(self._keys) == 1:
+                return next(iter(self._keys.values()))
+            return self._keys.get(kid)
+
+    async def _fetch_keys(self, now: float, *, keep: bool) -> None:
+        import jwt
+
+        try:
+            uri = (await self._issuer_metadata()).get("jwks_uri")
+            if not isinstance(uri, str):
+                raise _unreachable(self.issuer, "it publishes no jwks_uri (set oauth_introspection_env to introspect its tokens)")
+            keys = jwt.PyJWKSet.from_dict(await self._fetch(uri, "its keys (jwks_uri)")).keys
+        except (Refused, jwt.PyJWTError) as error:
+            if not keep:
+                raise error if isinstance(error, Refused) else _unreachable(self.issuer, "its keys (jwks_uri) are not a JWK set") from None
+            self._fetched = now - KEYS_FOR + 60  # the keys held still serve; try again in a minute
+            return
+        self._keys = {k.key_id: k for k in keys if k.public_key_use in (None, "sig")}
+        self._fetched = now
+
+    async def prepare(self) -> str | None:
+        """Fetch now what checking tokens needs, so that a start says at once what is wrong: that, or None."""
+        try:
+            await (self._issuer_metadata() if self._client_auth else self._key(None))
+        except Refused as error:
+            return error.description
+        return None
+
+    async def _issuer_metadata(self) -> dict[str, Any]:
+        if self._metadata is not None and time.monotonic() - self._metadata[0] < KEYS_FOR:
+            return self._metadata[1]
+        parts = urlsplit(self.issuer)
+        base, path = f"{parts.scheme}://{parts.netloc}", parts.path.rstrip("/")
+        for url in (f"{base}/.well-known/oauth-authorization-server{path}", f"{base}{path}/.well-known/openid-configuration"):
+            data = await self._fetch(url, "its metadata", missing_ok=True)
+            if data is None:
+                continue
+            if data.get("issuer") != self.issuer:
+                raise Refused(
+                    503,
+                    "temporarily_unavailable",
+                    f"The metadata at {url} names another issuer; set oauth_issuer to the issuer exactly as it names itself.",
+                )
+            self._metadata = (time.monotonic(), data)
+            return data
+        raise _unreachable(self.issuer, "it publishes no authorization server metadata (RFC 8414 or OpenID)")
+
+    async def _fetch(self, url: str, what: str, *, form: dict[str, str] | None = None, missing_ok: bool = False) -> Any:
+        """A JSON object from the authorization server: GET `url`, or POST `form` with this server's client credentials."""
+        import httpx
+
+        from ..executors._tls import tls_context
+
+        auth = (quote(self._client_auth[0], safe=""), quote(self._client_auth[1], safe="")) if form and self._client_auth else None
+        body = b""
+        try:
+            with anyio.fail_after(10):
+                async with httpx.AsyncClient(timeout=5, follow_redirects=False, verify=tls_context(), auth=auth) as client:
+                    async with client.stream("POST" if form else "GET", url, data=form, headers={"accept": "application/json"}) as response:
+                        if response.status_code == 404 and missing_ok:
+                            return None
+                        async for chunk in response.aiter_bytes():
+                            body += chunk
+                            if len(body) > _MAX_DOCUMENT:
+                                raise _unreachable(self.issuer, f"{what} is larger than {_MAX_DOCUMENT // 1024} KB")
+                        status = response.status_code
+        except (httpx.HTTPError, TimeoutError) as error:
+            raise _unreachable(self.issuer, f"{what} could not be fetched ({type(error).__name__})") from None
+        try:
+            data = json.loads(body) if status == 200 else None
+        except ValueError:
+            data = None  # said below
+        if not isinstance(data, dict):
+            raise _unreachable(self.issuer, f"{what} answered HTTP {status}, not a JSON object")
+        return data
+
+    async def _introspect(self, token: str) -> Any:
+        digest, now = hashlib.sha256(token.encode()).hexdigest(), time.time()
+        held = self._introspected.get(digest)
+        if held is not None and held[0] > now:
+            return held[1]
+        endpoint = (await self._issuer_metadata()).get("introspection_endpoint")
+        if not isinstance(endpoint, str):
+            raise Refused(
+                503,
+                "temporarily_unavailable",
+                f"{self.issuer} publishes no introspection_endpoint; drop oauth_introspection_env to check JWTs.",
+            )
+        data = await self._fetch(endpoint, "introspection", form={"token": token, "token_type_hint": "access_token"})
+        if data.get("active") is not True:
+            raise self._invalid("its issuer says it is not active (expired, revoked or unknown)")
+        if data.get("iss", self.issuer) != self.issuer:
+            raise self._invalid("it was issued by another authorization server")
+        audience = data.get("aud")
+        if self.audience not in ([audience] if isinstance(audience, str) else audience if isinstance(audience, list) else []):
+            raise self._invalid(f"it was issued for another resource (this resource is {self.audience})")
+        expires, begins = data.get("exp"), data.get("nbf")
+        if isinstance(expires, (int, float)) and expires + self.leeway < now:
+            raise self._invalid("it has expired")
+        if isinstance(begins, (int, float)) and begins - self.leeway > now:
+            raise self._invalid("it is not valid yet (nbf is in the future)")
+        access = self._access({**data, "iss": self.issuer})
+        if len(self._introspected) >= _MAX_INTROSPECTED:  # the oldest half goes: bounded, and cheap on average
+            self._introspected = dict(list(self._introspected.items())[_MAX_INTROSPECTED // 2 :])
+        until = now + INTROSPECTED_FOR
+        self._introspected[digest] = (min(until, expires) if isinstance(expires, (int, float)) else until, access)
+        return access
+
+    def _access(self, claims: Mapping[str, Any]) -> Any:
+        """The SDK's `AccessToken` for checked claims: the subject, client and scopes; never the token itself."""
+        from mcp.server.auth.provider import AccessToken
+
+        client = claims.get("client_id") or claims.get("azp")
+        # Introspection may name no subject: a client's own token (client credentials) is the client's.
+        subject = claims.get("sub") or (f"client:{client}" if client else None)
+        if not isinstance(subject, str) or not subject:
+            raise self._invalid("it names no subject (sub) nor client (client_id)")
+        words = str(claims.get("scope") or "").split()
+        scp = claims.get("scp")
+        words += [str(s) for s in scp] if isinstance(scp, list) else str(scp or "").split()
+        expires = claims.get("exp")
+        return AccessToken(
+            token="",
+            client_id=str(client or subject),
+            scopes=list(dict.fromkeys(words)),
+            expires_at=int(expires) if isinstance(expires, (int, float)) else None,
+            resource=self.resource,
+            subject=subject,
+            claims={"iss": self.issuer},
+        )
+
+
+def _unreachable(issuer: str, why: str) -> Refused:
+    return Refused(503, "temporarily_unavailable", f"The authorization server {issuer} cannot check tokens now: {why}. Try again soon.")

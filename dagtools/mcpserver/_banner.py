@@ -98,6 +98,9 @@ def _transport(server: McpToolServer) -> str:
         where += f", reached as {redact(config.public_url)}"
     if config.auth_token_env:
         where += f", callers need a bearer token from ${config.auth_token_env}"
+    if config.oauth_issuer:
+        checked = f"introspected with ${config.oauth_introspection_env}" if config.oauth_introspection_env else "JWTs"
+        where += f", callers need an OAuth access token from {redact(config.oauth_issuer)} ({checked})"
     return where
 
 

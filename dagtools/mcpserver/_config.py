@@ -9,6 +9,7 @@ transport: stdio                             # or http (with host, port, path)
 headers: {Authorization: "Bearer ..."}       # sent to the API with every request
 forward_headers: [X-Api-Token]               # incoming HTTP headers passed on to the API
 auth_token_env: DAGTOOLS_MCP_TOKENS          # HTTP: callers need one of the bearer tokens in this variable
+oauth_issuer: https://auth.example.com       # HTTP, instead: callers need an OAuth access token from this issuer
 allowed_hosts: [mcp.example.com]             # HTTP: Host names accepted (DNS-rebinding protection)
 public_url: https://mcp.example.com/mcp      # HTTP: this server's URL as clients reach it
 store: redis://127.0.0.1:6379/0              # keyed sessions saved here (sqlite:///PATH too); default: memory
@@ -27,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from .._errors import ConfigError
 from .._yaml import read_data
@@ -74,6 +76,18 @@ class McpConfig:
     handshake_timeout: float = 60.0
     """Seconds a handshake-era session may wait, after `initialize`, for its client's next request."""
     auth_token_env: str = ""
+    oauth_issuer: str = ""
+    """HTTP: an OAuth 2.1 authorization server's issuer; callers need an access token it minted for `public_url`."""
+    oauth_audience: str = ""
+    """The audience a token must name, when the authorization server names this resource otherwise than `public_url`."""
+    oauth_scope: str = "dagtools:read"
+    """The scope every call needs ("" for none)."""
+    oauth_write_scope: str = "dagtools:write"
+    """The scope a caller needs for mutation tools to be offered and run ("" for none)."""
+    oauth_leeway: float = 30.0
+    """Seconds of clock skew allowed when checking a token's expiry and not-before."""
+    oauth_introspection_env: str = ""
+    """An environment variable holding CLIENT_ID:CLIENT_SECRET: tokens are then introspected (RFC 7662), not read as JWTs."""
     allow_unauthenticated: bool = False
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
@@ -89,11 +103,13 @@ class McpConfig:
     """A folder of `.graphql` files or a persisted-query manifest: each named operation is a tool."""
 
     def __post_init__(self) -> None:
-        if self.auth_token_env and any(name.lower() == "authorization" for name in self.forward_headers):
+        if (self.auth_token_env or self.oauth_issuer) and any(name.lower() == "authorization" for name in self.forward_headers):
             raise ConfigError(
                 "Authorization carries this server's own bearer token, which must never reach the API; "
-                "forward the API's token in another header (such as X-Api-Token) or drop auth_token_env."
+                "forward the API's token in another header (such as X-Api-Token) or drop auth_token_env and oauth_issuer."
             )
+        if self.oauth_issuer:
+            self._check_oauth()
         for seconds in ("session_ttl", "header_timeout", "body_timeout", "handshake_timeout"):
             value = getattr(self, seconds)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
@@ -122,6 +138,25 @@ class McpConfig:
             raise ConfigError(f"cache must be true, false or refresh, not {self.cache!r}.")
         if isinstance(self.timeout, bool) or not isinstance(self.timeout, (int, float)) or not self.timeout > 0:
             raise ConfigError(f"timeout must be more than 0 seconds, not {self.timeout!r}.")
+
+    def _check_oauth(self) -> None:
+        check_url(self.oauth_issuer, "oauth_issuer")
+        host = (urlsplit(self.oauth_issuer).hostname or "").lower()
+        if not self.oauth_issuer.lower().startswith("https://") and host not in ("localhost", "127.0.0.1", "::1"):
+            raise ConfigError(f"oauth_issuer must be an https:// URL (http:// only on loopback), not {self.oauth_issuer!r}.")
+        if self.auth_token_env:
+            raise ConfigError("Give either auth_token_env (static bearer tokens) or oauth_issuer (OAuth access tokens), not both.")
+        if not self.public_url:
+            raise ConfigError(
+                "oauth_issuer needs public_url: this server's MCP URL as clients reach it (such as https://mcp.example.com/mcp), "
+                "which the metadata names and every access token must be minted for."
+            )
+        leeway = self.oauth_leeway
+        if isinstance(leeway, bool) or not isinstance(leeway, (int, float)) or not 0 <= leeway <= 300:
+            raise ConfigError(f"oauth_leeway must be 0 to 300 seconds, not {leeway!r}.")
+        for name in ("oauth_scope", "oauth_write_scope"):
+            if not re.fullmatch(r"[\x21\x23-\x5b\x5d-\x7e]*", getattr(self, name)):
+                raise ConfigError(f"{name} must be one scope token (printable ASCII without spaces, quotes or backslashes).")
 
     def with_options(self, **options: Any) -> McpConfig:
         """This config with the options that were given (None means "not given") replacing its own."""

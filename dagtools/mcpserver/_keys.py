@@ -31,11 +31,13 @@ from typing import Any
 
 from .._errors import ConfigError
 
-__all__ = ["SESSION_HEADER", "SESSION_META_KEY", "SessionKey", "caller_of", "session_key"]
+__all__ = ["SESSION_HEADER", "SESSION_META_KEY", "SessionKey", "caller_of", "read_only", "session_key"]
 
 SESSION_HEADER = "Dagtools-Session"
 SESSION_META_KEY = "dagtools/session"
 ISSUED_SCOPE_KEY = "dagtools.issued_session"
+#: Set on a request whose OAuth access token lacks the write scope: its sessions are read-only ones.
+READ_ONLY_SCOPE_KEY = "dagtools.read_only"
 #: Set on a request refused for want of room: the seconds to send in `Retry-After` (with status 503).
 REFUSED_SCOPE_KEY = "dagtools.refused"
 
@@ -58,12 +60,23 @@ class SessionKey:
 
 
 def caller_of(request: Any) -> str | None:
-    """The authenticated caller of an HTTP request (set by the bearer-token gate), or None."""
+    """The authenticated caller of an HTTP request (set by the gate), or None: an OAuth token's subject at
+    its issuer (whichever client it used), else the name of a static token."""
     scope = getattr(request, "scope", None)
     user = scope.get("user") if isinstance(scope, Mapping) else None
     token = getattr(user, "access_token", None)
+    subject = getattr(token, "subject", None)
+    if subject:
+        issuer = (getattr(token, "claims", None) or {}).get("iss", "")
+        return "caller:sub-" + hashlib.sha256(f"{issuer}\n{subject}".encode()).hexdigest()[:24]
     client_id = getattr(token, "client_id", None)
     return f"caller:{client_id}" if client_id else None
+
+
+def read_only(request: Any) -> bool:
+    """Whether the request's caller may open only read-only sessions (an OAuth token without the write scope)."""
+    scope = getattr(request, "scope", None)
+    return bool(isinstance(scope, Mapping) and scope.get(READ_ONLY_SCOPE_KEY))
 
 
 def session_key(ctx: Any, headers: Mapping[str, str], forwarded: Mapping[str, str]) -> SessionKey:
@@ -96,7 +109,9 @@ def session_key(ctx: Any, headers: Mapping[str, str], forwarded: Mapping[str, st
         base = f"key:{issued}"
     # The caller is part of an authenticated session's key: another caller sending the same key
     # reaches a session of its own.
-    material = f"{caller or ''}\n{base}" + "".join(f"\n{k}: {v}" for k, v in sorted(forwarded.items()))
+    # A read-only caller's session is another than the one the same caller opens with the write scope.
+    mode = "\nread-only" if request is not None and read_only(request) else ""
+    material = f"{caller or ''}{mode}\n{base}" + "".join(f"\n{k}: {v}" for k, v in sorted(forwarded.items()))
     return SessionKey(digest=hashlib.sha256(material.encode()).hexdigest(), owner=owner, issued=issued)
 
 

@@ -9,6 +9,7 @@ import sys
 import anyio
 
 from ._app import check_exposure
+from ._auth import OAuthResource
 from ._banner import describe_server
 from ._config import McpConfig
 from ._server import McpToolServer
@@ -44,10 +45,15 @@ async def serve_http(server: McpToolServer) -> None:
     from ._connections import guarded_protocol
 
     c = server.config
+    app = server.http_app()
     # Deadlines for reading requests and a cap on connections per address (`_connections`).
-    config = uvicorn.Config(server.http_app(), host=c.host, port=c.port, log_level="warning", lifespan="on", http=guarded_protocol(c))
+    config = uvicorn.Config(app, host=c.host, port=c.port, log_level="warning", lifespan="on", http=guarded_protocol(c))
     try:
         await server.check_store()
+        if isinstance(app.tokens, OAuthResource):  # the authorization server may come up later: said, not fatal
+            trouble = await app.tokens.prepare()
+            if trouble:
+                print(f"dagtools mcp: {trouble} Until then, requests with a token are answered 503.", file=sys.stderr, flush=True)
         await uvicorn.Server(config).serve()
     finally:
         await server.aclose()

@@ -16,7 +16,8 @@ Which session a request belongs to:
   process does not hold (after a restart, or one another worker served) is resumed from the store.
 
 Forwarded headers are read from every request and sent upstream with that request only
-(`_forwarding`): no session holds a credential.
+(`_forwarding`): no session holds a credential. A caller whose OAuth access token lacks the write
+scope gets sessions of its own, opened without mutations: no mutation tool is offered or run there.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from ._app import build_http_app, check_exposure
 from ._banner import schema_size
 from ._config import McpConfig
 from ._forwarding import UpstreamClient, forwarded_headers, request_headers, use_forwarded
-from ._keys import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, session_key
+from ._keys import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, read_only, session_key
 from ._limits import argument_bytes, refusal
 from ._listing import cached_listing, opens_keyed, opens_session, remember_listing, warm_up
 from ._memory import MemoryReturn
@@ -174,21 +175,23 @@ class McpToolServer(AsyncClosing):
         use_forwarded(forwarded_headers(headers, self.config.forward_headers))
         from ._pool import ClientState
 
+        reading = ctx.request is not None and read_only(ctx.request)
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             connection = getattr(ctx.session, "_connection", None)
             if connection is not None:
-                state = connection.state.get(_STATE_KEY)
+                name = _STATE_KEY + (":read-only" if reading else "")
+                state = connection.state.get(name)
                 if state is None:
-                    state = ClientState(session=await self._open())
-                    connection.state[_STATE_KEY] = state
-                    connection.exit_stack.push_async_callback(_release, connection.state, self.memory)
+                    state = ClientState(session=await self._open(reading=reading))
+                    connection.state[name] = state
+                    connection.exit_stack.push_async_callback(_release, connection.state, self.memory, name)
                 return state
         key = session_key(ctx, headers, forwarded_headers(headers, self.config.forward_headers))
         # The digest names the session in the store too: neither the client's key nor a credential is kept.
         from ._pool import SessionsFull
 
         try:
-            state = await self._pool.get(key, lambda: self._open(key.digest))
+            state = await self._pool.get(key, lambda: self._open(key.digest, reading=reading))
         except SessionsFull as full:
             if ctx.request is not None:  # the HTTP face answers 503 with Retry-After
                 ctx.request.scope[REFUSED_SCOPE_KEY] = full.retry_after
@@ -199,14 +202,16 @@ class McpToolServer(AsyncClosing):
             ctx.request.scope[ISSUED_SCOPE_KEY] = key.issued
         return state
 
-    async def _open(self, key: str | None = None) -> Session:
-        """A new session, or with `key` and a store, the one stored under `key` (new when there is none)."""
+    async def _open(self, key: str | None = None, *, reading: bool = False) -> Session:
+        """A new session, or with `key` and a store, the one stored under `key` (new when there is none);
+        `reading`: without mutations, whatever the config allows."""
         from ..session._open import open_session
 
         executor = self._executor()
         kept = key is not None and self._store is not None
+        options = {**self.config.session_options, **({"mutations": False} if reading else {})}
         session = await open_session(
-            self.loaded, executor=executor, store=self._store if kept else None, key=key if kept else None, **self.config.session_options
+            self.loaded, executor=executor, store=self._store if kept else None, key=key if kept else None, **options
         )
         if executor is not None:  # made for this session alone (its client is the server's): it goes with the session
             session.close_with(executor.aclose)
@@ -258,7 +263,9 @@ class McpToolServer(AsyncClosing):
     async def _list_tools(self, ctx: Any, params: Any) -> Any:
         types = self._types
         # Whichever era the first client speaks, a session it opens now lists what every fresh one does.
-        fresh = opens_session(ctx, self.config, _STATE_KEY) or opens_keyed(ctx, self.config, self._sessions)
+        # ... unless it may not write: the first list of a read-only session is its own.
+        reading = ctx.request is not None and read_only(ctx.request) and bool(self.config.mutations)
+        fresh = not reading and (opens_session(ctx, self.config, _STATE_KEY) or opens_keyed(ctx, self.config, self._sessions))
         if fresh and self._first_listing is not None:
             listed = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in self._first_listing])
             self._first_listing = None  # once: the warm-up makes the next list as cheap from the session
@@ -366,11 +373,11 @@ class McpToolServer(AsyncClosing):
         return build_http_app(self, check_exposure(self.config))
 
 
-async def _release(state: dict[str, Any], memory: MemoryReturn) -> None:
+async def _release(state: dict[str, Any], memory: MemoryReturn, name: str = _STATE_KEY) -> None:
     """A closed connection lets go of its session at once; what the session held is given back once the
     server is quiet (`_memory`). The callback takes the connection's state, not the session, so nothing
     else points at the session once it is popped."""
-    client = state.pop(_STATE_KEY, None)
+    client = state.pop(name, None)
     if client is None:
         return
     await client.session.aclose()

@@ -1,8 +1,11 @@
 """Per session: `Type#N` <-> handle, with what made each object and what it looks like.
 
-Pure and O(1) per mint and lookup: a few dicts and a counter per type. An object is one `Type#N` however
-it was reached: minting an object of a type and key already held (see calls/_keys.py), or the same
-handle again, returns the ID it already has, so an ID always means one thing. What the object looks
+Pure and O(1) per mint and lookup: a few dicts and a counter per type. An object with an identity (an id
+field, a lookup, Relay, a declared key: see calls/_keys.py) is one `Type#N` however it was reached:
+minting an object of a type and identity already held returns the ID it already has. An object without
+one is the object found at one place: the same handle again (the same chain and position, read with the
+same values) is the same ID, and nothing else is; equal values found elsewhere are another object, and
+a place met once (a write's result) is never met again. So an ID always means one thing. What the object looks
 like (its preview) is another matter: the API may have changed it since (a mutation, another
 client), so the entry keeps the values of the latest answer that read them, never the first, and
 the way it was last reached (an object seen again in a list is found where it was last seen).
@@ -38,7 +41,8 @@ class ObjectEntry:
     description: str = ""
     identity: Any = None
     preview: dict[str, Any] = field(default_factory=dict)
-    key: Key = ()  # what tells this object apart from others of its type; () when nothing does
+    key: Key = ()  # what the end of its chain must still show (checked before a read through it); () for nothing
+    identified: bool = False  # the key is an identity: another place with this key holds this same object
 
     @property
     def label(self) -> str:
@@ -56,6 +60,7 @@ class Registry:
         self._counts: dict[str, int] = {}
         self._latest: dict[str, str] = {}
         self._order: dict[str, None] = {}  # insertion-ordered set of IDs, most recently used last
+        self._replaced: dict[str, None] = {}  # IDs whose entry changed since `settle` (what a store must save again)
 
     def mint(
         self,
@@ -67,20 +72,28 @@ class Registry:
         identity: Any = None,
         preview: dict[str, Any] | None = None,
         key: Key = (),
+        written: bool = False,
+        identified: bool = False,
+        fresh: bool = False,
     ) -> ObjectEntry:
-        """The entry for this object: the one with its type and key (or, without a key, its handle),
-        or a new `Type#N` with N counted per type.
+        """The entry for this object: the one with its type and identity (`key` when `identified`), else
+        the one with the same handle, else a new `Type#N` with N counted per type.
+
+        A key that is no identity (the values of an object without one) merges nothing: it is what a
+        read through the handle checks. A `fresh` object was found at a place no later answer reaches
+        again (a write's result): only its identity can name an object held before, and no later
+        mint finds it by its handle (every mint of such a place is fresh).
 
         An existing entry takes the preview values just read and the handle just used: the ID stays,
-        what it shows and where it was last seen are fresh.
+        what it shows and where it was last seen are fresh (`written`: see `refresh`).
         """
-        existing = self._by_key.get((type_name, key)) if key else None
-        if existing is None:
+        existing = self._by_key.get((type_name, key)) if key and identified else None
+        if existing is None and not fresh:
             existing = self._by_handle.get((type_name, handle))
             if existing is not None and key and self._by_id[existing].key not in ((), key):
                 existing = None  # the same way there, another object: a key says which
         if existing is not None:
-            return self.refresh(existing, description=description, preview=preview, handle=handle)
+            return self.refresh(existing, description=description, preview=preview, handle=handle, written=written)
         number = self._counts.get(type_name, 0) + 1
         self._counts[type_name] = number
         entry = ObjectEntry(
@@ -93,40 +106,66 @@ class Registry:
             identity=identity,
             preview=dict(preview or {}),
             key=key,
+            identified=identified and bool(key),
         )
         self._by_id[entry.id] = entry
         self._by_handle[(type_name, handle)] = entry.id
-        if key:
+        if entry.identified:
             self._by_key[(type_name, key)] = entry.id
         self.touch(entry.id)
         return entry
 
     def keyed(self, type_name: str, key: Key) -> str | None:
-        """The ID of the object of this type and key, if the registry holds it."""
+        """The ID of the object of this type and identity, if the registry holds it."""
         return self._by_key.get((type_name, key))
 
     def refresh(
-        self, object_id: str, *, description: str = "", preview: dict[str, Any] | None = None, handle: Handle | None = None
+        self,
+        object_id: str,
+        *,
+        description: str = "",
+        preview: dict[str, Any] | None = None,
+        handle: Handle | None = None,
+        written: bool = False,
     ) -> ObjectEntry:
         """An object read again: it becomes the most recent of its type and shows the values just read.
 
         `handle` is how it was just reached. A way to read it again replaces a snapshot, and the
         latest chain replaces an older one (the object is where it was last seen); a snapshot never
-        replaces a way to read it again, but lends it the values it read."""
+        replaces a way to read it again, but lends it the values it read.
+
+        `written`: the values come from a write's answer. A write may have changed more than it read
+        back, so what the entry held from before it is dropped rather than kept beside the new values:
+        a field the write did not read is read again from the API (through the chain, key checked)
+        instead of answered from a copy older than the write."""
         entry = self._by_id[object_id]
         changes: dict[str, Any] = {}
         if description and not entry.description:
             changes["description"] = description
-        if preview and any(entry.preview.get(k, _UNSET) != v for k, v in preview.items()):
+        if written and preview is not None and preview != entry.preview:
+            changes["preview"] = dict(preview)
+        elif preview and any(entry.preview.get(k, _UNSET) != v for k, v in preview.items()):
             changes["preview"] = {**entry.preview, **preview}
         if handle is not None and handle != entry.handle:
-            changes["handle"] = _newer(entry.handle, handle)
+            changes["handle"] = _newer(entry.handle, handle, written=written)
         if changes:
             entry = self._by_id[object_id] = replace(entry, **changes)
+            self._replaced[object_id] = None
             if "handle" in changes:
                 self._by_handle[(entry.type_name, entry.handle)] = object_id
         self.touch(object_id)
         return entry
+
+    def replaced(self) -> tuple[str, ...]:
+        """The IDs whose entry changed (values read again, a new way there) since `settle`."""
+        return tuple(self._replaced)
+
+    def settle(self, object_ids: tuple[str, ...] | None = None) -> None:
+        """What a store now holds: these entries as they are (None: every entry)."""
+        if object_ids is None:
+            self._replaced.clear()
+        for object_id in object_ids or ():
+            self._replaced.pop(object_id, None)
 
     def touch(self, object_id: str) -> None:
         """Make this object the most recent of its type (the default for its type's parameter)."""
@@ -162,12 +201,12 @@ class Registry:
     def restore(self, entries: list[ObjectEntry], recent: list[str]) -> None:
         """Hold exactly `entries` (as a store kept them), with `recent` as the order of use, most recent
         last: IDs keep their meaning and the next mint of each type continues after its highest N."""
-        for table in (self._by_id, self._by_handle, self._by_key, self._counts, self._latest, self._order):
+        for table in (self._by_id, self._by_handle, self._by_key, self._counts, self._latest, self._order, self._replaced):
             table.clear()
         for entry in entries:
             self._by_id[entry.id] = entry
             self._by_handle[(entry.type_name, entry.handle)] = entry.id
-            if entry.key:
+            if entry.identified:
                 self._by_key[(entry.type_name, entry.key)] = entry.id
             self._counts[entry.type_name] = max(self._counts.get(entry.type_name, 0), entry.number)
         used = set(recent)
@@ -240,14 +279,16 @@ def _one_line(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _newer(old: Handle, new: Handle) -> Handle:
-    """The handle an object keeps when it is reached again (see `Registry.refresh`)."""
+def _newer(old: Handle, new: Handle, *, written: bool = False) -> Handle:
+    """The handle an object keeps when it is reached again (see `Registry.refresh`); after a write
+    (`written`) it holds only what the write read back."""
+    held = (lambda: new.snapshot) if written else (lambda: _merged(old.snapshot, new.snapshot))
     if new.is_snapshot and not old.is_snapshot:
         if old.snapshot is None:  # re-rooted on identity: read again at will, nothing to lend
             return old
-        return Handle(old.steps, old.operation, _merged(old.snapshot, new.snapshot))
+        return Handle(old.steps, old.operation, held())
     if old.snapshot is not None and new.snapshot is not None:
-        return Handle(new.steps, new.operation, _merged(old.snapshot, new.snapshot))
+        return Handle(new.steps, new.operation, held())
     return new
 
 

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
@@ -54,17 +55,39 @@ def load_script(source: str | Path | Mapping[str, Any]) -> Script:
         raise ConfigError(f"Script {origin} must be a mapping with inputs, outputs and calls.")
     unknown = set(data) - {"inputs", "outputs", "calls"}
     if unknown:
-        raise ConfigError(f"Script {origin} has unknown keys {sorted(unknown)}; use inputs, outputs and calls.")
+        close = {
+            key: m for key in sorted(unknown) if (m := difflib.get_close_matches(key, ["inputs", "outputs", "calls"], n=1, cutoff=0.7))
+        }
+        hint = f" (write {', '.join(f'{k} -> {m[0]}' for k, m in close.items())})" if close else ""
+        raise ConfigError(f"Script {origin} has unknown keys {sorted(unknown)}{hint}; use inputs, outputs and calls.")
     calls = data.get("calls") or []
     if not isinstance(calls, list):
         raise ConfigError(f"Script {origin}: calls must be a list of {{tool, arguments}}.")
     for index, call in enumerate(calls):
-        if not isinstance(call, dict) or "tool" not in call:
-            raise ConfigError(f"Script {origin}: call {index + 1} needs a `tool` name.")
-        extra = set(call) - {"tool", "arguments", "expect", "expect_error", "id"}
+        if not isinstance(call, dict):
+            raise ConfigError(f"Script {origin}: call {index + 1} must be a mapping such as {{tool: Potato_peel, arguments: {{}}}}.")
+        extra = sorted(set(call) - _CALL_KEYS)
         if extra:
-            raise ConfigError(f"Script {origin}: call {index + 1} has unknown keys {sorted(extra)}.")
+            renames = ", ".join(f"{key} -> {_meant(key)}" for key in extra if _meant(key))
+            raise ConfigError(
+                f"Script {origin}: call {index + 1} has unknown keys {extra}"
+                + (f" (write {renames})" if renames else "")
+                + f"; a call takes {', '.join(sorted(_CALL_KEYS))}."
+            )
+        if "tool" not in call:
+            raise ConfigError(f"Script {origin}: call {index + 1} needs a `tool` name.")
     return Script(inputs=dict(data.get("inputs") or {}), outputs=dict(data.get("outputs") or {}), calls=calls)
+
+
+_CALL_KEYS = {"tool", "arguments", "expect", "expect_error", "id"}
+#: What other formats call a call's keys (OpenAI's name/arguments, MCP's name/arguments, args, params).
+_ALIASES = {"name": "tool", "function": "tool", "args": "arguments", "params": "arguments", "parameters": "arguments", "input": "arguments"}
+
+
+def _meant(key: str) -> str | None:
+    """The call key `key` stands for: a known alias, else the closest spelling."""
+    close = difflib.get_close_matches(key, sorted(_CALL_KEYS), n=1, cutoff=0.7)
+    return _ALIASES.get(key.lower()) or (close[0] if close else None)
 
 
 def matches(expected: Any, actual: Any) -> bool:

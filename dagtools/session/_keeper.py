@@ -1,8 +1,9 @@
 """A session kept in a store under a key: every turn runs on the latest stored state and is saved
-before its results are returned. A turn saves what it changed (`Changes`): the objects it made, the
-messages it added, the objects it used (the order defaults come from) and the small fields that
-moved; a full snapshot is written only once the log of changes outgrows the last snapshot four
-times over, so a call in a session of 10,000 objects writes about what one in a session of 10 does.
+before its results are returned. A turn saves what it changed (`Changes`): the objects it made or
+read again (a write's answer replaces what was held of an object), the messages it added, the
+objects it used (the order defaults come from) and the small fields that moved; a full snapshot is
+written only once the log of changes outgrows the last snapshot four times over, so a call in a
+session of 10,000 objects writes about what one in a session of 10 does.
 
 One turn on a key runs at a time, across tasks and processes (the store's lease). A turn first
 catches up with whatever another process saved since (only the version is read when nothing moved
@@ -98,8 +99,9 @@ def decode_state(data: bytes, log: Iterable[bytes] = ()) -> SessionState:
         state = _loads(data)
         if log:
             order = dict.fromkeys(state.get("recent") or ())
+            at: dict[str, int] = {}  # where each object is in the list, by ID (made when a change needs it)
             for change in log:
-                _apply(state, order, _loads(change))
+                _apply(state, order, _loads(change), at)
             state["recent"] = list(order)
         return SessionState.from_json(state)
     except (ValueError, KeyError, TypeError, AttributeError, zlib.error) as error:
@@ -110,8 +112,16 @@ def _loads(data: bytes) -> Any:
     return json.loads(data if data[:1] == b"{" else zlib.decompress(data))
 
 
-def _apply(state: dict[str, Any], order: dict[str, None], change: dict[str, Any]) -> None:
-    state["objects"].extend(change.get("objects", ()))
+def _apply(state: dict[str, Any], order: dict[str, None], change: dict[str, Any], at: dict[str, int]) -> None:
+    objects = state["objects"]
+    for item in change.get("objects", ()):  # a new object, or one the call read again: it replaces the one held
+        if not at and objects:
+            at.update((o["id"], n) for n, o in enumerate(objects))
+        where = at.setdefault(item["id"], len(objects))
+        if where == len(objects):
+            objects.append(item)
+        else:
+            objects[where] = item
     if "context" in change:
         state["context"] = state["context"][: change["context_from"]] + change["context"]
     for object_id in change.get("recent", ()):  # used or made by the call: now the most recent, in this order
@@ -128,19 +138,24 @@ class Changes:
         self._base: tuple[int, int, Message | None, list[str], dict[str, str]] | None = None
         #: What `encode` found the session to be, for the `mark` that follows a save of it.
         self._encoded: tuple[int, int, Message | None, list[str], dict[str, str]] | None = None
+        self._refreshed: tuple[str, ...] = ()  # the objects made before the base that `encode` wrote again
 
     def mark(self, session: Session, stored: SessionState | None = None) -> None:
         """The session as the store now holds it: as it is (just saved), or as `stored` (just restored,
         perhaps with messages of the host's after it that the store does not hold yet)."""
         messages = session.context.messages
         encoded, self._encoded = self._encoded, None
+        refreshed, self._refreshed = self._refreshed, ()
         if stored is None:
             now = (len(session.registry), len(messages), messages[-1] if messages else None)
             if encoded is not None and encoded[:3] == now:  # saved as just encoded: nothing ran in between
                 self._base = encoded
+                session.registry.settle(refreshed)
             else:
                 self._base = (*now, _order(session), _rest(session))
+                session.registry.settle()
             return
+        session.registry.settle()
         fields = stored.fields()
         rest = {name: _dumps(value) for name, value in fields.items() if name not in ("objects", "context", "recent")}
         count = len(stored.context)
@@ -158,8 +173,12 @@ class Changes:
         if len(session.registry) < objects or len(messages) < count or (count and messages[count - 1] is not last):
             return None
         change: dict[str, Any] = {"change": 1}
-        if len(session.registry) > objects:
-            change["objects"] = [object_json(e) for e in islice(session.registry, objects, None)]
+        made = list(islice(session.registry, objects, None))
+        fresh = {e.id for e in made}
+        self._refreshed = tuple(i for i in session.registry.replaced() if i not in fresh)
+        again = [session.registry.get(i) for i in self._refreshed]  # made before, read again since (a write's answer)
+        if made or again:
+            change["objects"] = [object_json(e) for e in (*made, *again) if e is not None]
         if len(messages) > count:
             change["context_from"], change["context"] = count, [message_json(m) for m in messages[count:]]
         now = _order(session)

@@ -80,7 +80,8 @@ class OperationToolset(Toolset):
         errors = [format_error(error) for error in response.errors]
         if response.data is None:
             raise ToolCallError(f"{operation.name} failed: " + ("; ".join(errors) or "the API answered no data."))
-        data = self._mint(response.data, operation.name, 0)
+        written = self._definition(operation).operation.value == "mutation"  # what it returns replaces what was held
+        data = self._mint(response.data, operation.name, 0, "mutation" if written else "query")
         result = self.calls.long_values.present(data, operation.name)
         if errors:
             result["errors"] = errors
@@ -124,19 +125,22 @@ class OperationToolset(Toolset):
 
     # -- answers -------------------------------------------------------------------------------------
 
-    def _mint(self, value: Any, where: str, depth: int) -> Any:
+    def _mint(self, value: Any, where: str, depth: int, kind: str = "query") -> Any:
         """The answer as the operation asked for it, each object that has an identity shown with its
-        `Type#N` first (the fields added to read them are dropped)."""
+        `Type#N` first (the fields added to read them are dropped). `kind` is the operation's: a
+        mutation's answer replaces what the session held of the objects it returns."""
         if depth > _MAX_DEPTH:
             return value
         if isinstance(value, list):
-            return [self._mint(item, f"{where}[{number}]", depth + 1) for number, item in enumerate(value)]
+            return [self._mint(item, f"{where}[{number}]", depth + 1, kind) for number, item in enumerate(value)]
         if not isinstance(value, dict):
             return value
-        shown = {key: self._mint(item, f"{where}.{key}", depth + 1) for key, item in value.items() if key not in (TYPE_ALIAS, ID_ALIAS)}
+        shown = {
+            key: self._mint(item, f"{where}.{key}", depth + 1, kind) for key, item in value.items() if key not in (TYPE_ALIAS, ID_ALIAS)
+        }
         type_name, id_value = value.get(TYPE_ALIAS), value.get(ID_ALIAS)
         identity = self.calls.catalogue.identity(type_name) if isinstance(type_name, str) else None
         if identity is None or id_value is None or HANDLE_KEY in shown:
             return shown
-        entry = self.calls.mint({**value, "__typename": type_name, identity.field: id_value}, (), "query", where, "")
+        entry = self.calls.mint({**value, "__typename": type_name, identity.field: id_value}, (), kind, where, "")
         return {HANDLE_KEY: entry.id, **shown}

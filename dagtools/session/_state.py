@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
 from .._tools import ToolCall
-from ..calls._keys import Key, key_field
+from ..calls._keys import Key, identifies, key_field
 from ..registry._handles import Handle, freeze, parse_object_id, thaw
 from ..registry._registry import ObjectEntry
 from ._context import Message
@@ -104,6 +104,7 @@ def restore_state(session: Session, state: SessionState) -> None:
         parsed = parse_object_id(item["id"])
         if parsed is None:
             raise ConfigError(f"Stored object {item['id']!r} is not a Type#N ID; the stored session is damaged.")
+        key = _key(item.get("key")) or _identity_key(session, item["type"], item.get("identity"))
         entries.append(
             ObjectEntry(
                 id=item["id"],
@@ -114,7 +115,8 @@ def restore_state(session: Session, state: SessionState) -> None:
                 description=item.get("description", ""),
                 identity=item.get("identity"),
                 preview=dict(item.get("preview") or {}),
-                key=_key(item.get("key")) or _identity_key(session, item["type"], item.get("identity")),
+                key=key,
+                identified=identifies(session.catalogue, item["type"], key),
             )
         )
     session.registry.restore(entries, list(state.recent))

@@ -83,12 +83,15 @@ def _svg(trace: Trace) -> str:
     parts = [f'<svg width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">', f"<defs>{markers}</defs>"]
     parallel: dict[tuple[str, str], int] = {}  # labels of edges between the same two nodes stack, not overlap
     drawn = []
+    connectors: list[str] = []
     for route in layout.routes:
         pair = (route.edge.source, route.edge.target)
         drawn.append(_edge(route, parallel.get(pair, 0)))
         parallel[pair] = parallel.get(pair, 0) + 1
+        connectors.extend(_connectors(route, first=len(connectors) // 2 + 1))
     parts.extend(path for path, _ in drawn)
     parts.extend(label for _, label in drawn)  # over every line
+    parts.extend(connectors)
     parts.extend(_node(box) for box in layout.boxes if box.node is not None)
     parts.append("</svg>")
     return "".join(parts)
@@ -126,6 +129,23 @@ def _edge(route: Route, stacked: int = 0) -> tuple[str, str]:
         f'<text x="{lx:.1f}" y="{ly + 3.5:.1f}" style="fill: {color}">{html.escape(shown)}</text></g>'
     )
     return path, label
+
+
+def _connectors(route: Route, *, first: int) -> list[str]:
+    """Where an edge wraps into the next band, a numbered mark at the right margin it leaves by and the
+    same number at the left margin it comes back in at, as off-page connectors pair in a flowchart: the
+    eye finds where the line goes on. Numbers run from `first`, one a wrap."""
+    color = _EDGE[route.edge.kind]
+    marks = []
+    for number, (leaving, entering) in enumerate(zip(route.pieces, route.pieces[1:]), start=first):
+        title = html.escape(route.edge.label)
+        for (x, y), where in ((leaving[-1], "goes on in the next band"), (entering[0], "comes from the band above")):
+            marks.append(
+                f'<g class="wrap"><title>{title}: {where}</title><circle cx="{x:.1f}" cy="{y:.1f}" r="8" fill="#ffffff" '
+                f'stroke="{color}" stroke-width="1.3"/><text x="{x:.1f}" y="{y + 3.5:.1f}" text-anchor="middle" '
+                f'style="fill: {color}; font-size: 10px">{number}</text></g>'
+            )
+    return marks
 
 
 def _path(points: list[tuple[float, float]]) -> str:

@@ -8,7 +8,7 @@ import json
 import strawberry
 
 from dagtools import Handle, Registry, Step, compile_catalogue
-from dagtools.calls._keys import describe_key, key_field, key_of
+from dagtools.calls._keys import describe_key, identifies, key_field, key_of
 from dagtools.executors._base import format_error
 from dagtools.registry._handles import freeze
 
@@ -66,20 +66,38 @@ def test_one_id_per_type_and_key_and_it_is_found_where_it_was_seen_last() -> Non
     made = Handle((Step.of("addReview"),), "mutation", freeze({"id": "r1", "text": "a", "author": None}))
     later = Handle((Step.of("reviews", index=2),), "query", freeze({"id": "r1", "text": "b"}))
     key = (("id", "r1"),)
-    entry = registry.mint("Review", made, expression="addReview", key=key)
-    assert registry.mint("Review", first, expression="reviews[0]", key=key).id == entry.id
+    entry = registry.mint("Review", made, expression="addReview", key=key, identified=True)
+    assert registry.mint("Review", first, expression="reviews[0]", key=key, identified=True).id == entry.id
     upgraded = registry.get(entry.id)
     assert upgraded is not None and upgraded.handle.steps == first.steps  # a chain replaces a snapshot
     assert upgraded.handle.held()["author"] is None  # and keeps what the snapshot read
-    registry.mint("Review", made, expression="addReview", key=key)
+    registry.mint("Review", made, expression="addReview", key=key, identified=True)
     assert registry.get(entry.id).handle.steps == first.steps  # a snapshot never replaces a chain
-    registry.mint("Review", later, expression="reviews[2]", key=key)
+    registry.mint("Review", later, expression="reviews[2]", key=key, identified=True)
     assert registry.get(entry.id).handle.steps == later.steps and registry.get(entry.id).handle.held()["text"] == "b"
-    registry.mint("Review", first, expression="reviews[0]", key=key)
-    other = registry.mint("Review", first, expression="reviews[0]", key=(("id", "r2"),))
+    registry.mint("Review", first, expression="reviews[0]", key=key, identified=True)
+    other = registry.mint("Review", first, expression="reviews[0]", key=(("id", "r2"),), identified=True)
     assert other.id == "Review#2"  # the same place, another key: another object
     plain = Handle((Step.of("pinned"),))
     assert registry.mint("Review", plain, expression="pinned").id == registry.mint("Review", plain, expression="pinned").id
+
+
+def test_equal_values_are_not_an_identity_only_the_same_place_is() -> None:
+    """Two slots read with the same values at two places are two objects; the same place read again
+    with the same values is the one found there; a write's result is a place met once."""
+    registry = Registry()
+    values = {"startsAt": "10:00", "free": True}
+    key = key_of(CATALOGUE, "Slot", values)
+    assert not identifies(CATALOGUE, "Slot", key) and identifies(CATALOGUE, "Review", (("id", "r1"),))
+    assert not identifies(CATALOGUE, "Review", (("id", None),))
+    at = [Handle((Step.of("slots", index=i),), "query", freeze(values)) for i in (0, 1)]
+    first, second = (registry.mint("Slot", h, expression=f"slots[{i}]", key=key) for i, h in enumerate(at))
+    assert (first.id, second.id) == ("Slot#1", "Slot#2")
+    assert registry.keyed("Slot", key) is None
+    assert registry.mint("Slot", at[0], expression="slots[0]", key=key).id == "Slot#1"
+    made = Handle((Step.of("bookSlot"),), "mutation", freeze(values))
+    once, again = (registry.mint("Slot", made, expression="bookSlot", key=key, fresh=True) for _ in range(2))
+    assert (once.id, again.id) == ("Slot#3", "Slot#4")
 
 
 def test_a_graphql_error_keeps_what_extensions_say_within_a_budget_without_credentials() -> None:

@@ -98,6 +98,7 @@ def github() -> Any:
     return compile_catalogue(load_shared("github.schema.graphql").schema, relay_ids=True)  # type: ignore[attr-defined]
 
 
+@pytest.mark.public_schemas
 def test_no_read_on_github_builds_a_document_over_4_kb(github: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DAGTOOLS_DEBUG", "0")  # 4,000 shapes; the largest are validated here, a sample in test_document_shapes
     largest = bench.largest_read_documents(github, 20)
@@ -110,6 +111,7 @@ def test_no_read_on_github_builds_a_document_over_4_kb(github: Any, monkeypatch:
     assert len(full) > BUDGET
 
 
+@pytest.mark.public_schemas
 def test_github_nodes_given_held_objects_select_their_types_only(github: Any) -> None:
     session = Session(github, SchemaOnlyExecutor())
     issue = session.registry.mint("Issue", Handle((Step.of("node", {"id": "I_1"}),)), expression="issue", identity="I_1")
@@ -125,6 +127,7 @@ def test_github_nodes_given_held_objects_select_their_types_only(github: Any) ->
     assert raw.text == "query($v0: ID!) { node(id: $v0) { __typename id } }"  # unknown type: identity only
 
 
+@pytest.mark.public_schemas
 def test_an_interface_asks_its_members_shared_fields_once_and_shrinks_their_previews_to_fit(github: Any) -> None:
     builder = QueryBuilder.of(github)
     author = builder.selection("Actor")  # Bot, EnterpriseUserAccount, Mannequin, Organization, User

@@ -34,6 +34,7 @@ def test_every_mutation_document_is_valid_and_short(name: str) -> None:
     assert len(longest[1]) <= LONGEST, (name, longest[0], len(longest[1]))
 
 
+@pytest.mark.public_schemas
 def test_github_payloads_read_their_objects_previews_and_identity_alone_where_many_types() -> None:
     documents = mutation_documents("github.schema.graphql")
     close = documents["closeIssue"]
@@ -44,6 +45,7 @@ def test_github_payloads_read_their_objects_previews_and_identity_alone_where_ma
     assert "timelineEdge { __typename ... on IssueTimelineItemEdge { cursor node { __typename ... on Node { id } } } }" in comment
 
 
+@pytest.mark.public_schemas
 def test_user_error_lists_are_read_with_their_scalars() -> None:
     storefront = mutation_documents("shopify.storefront.schema.json")["customerCreate"]
     assert "customerUserErrors { __typename ... on CustomerUserError { code message field } }" in storefront

@@ -20,7 +20,7 @@ from dagtools.load._sources import load_schema
 from dagtools.load._warm_start import load_cached
 from dagtools.session._open import catalogue_for
 from dagtools.session._session import Session
-from tests.conftest import ROOT, shared_schema_path
+from tests.conftest import FORGE, ROOT, shared_schema_path
 
 KITCHEN_SDL = ROOT / "schemas" / "kitchen.graphql"
 
@@ -56,7 +56,17 @@ def listing(catalogue: Any) -> str:
     return json.dumps(shown, sort_keys=True)
 
 
-@pytest.mark.parametrize("name", ["github.schema.graphql", "linear.schema.graphql", "swapi.schema.graphql", "kitchen"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        FORGE,
+        "kitchen",
+        *(
+            pytest.param(n, marks=pytest.mark.public_schemas)
+            for n in ("github.schema.graphql", "linear.schema.graphql", "swapi.schema.graphql")
+        ),
+    ],
+)
 def test_a_cached_start_lists_byte_identical_tools_without_building_the_schema(name: str, cache_dir: Path) -> None:
     path = schema_file(name)
     cold = listing(compile_catalogue(load_schema(path).schema))

@@ -16,6 +16,8 @@ from dagtools.catalogue._json_schema import PARAMETER_BUDGET
 from dagtools.mcpserver._toolsets import FixedToolset
 from tests.conftest import load_shared, shared_catalogue
 
+pytestmark = pytest.mark.public_schemas  # about the public APIs themselves (tests/conftest.py)
+
 TOKEN_BUDGET = 1_000
 BUDGETED = [
     "linear.schema.graphql",

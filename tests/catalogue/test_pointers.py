@@ -16,6 +16,8 @@ from dagtools.catalogue import Catalogue
 from dagtools.executors._base import SchemaOnlyExecutor
 from tests.conftest import shared_catalogue, shared_schema_path
 
+pytestmark = pytest.mark.public_schemas  # about the public APIs themselves (tests/conftest.py)
+
 COMMIT = "Mutation_createCommitOnBranch"
 BAD_FILE = {
     "input": {

@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any
 
+import pytest
 from graphql import GraphQLSchema, build_schema
 
 from dagtools import Session, ToolCall, open_session
@@ -129,6 +130,7 @@ async def test_swapi_films_show_the_same_fields_titles_first(swapi_url: str) -> 
     assert size <= budget
 
 
+@pytest.mark.public_schemas
 def test_github_issue_comment_reads_its_body_before_surrogate_numbers() -> None:
     from tests.conftest import shared_catalogue
 

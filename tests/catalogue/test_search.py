@@ -46,25 +46,30 @@ def test_words_split_names_and_fold_forms():
         ("the signed-in user", "Query_viewer"),
     ],
 )
+@pytest.mark.public_schemas
 def test_github_needs_find_their_tool_among_the_first_five(github, need, tool):
     assert tool in top(github, need)
 
 
+@pytest.mark.public_schemas
 def test_a_tool_named_whole_by_the_query_ranks_above_one_named_in_part(github):
     found = top(github, "forks of a repository", 10)
     assert found.index("Repository_forks") < found.index("Repository_forkingAllowed")
 
 
+@pytest.mark.public_schemas
 def test_mutations_the_host_did_not_allow_are_never_found():
     catalogue = shared_catalogue("github.schema.graphql")
     found = top(catalogue, "close an issue", 20)
     assert found and not any(name.startswith("Mutation_") for name in found)
 
 
+@pytest.mark.public_schemas
 def test_the_index_is_built_once_per_catalogue(github):
     assert catalogue_search(github) is catalogue_search(github)
 
 
+@pytest.mark.public_schemas
 def test_cli_search_json_lists_the_best_tools_first(capsys):
     path = shared_schema_path("github.schema.graphql")
     assert main(["tools", str(path), "--search", "who starred a repository", "--json"]) == 0
@@ -85,6 +90,7 @@ def test_cli_search_json_on_a_small_api(capsys):
     assert [item["score"] for item in listed] == sorted((item["score"] for item in listed), reverse=True)
 
 
+@pytest.mark.public_schemas
 def test_cli_search_text_and_empty_words(capsys):
     path = shared_schema_path("linear.schema.graphql")
     assert main(["tools", str(path), "--search", "list a team's cycles"]) == 0

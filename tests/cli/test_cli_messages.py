@@ -161,3 +161,23 @@ def test_what_the_readme_commands_write_leaves_the_checkout_clean():
     if check.returncode == 128:
         pytest.skip(f"git cannot read this checkout: {check.stderr.strip()}")
     assert set(check.stdout.split()) == written
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("tool", "'tools'"), ("mpc", "'mcp'"), ("demp", "'demo'"), ("srve", "'serve'")])
+def test_a_mistyped_command_gets_did_you_mean(typed: str, meant: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["-v", typed, "schemas/kitchen.graphql"]) == 2
+    said = capsys.readouterr().err
+    assert f"there is no command {typed!r}; did you mean {meant}?" in said
+
+
+def test_a_script_written_in_another_call_format_names_its_keys_and_what_they_mean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "calls.yaml"
+    script.write_text("calls:\n  - name: Potato_peel\n    args: {}\n")
+    assert main(["call", str(ROOT / "examples/kitchen/api.py") + ":schema", str(script)]) == 2
+    said = capsys.readouterr().err
+    assert "call 1 has unknown keys ['args', 'name'] (write args -> arguments, name -> tool)" in said
+    script.write_text("call:\n  - tool: Potato_peel\n")
+    assert main(["call", str(ROOT / "examples/kitchen/api.py") + ":schema", str(script)]) == 2
+    assert "unknown keys ['call'] (write call -> calls)" in capsys.readouterr().err

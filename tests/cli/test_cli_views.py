@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.command import dagtools
-from tests.conftest import ROOT, load_shared
+from tests.conftest import FORGE, ROOT, load_shared
 from tests.kitchen import SEED_INPUTS
 
 pytest.importorskip("rich", reason="the terminal views need rich: pip install -e '.[cli]'")
@@ -127,12 +127,12 @@ def test_model_text_is_printed_as_it_is_not_as_markup(tmp_path: Path):
 
 @pytest.fixture(scope="module")
 def big_schema_url():
-    """The GitHub schema's introspection (megabytes) served on loopback, as a real API answers it."""
+    """A GitHub-sized schema's introspection (megabytes) served on loopback, as a real API answers it."""
     from graphql import introspection_from_schema
 
     from tests.servers import serve_asgi
 
-    body = json.dumps({"data": introspection_from_schema(load_shared("github.schema.graphql").schema)}).encode()
+    body = json.dumps({"data": introspection_from_schema(load_shared(FORGE).schema)}).encode()
 
     async def app(scope, receive, send):
         while (await receive()).get("more_body"):

@@ -228,3 +228,45 @@ def test_the_report_page_renders_in_a_browser(kitchen_eval):
         [str(CHROMIUM), *flags, "--window-size=1100,560", f"--screenshot={shot}", page], capture_output=True, timeout=120
     )
     assert taken.returncode == 0 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _rendered(page: str) -> str:
+    """The DOM headless Chromium builds for `page` (a file: URI)."""
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+    dom = subprocess.run([str(CHROMIUM), *flags, "--dump-dom", page], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    return dom.stdout
+
+
+def test_each_row_links_its_attempts_failing_first_and_a_link_opens_the_trace(kitchen_eval, tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium) to render the page headless")
+    _, out = kitchen_eval
+    moved = tmp_path / "moved"  # the links are relative: the folder works wherever it is unpacked
+    shutil.copytree(out, moved)
+    dom = _rendered((moved / "report.html").as_uri())
+    row = re.search(r"<tr[^>]*>(?:(?!</tr>).)*?<td>fries</td>(?:(?!</tr>).)*?<td>fixed</td>(?:(?!</tr>).)*</tr>", dom, re.S)
+    assert row, dom[-3000:]
+    numbers = re.findall(r"#(\d) (ok|failed)", row.group(0))
+    assert numbers == [("2", "failed"), ("4", "failed"), ("1", "ok"), ("3", "ok"), ("5", "ok")]  # failing attempts first
+    href = re.search(r'<a class="failed" href="([^"]+)">trace</a>', row.group(0)).group(1)
+    assert not href.startswith(("/", "file:")), href
+    target = (moved / href).resolve()
+    assert target.is_file() and moved in target.parents
+    trace = _rendered(target.as_uri())
+    assert "fries" in trace and "fixed tools, attempt 2" in trace
+    script = re.search(r'<a class="failed" href="([^"]+)">script</a>', row.group(0)).group(1)
+    assert json.loads((moved / script).read_text())  # the script the attempt left, as `--model script:` plays it
+
+
+def test_the_legend_names_the_modes_in_the_order_of_the_bars(kitchen_eval):
+    _, out = kitchen_eval
+    page = (out / "report.html").read_text()
+    legend = re.findall(r"</i>(\w+)</span>", page.split('<p class="legend">')[1].split("</p>")[0])
+    bars = list(dict.fromkeys(re.findall(r"<title>\w+ · [^<]* · (\w+): \d+/\d+</title>", page)))
+    assert legend == bars == ["dynamic", "fixed", "query"]
+
+
+def test_the_console_says_when_the_model_is_a_script(kitchen_eval):
+    run, _ = kitchen_eval
+    assert "is a script, not a model" in run.stderr

@@ -110,6 +110,7 @@ def test_cli_tools_on_the_dagger_session(engine: BasicAuth, capsys: pytest.Captu
     assert '"Potato_peel"' in out and "loadPotatoFromID" not in out
 
 
+@pytest.mark.public_schemas
 @pytest.mark.parametrize("name, loader", [("dagger-v0.19.11.graphqls", "loadContainerFromID"), ("dagger.docs.schema.graphqls", "node")])
 def test_dagger_plumbing_stays_out_of_the_catalogue(name: str, loader: str) -> None:
     schema = load_schema(shared_schema_path(name)).schema

@@ -80,6 +80,7 @@ def test_every_shared_schema_loads(name: str) -> None:
     assert typename(loaded.schema) == {"__typename": loaded.schema.query_type.name}
 
 
+@pytest.mark.public_schemas
 def test_github_sdl_lenient_keeps_the_first_of_a_repeated_field() -> None:
     loaded = load_shared("github.schema.graphql")
     assert "EnterpriseOwnerInfo.repositoryDeployKeySetting is defined twice; kept the first definition" in loaded.warnings
@@ -89,6 +90,7 @@ def test_github_sdl_lenient_keeps_the_first_of_a_repeated_field() -> None:
     assert result.data == {"__typename": "Query"}
 
 
+@pytest.mark.public_schemas
 def test_github_sdl_strict_names_the_repeated_field() -> None:
     path = shared_schema_path("github.schema.graphql")
     with pytest.raises(SchemaLoadError) as raised:
@@ -100,6 +102,7 @@ def test_github_sdl_strict_names_the_repeated_field() -> None:
     assert "lenient=True" in message
 
 
+@pytest.mark.public_schemas
 def test_github_introspection_validation_errors_become_warnings() -> None:
     loaded = load_shared("github.schema.json")
     assert any("must not be deprecated" in w for w in loaded.warnings)
@@ -538,3 +541,26 @@ def test_introspection_query_runs_on_a_loaded_schema() -> None:
     assert result.errors is None
     assert isinstance(load_schema(result.data).schema, GraphQLSchema)
     assert print_schema(load_schema(result.data).schema) == print_schema(loaded.schema)
+
+
+@pytest.mark.parametrize("word", ["kitchen", "swapi", "schema.graphq"])
+def test_a_bare_word_is_looked_for_as_a_file_not_read_as_schema_text(word, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SchemaLoadError, match=rf"Schema file '{word}' does not exist") as raised:
+        load_schema(word)
+    assert "SDL" not in str(raised.value).split("Check the path")[0]
+
+
+@pytest.mark.parametrize(
+    ("source", "meant"),
+    [
+        ("htp://api.example.com/graphql", "http://api.example.com/graphql"),
+        ("htps://api.example.com/graphql", "https://api.example.com/graphql"),
+        ("ws://127.0.0.1:4000/graphql", "http://127.0.0.1:4000/graphql"),
+        ("file:///srv/api/schema.graphql", "/srv/api/schema.graphql"),
+    ],
+)
+def test_an_address_dagtools_cannot_read_suggests_the_one_it_can(source, meant):
+    with pytest.raises(SchemaLoadError, match="is not an address dagtools can read") as raised:
+        load_schema(source)
+    assert str(raised.value).endswith(f"Did you mean {meant}?")

@@ -21,6 +21,8 @@ from tests.kitchen import kitchen_session, state  # noqa: E402
 from tests.mcpserver.test_mcp import ERAS, kitchen, names, value  # noqa: E402
 from tests.swapi import make_swapi_schema  # noqa: E402
 
+pytestmark = pytest.mark.public_schemas  # about the public APIs themselves (tests/conftest.py)
+
 
 def swapi_server() -> McpToolServer:
     schema = make_swapi_schema(shared_schema_path("swapi.schema.graphql"))

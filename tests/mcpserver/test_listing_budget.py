@@ -17,7 +17,7 @@ from mcp import Client  # noqa: E402
 
 from dagtools.mcpserver._config import McpConfig  # noqa: E402
 from dagtools.mcpserver._server import McpToolServer  # noqa: E402
-from tests.conftest import SHARED_SCHEMAS, shared_schema_names  # noqa: E402
+from tests.conftest import shared_schema_names, shared_schema_path  # noqa: E402
 
 LIMITS = {"fixed": 600, "dynamic": 400}
 
@@ -49,17 +49,16 @@ async def test_swapi_and_media_first_lists_fit_the_budget(mode: str, swapi_url: 
 @pytest.mark.parametrize("name", [n for n in shared_schema_names() if "introspection" not in n])
 async def test_every_public_schema_first_list_fits_the_budget(name: str) -> None:
     for mode, limit in LIMITS.items():
-        tools = await _listed(str(SHARED_SCHEMAS / name), mode)
+        tools = await _listed(str(shared_schema_path(name)), mode)
         assert _tokens(tools) <= limit, (name, mode, _tokens(tools))
         described = " ".join(t.get("description", "") for t in tools)
         assert "+" not in described or "search" in described  # what is cut is counted, and search finds it
 
 
 @pytest.mark.slow
+@pytest.mark.public_schemas
 async def test_a_fixed_client_reaches_listed_and_unlisted_root_tools_of_linear() -> None:
-    path = SHARED_SCHEMAS / "linear.schema.graphql"
-    if not path.exists():
-        pytest.skip(f"{path} is absent: the public schemas live in ../shared/schemas beside the repository")
+    path = shared_schema_path("linear.schema.graphql")
     async with Client(McpToolServer(McpConfig(source=str(path), tools="fixed", cache=False)).server) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert set(tools) == {"selectTools", "callTool", "callChain"}

@@ -17,7 +17,7 @@ pytest.importorskip("mcp")
 from dagtools.mcpserver._config import McpConfig  # noqa: E402
 from dagtools.mcpserver._server import SESSION_HEADER, McpToolServer  # noqa: E402
 from dagtools.mcpserver._toolsets import SCHEMAS_BUDGET  # noqa: E402
-from tests.conftest import shared_schema_path  # noqa: E402
+from tests.conftest import FORGE, shared_schema_path  # noqa: E402
 from tests.mcpserver.test_mcp import KITCHEN, value  # noqa: E402
 from tests.mcpserver.test_mcp_security import client, serve  # noqa: E402
 from tests.mcpserver.test_mcp_url import MCP_YAML, McpHttp  # noqa: E402
@@ -60,9 +60,10 @@ async def test_too_many_different_names_are_refused_with_the_limit() -> None:
 
 
 async def test_a_selection_larger_than_the_budget_names_what_did_not_fit() -> None:
-    github = str(shared_schema_path("github.schema.graphql"))
-    server = McpToolServer(McpConfig(source=github))
-    many = server.catalogue.tools_for_type("Repository")[:60]  # within the active set's cap, far beyond the budget
+    forge = str(shared_schema_path(FORGE))  # a GitHub-sized schema made here
+    server = McpToolServer(McpConfig(source=forge))
+    types = ("Repository", "Issue", "PullRequest", "User", "Organization", "Commit")
+    many = [t for name in types for t in server.catalogue.tools_for_type(name)][:60]  # within the active set's cap, far beyond the budget
     with serve(server) as url:
         async with keyed(url) as c:
             answer = await c.call_tool("selectTools", {"tools": many * 50})

@@ -26,6 +26,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.conftest import ROOT
 from tests.llama_server import Exchange, LlamaServer, RecordingProxy, gguf_model, require_llama_cpp
 from tests.servers import serve_asgi
 
@@ -239,3 +240,33 @@ def test_a_server_that_dies_mid_run_gives_a_quick_clear_error(model_path: Path, 
     assert done.returncode != 0 and "Traceback" not in done.stderr, output
     assert f"127.0.0.1:{server.port}" in done.stderr, f"the error does not name the server\n{output}"
     assert seconds < QUICK, f"{seconds:.1f}s from the kill to the error: retried blindly?\n{output}"
+
+
+def test_dagtools_eval_runs_the_kitchen_suite_on_the_real_model(llama: LlamaServer, tmp_path: Path):
+    """`dagtools eval` with a real model behind --base-url, as the Evals page shows it: every attempt runs
+    to a verdict (a pass, or a failure with its reason), tokens are the server's own counts, and the
+    report links each attempt. The figures are printed for the record; a 270M model is not expected to pass."""
+    out = tmp_path / "eval"
+    started = time.monotonic()
+    process = subprocess.run(
+        [
+            sys.executable, "-m", "dagtools.cli", "eval", str(ROOT / "examples/evals/kitchen/tasks.yaml"),
+            "--model", "openai:gemma-3-270m", "--base-url", llama.base_url, "-n", "1", "--tools", "dynamic,fixed",
+            "--concurrency", "1", "--turn-timeout", "180", "--out", str(out),
+        ],
+        capture_output=True, text=True, timeout=RUN_TIMEOUT * 3, env={**os.environ, "OPENAI_API_KEY": ""},
+    )  # fmt: skip
+    print(process.stdout, process.stderr[-3000:], f"{time.monotonic() - started:.0f} s", sep="\n")
+    assert process.returncode in (0, 1) and "Traceback" not in process.stderr, process.stderr[-3000:]
+    lines = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    attempts = [line for line in lines if line["kind"] == "attempt"]
+    assert sorted((a["task"], a["mode"]) for a in attempts) == [
+        ("fries", "dynamic"),
+        ("fries", "fixed"),
+        ("varieties", "dynamic"),
+        ("varieties", "fixed"),
+    ]
+    for attempt in attempts:
+        assert attempt["ok"] or attempt["failure"], attempt
+        assert attempt["tokens_counted_by"] == "model" and attempt["input_tokens"] > 0, attempt
+    assert 'href="' in (out / "report.html").read_text()

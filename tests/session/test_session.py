@@ -9,7 +9,7 @@ import strawberry
 
 from dagtools import ToolCall, open_session
 from dagtools.session._metatools import estimate_tokens
-from tests.conftest import shared_catalogue
+from tests.conftest import FORGE, shared_catalogue
 from tests.kitchen import call, kitchen_session
 
 
@@ -243,15 +243,15 @@ async def test_mutations_are_refused_unless_allowed():
     assert second == first + 3
 
 
-def test_github_initial_toolset_fits_the_budget():
+def test_a_large_apis_initial_toolset_fits_the_budget():
     from dagtools.executors._base import SchemaOnlyExecutor
     from dagtools.session._session import Session
 
-    catalogue = shared_catalogue("github.schema.graphql")
+    catalogue = shared_catalogue(FORGE)  # GitHub-sized
     session = Session(catalogue, SchemaOnlyExecutor())
     rendered = json.dumps(session.render_tools("openai"))
     assert estimate_tokens(rendered) <= 2000
-    assert "- Query_*: repository, " in rendered  # the root tools grouped, those handing out the most-used objects first
+    assert "- Query_*: repository, user, " in rendered  # the root tools grouped, those handing out the most-used objects first
 
 
 def test_select_tools_description_stays_in_budget_with_many_objects_of_many_types():
@@ -259,7 +259,7 @@ def test_select_tools_description_stays_in_budget_with_many_objects_of_many_type
     from dagtools.executors._base import SchemaOnlyExecutor
     from dagtools.session._session import Session
 
-    catalogue = shared_catalogue("github.schema.graphql")
+    catalogue = shared_catalogue(FORGE)  # GitHub-sized
     session = Session(catalogue, SchemaOnlyExecutor())
     for type_name in ("Repository", "Issue", "PullRequest", "User", "Organization", "Commit", "Team", "Project"):
         for n in range(200):
@@ -308,11 +308,19 @@ def test_a_context_knows_its_calls_however_the_host_edits_its_messages():
 
 
 def test_select_tools_lists_objects_made_alike_on_one_line() -> None:
-    from dagtools import Handle, Step
+    from graphql import build_schema
+
+    from dagtools import Handle, Step, compile_catalogue
     from dagtools.executors._base import SchemaOnlyExecutor
     from dagtools.session._session import Session
 
-    session = Session(shared_catalogue("swapi.schema.graphql"), SchemaOnlyExecutor())
+    sdl = """
+      type Planet { name: String }
+      type Person { name: String  homeworld: Planet }
+      type Starship { name: String  pilots: [Person] }
+      type Query { starship(starshipID: ID): Starship  person(personID: ID): Person  planet(planetID: ID): Planet }
+    """
+    session = Session(compile_catalogue(build_schema(sdl)), SchemaOnlyExecutor())
     mint = session.registry.mint
     mint("Starship", Handle((Step.of("starship", {"starshipID": "10"}),)), expression='starship(starshipID: "10")')
     for n in range(4):

@@ -302,3 +302,20 @@ def test_the_demo_page_is_titled_by_what_ran(tmp_path: Path, capsys: pytest.Capt
     title = re.search(r"<title>(.*)</title>", page.read_text()).group(1)
     assert title == "dagtools demo: the french-fries script replayed on the kitchen API"
     assert "1 output saved" in page.read_text() and "9 objects, 8 calls" in page.read_text()
+
+
+def test_an_edge_that_wraps_into_the_next_band_is_marked_where_it_leaves_and_where_it_comes_back():
+    """Each wrap of an edge draws the same number twice: at the right margin it leaves by and at the
+    left margin of the band below, where it comes back in."""
+    page = Trace.of(_long_run(60)).html()
+    svg = ElementTree.fromstring(_svg(page))
+    width = float(svg.get("width"))
+    marks = [g for g in svg.iter("g") if g.get("class") == "wrap"]
+    assert marks, "a run of 60 calls wraps into several bands"
+    numbers = ["".join(g.find("text").itertext()) for g in marks]
+    assert numbers[0::2] == numbers[1::2]  # leave and come back in pairs
+    assert sorted(set(numbers), key=int) == [str(n) for n in range(1, len(marks) // 2 + 1)]
+    for leave, enter in zip(marks[0::2], marks[1::2]):
+        (lx, ly), (ex, ey) = [[float(g.find("circle").get(k)) for k in ("cx", "cy")] for g in (leave, enter)]
+        assert lx > width / 2 > ex and ey > ly  # out on the right, in on the left of a band further down
+        assert "goes on in the next band" in "".join(leave.find("title").itertext())
