@@ -423,7 +423,7 @@ GUARDS = {
     "merging by values": ("dagtools.calls._field.identifies", lambda catalogue, type_name, key: bool(key)),
     "a snapshot served after a write": (
         "dagtools.registry._registry._newer",
-        lambda old, new: old if new.is_snapshot and not old.is_snapshot else new,
+        lambda old, new, **_: old if new.is_snapshot and not old.is_snapshot else new,
     ),
 }
 
