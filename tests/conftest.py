@@ -183,6 +183,7 @@ E2E: dict[str, tuple[str, ...]] = {
         "test_a_store_that_fails_while_serving_says_which_and_what_to_do",
     ),
     "mcpserver/test_mcp_url.py": ("*",),
+    "mcpserver/test_mcp_workers.py": ("test_one_clients_calls_move_*", "test_a_worker_killed_*"),  # workers and HAProxy
     "test_packaging.py": ("*",),
     "test_readme.py": ("test_shell_block_runs*", "test_python_block_runs*"),
     "session/test_session_lifetime.py": ("test_no_open_sockets_under_dev_mode",),
@@ -191,6 +192,14 @@ E2E: dict[str, tuple[str, ...]] = {
         "test_a_session_survives_its_process_being_killed*",
         "test_two_processes_racing_*",
         "test_a_killed_holders_lease_is_broken_within_a_second*",
+        "test_a_killed_holder_not_yet_reaped_is_gone",
+        "*[[]cluster]",  # six redis-server processes joined into a cluster, in seconds
+    ),
+    "stores/test_redis_cluster.py": (
+        "test_sessions_spread_over_every_primary_*",
+        "test_a_save_waits_for_its_replica_*",
+        "test_a_primary_killed_under_load_*",
+        "test_slots_moved_between_primaries_*",
     ),
     # A fresh interpreter each: what is imported, and the OpenTelemetry SDK's process-wide providers.
     "test_telemetry.py": (
@@ -234,6 +243,8 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_describe_tools_says_which_part_there_is_*",
     ),
     "stores/test_store.py": ("test_a_turn_longer_than_its_lease_keeps_it_*", "test_on_trio_*"),
+    "stores/test_redis_cluster.py": ("test_a_primary_killed_under_load_*",),  # a failover waited out
+    "mcpserver/test_mcp_workers.py": ("test_a_worker_killed_under_load_*",),
     "mcpserver/test_mcp_capacity.py": ("*",),  # sessions that idle out and clients that wait, on purpose
     "mcpserver/test_mcp_connections.py": ("*",),  # read deadlines waited out
     "mcpserver/test_mcp_first_list.py": ("*",),

@@ -70,8 +70,8 @@ def add_mcp_command(commands: Any) -> None:
     mcp.add_argument(
         "--store",
         metavar="URL",
-        help="keep keyed (2026-07-28) sessions in sqlite:///PATH or redis://HOST:PORT/DB, so they survive a restart "
-        "and several workers serve them (default memory: this process only)",
+        help="keep keyed (2026-07-28) sessions in sqlite:///PATH, redis://HOST:PORT/DB or a Redis Cluster "
+        "(redis+cluster://HOST:PORT), so they survive a restart and several workers serve them (default memory: this process only)",
     )
     mcp.add_argument("--public-url", metavar="URL", help="HTTP: this server's MCP endpoint as clients reach it, e.g. behind a proxy")
     mcp.add_argument(

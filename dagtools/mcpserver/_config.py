@@ -123,8 +123,11 @@ class McpConfig:
             raise ConfigError(f"tools must be fixed or dynamic, not {self.tools!r}.")
         if self.transport not in ("stdio", "http"):
             raise ConfigError(f"transport must be stdio or http, not {self.transport!r}.")
-        if self.store and not self.store.lower().startswith(("memory:", "sqlite:", "redis://", "rediss://", "unix://")):
-            raise ConfigError(f"store must be memory:, sqlite:///PATH or redis://HOST:PORT/DB, not {self.store!r}.")
+        stores = ("memory:", "sqlite:", "redis://", "rediss://", "unix://", "redis+cluster://", "rediss+cluster://")
+        if self.store and not self.store.lower().startswith(stores):
+            raise ConfigError(
+                f"store must be memory:, sqlite:///PATH, redis://HOST:PORT/DB or redis+cluster://HOST:PORT, not {self.store!r}."
+            )
         if self.dialect not in (None, "plain", "relay", "dagger"):
             raise ConfigError(f"dialect must be plain, relay or dagger, not {self.dialect!r}.")
         check_port(self.port)

@@ -22,7 +22,16 @@ if TYPE_CHECKING:
     from ..load._loaded import LoadedSchema
     from ._config import McpConfig
 
-__all__ = ["cached_listing", "cached_size", "listable_from_cache", "opens_keyed", "opens_session", "remember_listing", "warm_up"]
+__all__ = [
+    "cached_listing",
+    "cached_size",
+    "listable_from_cache",
+    "opens_keyed",
+    "opens_session",
+    "remember_listing",
+    "warm_up",
+    "watch_store",
+]
 
 logger = logging.getLogger("dagtools")
 
@@ -117,3 +126,25 @@ def warm_up(build_schema: Any) -> None:
             logger.debug("warming up failed: %s", error)
 
     threading.Thread(target=run, name="dagtools-warm-up", daemon=True).start()
+
+
+async def watch_store(state: Any, seconds: float) -> None:
+    """While a listen stream is open on this worker, calls on other workers may change the session's
+    tools: every `seconds` the session (`state`, a pool's `ClientState`) catches up with the store (one
+    small read when nothing moved), and a change of its tool list is published to the stream."""
+    import anyio
+    from mcp.server.subscriptions import ToolsListChanged
+
+    from .._errors import DagtoolsError
+
+    while True:
+        await anyio.sleep(seconds)
+        async with state.lock:
+            before = state.session.toolset.version()
+            try:
+                await state.session.catch_up()
+            except DagtoolsError:  # the store failed or the session went: the next call says so
+                continue
+            changed = state.session.toolset.version() != before
+        if changed and state.bus is not None:
+            await state.bus.publish(ToolsListChanged())

@@ -46,6 +46,17 @@ class MemoryReturn:
         self.in_flight -= 1
         self._last_request = time.monotonic()
 
+    async def release(self, state: dict[str, Any], name: str) -> None:
+        """A closed connection lets go of its session at once (the one under `name` in the connection's
+        state); what the session held is given back once the server is quiet. The callback takes the
+        connection's state, not the session, so nothing else points at the session once it is popped."""
+        client = state.pop(name, None)
+        if client is None:
+            return
+        await client.session.aclose()
+        del client
+        self.session_closed()
+
     def session_closed(self) -> None:
         """A session was closed: give back what it held once the server is quiet."""
         self._pending = True

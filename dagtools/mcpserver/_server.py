@@ -11,9 +11,10 @@ Which session a request belongs to:
   an unguessable key from the client, the authenticated caller, or a key the server issues; never
   the client's address or name. Keyed sessions live in a pool that never pushes a live session out
   to make room: at capacity a new one is refused (HTTP 503 with `Retry-After`), see `_pool`.
-  With a store (`--store sqlite:///PATH` or `redis://...`) each keyed session is also kept there
-  under its key's digest: every call is saved before its result returns, and a session this
-  process does not hold (after a restart, or one another worker served) is resumed from the store.
+  With a store (`--store sqlite:///PATH`, `redis://...` or `redis+cluster://...`) each keyed session is
+  also kept there under its key's digest: every call is saved before its result returns, and a session
+  this process does not hold (after a restart, or one another worker served) is resumed from the store:
+  no affinity is needed, and a listen stream learns of other workers' tool-list changes (`watch_store`).
 
 Forwarded headers are read from every request and sent upstream with that request only
 (`_forwarding`): no session holds a credential. A caller whose OAuth access token lacks the write
@@ -36,7 +37,7 @@ from ._config import McpConfig
 from ._forwarding import UpstreamClient, forwarded_headers, request_headers, use_forwarded
 from ._keys import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, read_only, session_key
 from ._limits import argument_bytes, refusal
-from ._listing import cached_listing, opens_keyed, opens_session, remember_listing, warm_up
+from ._listing import cached_listing, opens_keyed, opens_session, remember_listing, warm_up, watch_store
 from ._memory import MemoryReturn
 
 if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a session opens
@@ -51,8 +52,8 @@ if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a
 __all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer"]
 
 _STATE_KEY = "dagtools.session"
-#: Built-in tools that run the API's tools (the fixed mode's callTool, callChain): open-world, as field tools are.
-_REACH_THE_API = frozenset({"callTool", "callChain"})
+WATCH_SECONDS = 1.0  #: how often a session with a listen stream open looks for other workers' tool-list changes
+_REACH_THE_API = frozenset({"callTool", "callChain"})  #: built-ins that run the API's tools: open-world, as field tools are
 
 INSTRUCTIONS = """\
 This server exposes a GraphQL API as tools. Every field of every object type is a tool named \
@@ -184,7 +185,7 @@ class McpToolServer(AsyncClosing):
                 if state is None:
                     state = ClientState(session=await self._open(reading=reading))
                     connection.state[name] = state
-                    connection.exit_stack.push_async_callback(_release, connection.state, self.memory, name)
+                    connection.exit_stack.push_async_callback(self.memory.release, connection.state, name)
                 return state
         key = session_key(ctx, headers, forwarded_headers(headers, self.config.forward_headers))
         # The digest names the session in the store too: neither the client's key nor a credential is kept.
@@ -333,7 +334,16 @@ class McpToolServer(AsyncClosing):
         if state.bus is None:
             state.bus = InMemorySubscriptionBus()
             state.listen = ListenHandler(state.bus, max_subscriptions=8)
-        return await state.listen(ctx, params)
+        if self._store is None:
+            return await state.listen(ctx, params)
+        import anyio
+
+        async with anyio.create_task_group() as group:  # the stream lasts as long as the listen request
+            group.start_soon(watch_store, state, WATCH_SECONDS)
+            try:
+                return await state.listen(ctx, params)
+            finally:
+                group.cancel_scope.cancel()
 
     def _input_schema(self, name: str) -> Mapping[str, Any] | None:
         return self.catalogue.tool(name).parameters if name in self.catalogue else None
@@ -348,7 +358,6 @@ class McpToolServer(AsyncClosing):
             annotations=types.ToolAnnotations(
                 read_only_hint=tool.read_only,
                 destructive_hint=tool.destructive if not tool.read_only else None,
-                # a tool that reaches the API is open-world, the default, which goes unsaid
                 open_world_hint=None if tool.kind == "field" or tool.name in _REACH_THE_API else False,
             ),
         )
@@ -371,18 +380,6 @@ class McpToolServer(AsyncClosing):
     def http_app(self) -> Any:
         """The streamable HTTP ASGI app (both protocol eras) at `config.path`, behind the gate of `_app`."""
         return build_http_app(self, check_exposure(self.config))
-
-
-async def _release(state: dict[str, Any], memory: MemoryReturn, name: str = _STATE_KEY) -> None:
-    """A closed connection lets go of its session at once; what the session held is given back once the
-    server is quiet (`_memory`). The callback takes the connection's state, not the session, so nothing
-    else points at the session once it is popped."""
-    client = state.pop(name, None)
-    if client is None:
-        return
-    await client.session.aclose()
-    del client
-    memory.session_closed()
 
 
 def _in_memory(store: str) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 
-__all__ = ["MAX_BATCH", "Batches", "Job"]
+__all__ = ["MAX_BATCH", "BatchGroups", "Batches", "Job"]
 
 #: Jobs one batch takes at most; the rest go in the next. A SQLite batch runs on the event loop, so its
 #: size bounds how long every other call waits on it; past about a hundred, a larger batch saves little.
@@ -87,3 +87,20 @@ class Batches:
             self._queue[0].woken.set()
         else:
             self._out = False
+
+
+class BatchGroups:
+    """Batches kept apart by group: one `Batches` per group, each with one batch out at a time.
+
+    A Redis Cluster's store groups its work by the node that serves each key's slot, so a batch is one
+    pipeline to one node: a node that fails or stalls fails or holds its own calls, never another node's."""
+
+    def __init__(self, send: Callable[[list[Job]], Awaitable[None]]) -> None:
+        self._send = send
+        self._groups: dict[str, Batches] = {}
+
+    async def run(self, group: str, work: Any) -> Any:
+        batches = self._groups.get(group)
+        if batches is None:  # one per node the cluster ever named: a handful
+            batches = self._groups[group] = Batches(self._send)
+        return await batches.run(work)

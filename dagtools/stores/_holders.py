@@ -28,7 +28,8 @@ def _machine() -> str:
 
 
 def _started(pid: int) -> str | None:
-    """When process `pid` started (clock ticks since boot), "" where that cannot be read, None if it is gone."""
+    """When process `pid` started (clock ticks since boot), "" where that cannot be read, None if it is gone
+    (a zombie, killed and not yet reaped by its parent, is gone: it runs nothing and holds nothing)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except FileNotFoundError:
@@ -36,7 +37,8 @@ def _started(pid: int) -> str | None:
     except OSError:
         stat = ""
     if stat:
-        return stat.rsplit(")", 1)[-1].split()[19]  # field 22, counted after the command name
+        fields = stat.rsplit(")", 1)[-1].split()
+        return None if fields[0] in ("Z", "X") else fields[19]  # the state (field 3); the start time (field 22)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -1,4 +1,5 @@
-"""Sessions in Redis, for workers on several machines (redis-py's asyncio client, the extra `redis`).
+"""Sessions in Redis, for workers on several machines (redis-py's asyncio client, the extra `redis`):
+one server (`redis://HOST:PORT/DB`) or a Redis Cluster (`redis+cluster://HOST:PORT[,HOST:PORT...]`).
 
 Each session is one hash (`version`, `data`: its snapshot) and a list (the changes since), both expiring
 after `idle_ttl` seconds without use, so Redis itself forgets idle sessions. Saves and leases are small
@@ -7,17 +8,37 @@ caller read (a version field rather than WATCH/MULTI: one round trip, and no con
 the read and the write). A turn makes two round trips: the lease is taken with the session's load
 and given back with its save. The scripts that many tasks run at once go out together, one pipeline
 at a time on one connection (`Batches`): one write and one read for them all.
+
+In a cluster, a session's three keys carry its key as a hash tag (`dagtools:session:{KEY}`), so they sit
+in one slot and every script touches one slot only; redis-py's `RedisCluster` follows `MOVED` and `ASK`
+and finds a failed primary's replica. Work is batched per node (`BatchGroups`): one pipeline to one
+node at a time, so a node that fails fails only the calls whose sessions it serves. A batch that saved
+anything ends with `WAIT`: the save is acknowledged once `replicas` replicas (1 in a cluster) have it,
+so a primary that fails after answering loses no acknowledged call to its replica's promotion. A
+replica that does not confirm within `REPLICA_WAIT_MS` (a primary left without one, after a failover)
+delays the save no longer: it is acknowledged, and logged. Every script may run twice without harm
+(a save names the version it read), so the client library's retries never apply a call twice.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import time
 from typing import Any
 
 from .._errors import ConfigError, ExecutorError
-from ._batches import Batches, Job
+from ._batches import Batches, BatchGroups, Job
 from ._store import SessionStore, StoreConflictError, StoredState, Taken
 
 __all__ = ["RedisStore"]
+
+logger = logging.getLogger("dagtools")
+
+#: How long a batch that saved waits for its replicas to confirm, in ms, before it is acknowledged anyway.
+REPLICA_WAIT_MS = 100
+#: Every wait on a Redis server: for a connection from the pool, to connect, for an answer, in seconds.
+TIMEOUT = 20
 
 _PREFIX = "dagtools:session:"
 _LEASE = "dagtools:lease:"
@@ -84,44 +105,84 @@ return 0
 
 
 class RedisStore(SessionStore):
-    """Sessions on the Redis server at `url` (`redis://HOST:PORT/DB`)."""
+    """Sessions on the Redis server at `url` (`redis://HOST:PORT/DB`, `rediss://` for TLS), or in the
+    Redis Cluster that `redis+cluster://HOST:PORT[,HOST:PORT...]` names (`rediss+cluster://` for TLS; one
+    node is enough, the client finds the rest). `replicas`: how many replicas confirm a save before it is
+    acknowledged (default 1 in a cluster, 0 on one server)."""
 
-    def __init__(self, url: str, **options: Any) -> None:
+    def __init__(self, url: str, *, replicas: int | None = None, **options: Any) -> None:
         super().__init__(**options)
         try:
             from redis import asyncio as aioredis
         except ImportError:
             raise ConfigError("The Redis session store needs redis-py: pip install 'dagtools-graphql[redis]'.") from None
         self.url = url
-        # A pool that waits for a free connection (up to 20 s) rather than failing the call with
-        # "Too many connections" once more than its 100 connections are busy at once; and a server that
-        # stops answering fails a call in 20 s rather than holding it (and those batched with it).
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url, max_connections=100, timeout=20, socket_timeout=20, socket_connect_timeout=20, decode_responses=False
-        )
-        self._redis = aioredis.Redis(connection_pool=pool)
+        scheme, _, rest = url.partition("://")
+        self.cluster = scheme.lower().endswith("+cluster")
+        self.replicas = (1 if self.cluster else 0) if replicas is None else replicas
+        if self.replicas < 0:
+            raise ConfigError(f"Store {_safe(url)!r}: replicas must be 0 or more.")
+        self._redis: Any
+        if self.cluster:
+            self._redis = _cluster_client(scheme.lower().removesuffix("+cluster"), rest)
+        else:
+            # A pool that waits for a free connection (up to 20 s) rather than failing the call with
+            # "Too many connections" once more than its 100 connections are busy at once; and a server that
+            # stops answering fails a call in 20 s rather than holding it (and those batched with it).
+            pool = aioredis.BlockingConnectionPool.from_url(
+                url, max_connections=100, timeout=TIMEOUT, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT, decode_responses=False
+            )
+            self._redis = aioredis.Redis(connection_pool=pool)
         self._load = self._redis.register_script(_LOAD)
         self._save = self._redis.register_script(_SAVE)
         self._save_release = self._redis.register_script(_SAVE_AND_RELEASE)
         self._take_lease = self._redis.register_script(_TAKE)
         self._renew_lease = self._redis.register_script(_RENEW)
         self._release_lease = self._redis.register_script(_RELEASE)
+        self._writes = {id(self._save), id(self._save_release)}
         self._batches = Batches(self._send)
+        self._groups = BatchGroups(self._send)
+        self._unconfirmed_logged = 0.0
+
+    def _name(self, prefix: str, key: str) -> str:
+        """A session's Redis key. In a cluster its three keys share a hash tag, so they sit in one slot; a
+        key that cannot be a tag as it is (empty, or starting with `}`) is tagged with its digest."""
+        if not self.cluster:
+            return prefix + key
+        if not key or key.startswith("}"):
+            return f"{prefix}{{{hashlib.sha256(key.encode()).hexdigest()[:32]}}}{key}"
+        return f"{prefix}{{{key}}}"
 
     @property
     def _idle_ms(self) -> int:
         return max(1, int(self.idle_ttl * 1000))
 
     async def _call(self, script: Any, keys: list[str], args: list[Any]) -> Any:
-        """Run `script` in the next pipeline (`_send`)."""
-        return await self._batches.run((script, keys, args))
+        """Run `script` in the next pipeline (`_send`): in a cluster, the next one to the node of its keys."""
+        if not self.cluster:
+            return await self._batches.run((script, keys, args))
+        return await self._groups.run(await self._node_of(keys[0]), (script, keys, args))
+
+    async def _node_of(self, key: str) -> str:
+        """The name of the node that serves `key`'s slot now; "" when the cluster cannot be asked (the
+        batch then says what failed)."""
+        from redis.exceptions import RedisError
+
+        try:
+            await self._redis.initialize()  # once: the cluster's slots and nodes
+            node = self._redis.get_node_from_key(key)
+        except (RedisError, OSError):
+            return ""
+        return str(node.name) if node is not None else ""
 
     async def _send(self, batch: list[Job], *, again: bool = True) -> None:
-        """The batch's scripts in one pipeline; those the server does not know yet are loaded and sent again."""
+        """The batch's scripts in one pipeline, then `WAIT` for the replicas when it saved anything; the
+        scripts the server does not know yet are loaded and sent again."""
         from redis.exceptions import NoScriptError, RedisError
 
         try:
-            if len(batch) == 1:  # alone: no pipeline to build
+            wait = self.replicas > 0 and any(id(job.work[0]) in self._writes for job in batch)
+            if len(batch) == 1 and not wait and not self.cluster:  # alone: no pipeline to build
                 script, keys, args = batch[0].work
                 try:
                     replies = [await self._redis.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)]
@@ -131,11 +192,16 @@ class RedisStore(SessionStore):
                 pipe = self._redis.pipeline(transaction=False)
                 for script, keys, args in (job.work for job in batch):
                     pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+                if wait:  # on the connection that wrote, after the writes: one per node the batch went to
+                    for target in self._targets(batch):
+                        pipe.execute_command("WAIT", self.replicas, REPLICA_WAIT_MS, **target)
                 replies = await pipe.execute(raise_on_error=False)
+                self._confirmed(replies[len(batch) :])
+                replies = replies[: len(batch)]
             unknown = [job for job, reply in zip(batch, replies) if isinstance(reply, NoScriptError)]
             if unknown and again:  # a new or restarted server: EVALSHA ran nothing, so sending them again is safe
                 for script in {id(job.work[0]): job.work[0] for job in unknown}.values():
-                    script.sha = await self._redis.script_load(script.script)
+                    await self._redis.script_load(script.script)  # a cluster loads it on every primary
                 await self._send(unknown, again=False)
             for job, reply in zip(batch, replies):
                 if isinstance(reply, NoScriptError) and again:
@@ -148,34 +214,62 @@ class RedisStore(SessionStore):
             for job in batch:
                 job.error = self._failed(error)
 
+    def _targets(self, batch: list[Job]) -> list[dict[str, Any]]:
+        """Where the batch's `WAIT` goes: the one server, or each cluster node its keys are on now."""
+        if not self.cluster:
+            return [{}]
+        nodes = {}
+        for job in batch:
+            node = self._redis.get_node_from_key(job.work[1][0])
+            if node is not None:
+                nodes[node.name] = node
+        return [{"target_nodes": node} for node in nodes.values()]
+
+    def _confirmed(self, replies: list[Any]) -> None:
+        """Log (at most once a minute) a batch whose saves fewer replicas than asked confirmed in time."""
+        short = [reply for reply in replies if isinstance(reply, Exception) or int(reply) < self.replicas]
+        if short and time.monotonic() - self._unconfirmed_logged > 60:
+            self._unconfirmed_logged = time.monotonic()
+            logger.warning(
+                "The Redis session store at %s: saves were acknowledged without %d replica(s) confirming them "
+                "within %d ms (%s); a primary lost now may lose them. Check the replicas.",
+                _safe(self.url),
+                self.replicas,
+                REPLICA_WAIT_MS,
+                short[0],
+            )
+
     def _failed(self, error: BaseException) -> ExecutorError:
-        return ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {error}. Check that it is running.")
+        said = str(error).rstrip(". ") or type(error).__name__
+        return ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {said}. Check that it is running.")
 
     async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
-        found = await self._call(self._load, [_PREFIX + key, _LOG + key], [-1 if known is None else known, self._idle_ms])
+        keys = [self._name(_PREFIX, key), self._name(_LOG, key)]
+        found = await self._call(self._load, keys, [-1 if known is None else known, self._idle_ms])
         return _loaded(found)
 
     async def save(self, key: str, data: bytes, *, version: int, change: bool = False) -> int:
         arguments = [version, data, self._idle_ms, 1 if change else 0]
-        return _saved(key, version, await self._call(self._save, [_PREFIX + key, _LOG + key], arguments))
+        return _saved(key, version, await self._call(self._save, [self._name(_PREFIX, key), self._name(_LOG, key)], arguments))
 
     async def _save_and_release(self, key: str, token: str, data: bytes, *, version: int, change: bool) -> int:
         arguments = [version, data, self._idle_ms, 1 if change else 0, token]
-        return _saved(key, version, await self._call(self._save_release, [_PREFIX + key, _LOG + key, _LEASE + key], arguments))
+        keys = [self._name(_PREFIX, key), self._name(_LOG, key), self._name(_LEASE, key)]
+        return _saved(key, version, await self._call(self._save_release, keys, arguments))
 
     async def delete(self, key: str) -> bool:
         from redis.exceptions import RedisError
 
         try:
-            return bool(await self._redis.delete(_PREFIX + key, _LOG + key))
+            return bool(await self._redis.delete(self._name(_PREFIX, key), self._name(_LOG, key)))
         except RedisError as error:
-            raise ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {error}. Check that it is running.") from None
+            raise self._failed(error) from None
 
     async def expire(self) -> int:
         return 0  # every session key carries its own expiry
 
     async def _take(self, key: str, token: str, seconds: float, *, load: bool, known: int | None) -> Taken:
-        keys = [_LEASE + key, _PREFIX + key, _LOG + key]
+        keys = [self._name(_LEASE, key), self._name(_PREFIX, key), self._name(_LOG, key)]
         arguments = [token, int(seconds * 1000), 1 if load else 0, -1 if known is None else known, self._idle_ms]
         found = await self._call(self._take_lease, keys, arguments)
         if not int(found[0]):
@@ -183,22 +277,25 @@ class RedisStore(SessionStore):
         return Taken(held=True, stored=_loaded(found[1:]) if load else None)
 
     async def _renew(self, key: str, token: str, seconds: float) -> None:
-        await self._call(self._renew_lease, [_LEASE + key], [token, int(seconds * 1000)])
+        await self._call(self._renew_lease, [self._name(_LEASE, key)], [token, int(seconds * 1000)])
 
     async def _release(self, key: str, token: str) -> None:
-        await self._call(self._release_lease, [_LEASE + key], [token])
+        await self._call(self._release_lease, [self._name(_LEASE, key)], [token])
 
     async def _holder(self, key: str) -> str | None:
         from redis.exceptions import RedisError
 
         try:
-            holder = await self._redis.get(_LEASE + key)
+            holder = await self._redis.get(self._name(_LEASE, key))
         except RedisError as error:
-            raise ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {error}. Check that it is running.") from None
+            raise self._failed(error) from None
         return None if holder is None else _text(holder)
 
     async def aclose(self) -> None:
-        await self._redis.aclose(close_connection_pool=True)  # the pool is ours: given to the client, not owned by it
+        if self.cluster:
+            await self._redis.aclose()
+        else:
+            await self._redis.aclose(close_connection_pool=True)  # the pool is ours: given to the client, not owned by it
 
     def __repr__(self) -> str:
         return f"RedisStore({_safe(self.url)!r})"
@@ -229,3 +326,31 @@ def _safe(url: str) -> str:
         return url
     scheme, rest = url.split("://", 1) if "://" in url else ("", url)
     return f"{scheme}://***@{rest.rsplit('@', 1)[1]}"
+
+
+def _cluster_client(scheme: str, rest: str) -> Any:
+    """A `RedisCluster` from the part of a `redis+cluster://` URL after the scheme: its nodes (any one is
+    enough to start), with the same bounded waits as one server's pool."""
+    from redis.asyncio.cluster import ClusterNode, RedisCluster
+
+    where = rest.split("?", 1)[0]
+    auth, _, hosts = where.rpartition("@")
+    hosts = hosts.split("/", 1)[0]
+    nodes = []
+    for host in (h for h in hosts.split(",") if h):
+        name, _, port = host.rpartition(":") if ":" in host else (host, "", "6379")
+        try:
+            nodes.append(ClusterNode(name or "127.0.0.1", int(port or 6379)))
+        except ValueError:
+            raise ConfigError(f"Redis Cluster node {host!r}: give HOST:PORT.") from None
+    if not nodes:
+        raise ConfigError("A Redis Cluster URL names at least one node: redis+cluster://HOST:PORT[,HOST:PORT...].")
+    first = f"{scheme}://{auth + '@' if auth else ''}{nodes[0].host}:{nodes[0].port}"
+    return RedisCluster.from_url(
+        first,
+        startup_nodes=nodes,
+        max_connections=100,
+        socket_timeout=TIMEOUT,
+        socket_connect_timeout=TIMEOUT,
+        decode_responses=False,
+    )

@@ -355,7 +355,9 @@ def open_store(url: str) -> SessionStore:
 
     `memory:` (one store per process, shared by every session opened with it; `memory:NAME` for
     another), `sqlite:///relative/path.db`, `sqlite:////absolute/path.db` or `sqlite:` (a file
-    under `default_data_dir()`), `redis://HOST:PORT/DB` or `rediss://...` (TLS).
+    under `default_data_dir()`), `redis://HOST:PORT/DB` or `rediss://...` (TLS), and a Redis Cluster:
+    `redis+cluster://HOST:PORT[,HOST:PORT...]` or `rediss+cluster://...`. On Redis, `?replicas=N` is how
+    many replicas confirm a save before it is acknowledged (1 in a cluster, 0 on one server).
     """
     parts = urlsplit(url)
     query = parse_qs(parts.query)
@@ -376,8 +378,14 @@ def open_store(url: str) -> SessionStore:
 
         path = parts.path[1:] if parts.path.startswith("/") else parts.path
         return SqliteStore(Path(path).expanduser() if path else default_data_dir() / "sessions.sqlite3", **options)
-    if scheme in ("redis", "rediss", "unix"):
+    if scheme in ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster"):
         from ._redis import RedisStore
 
-        return RedisStore(url.split("?", 1)[0], **options)
-    raise ConfigError(f"Unknown session store {url!r}. Use memory:, sqlite:///PATH or redis://HOST:PORT/DB.")
+        replicas: int | None = None
+        if "replicas" in query:
+            try:
+                replicas = int(query["replicas"][-1])
+            except ValueError:
+                raise ConfigError(f"Store {url.split('?', 1)[0]!r}: replicas must be a whole number.") from None
+        return RedisStore(url.split("?", 1)[0], replicas=replicas, **options)
+    raise ConfigError(f"Unknown session store {url!r}. Use memory:, sqlite:///PATH, redis://HOST:PORT/DB or redis+cluster://HOST:PORT.")

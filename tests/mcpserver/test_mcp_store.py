@@ -106,7 +106,7 @@ def test_store_option_and_config_key(tmp_path: Path) -> None:
     config = tmp_path / "mcp.yaml"
     config.write_text("source: api.graphql\nstore: sqlite:///sessions.db\n")
     assert load_mcp_config(config).store == "sqlite:///sessions.db"
-    with pytest.raises(ConfigError, match="store must be memory:, sqlite:///PATH or redis://"):
+    with pytest.raises(ConfigError, match="store must be memory:, sqlite:///PATH, redis://HOST:PORT/DB or redis[+]cluster://"):
         McpConfig(source="api.graphql", store="postgres://db")
 
 

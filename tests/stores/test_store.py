@@ -1,5 +1,6 @@
-"""Session stores: memory, SQLite and a real redis-server on loopback. A session survives the process
-that owned it being killed, and two processes working on one key lose no update."""
+"""Session stores: memory, SQLite, a real redis-server on loopback and a real Redis Cluster of 3 primaries
+and 3 replicas (`tests/redis_cluster.py`). A session survives the process that owned it being killed, and
+two processes working on one key lose no update."""
 
 from __future__ import annotations
 
@@ -47,33 +48,71 @@ def redis_url():
         server.wait(10)
 
 
-@pytest.fixture(params=["memory", "sqlite", "redis"])
+@pytest.fixture(scope="module")
+def redis_cluster():
+    """A real Redis Cluster (3 primaries, 3 replicas) on loopback, for this module; skips, saying why, where it cannot start."""
+    pytest.importorskip("redis", reason="redis-py is not installed (pip install 'dagtools-graphql[redis]'): Redis Cluster not tested")
+    from tests.redis_cluster import RedisCluster, Unavailable
+
+    try:
+        cluster = RedisCluster()
+    except Unavailable as why:
+        pytest.skip(f"no Redis Cluster: {why}")
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis", "cluster"])
 def store_url(request, tmp_path):
     if request.param == "memory":
         return f"memory:{tmp_path.name}"
     return _fresh(request, tmp_path)
 
 
-@pytest.fixture(params=["sqlite", "redis"])
+@pytest.fixture(params=["sqlite", "redis", "cluster"])
 def shared_url(request, tmp_path):
     """Stores several processes reach."""
     return _fresh(request, tmp_path)
 
 
+@pytest.fixture(params=["redis", "cluster"])
+def redis_kind(request) -> str:
+    return request.param
+
+
 def _fresh(request, tmp_path: Path) -> str:
-    """An empty store of the requested kind: a new SQLite file, or the Redis server's database emptied."""
+    """An empty store of the requested kind: a new SQLite file, or the Redis server's (or cluster's) data emptied."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'sessions.db'}"
-    return _fresh_redis(request)
+    return _fresh_redis(request, request.param)
 
 
-def _fresh_redis(request) -> str:
+def _fresh_redis(request, kind: str = "redis") -> str:
     import redis
 
+    if kind == "cluster":
+        cluster = request.getfixturevalue("redis_cluster")
+        cluster.flush()
+        return cluster.url
     url = request.getfixturevalue("redis_url")
     with redis.Redis.from_url(url) as client:
         client.flushdb()
     return url
+
+
+def _flush_scripts(request, kind: str, url: str) -> None:
+    """Make the server (every node of the cluster) forget the store's scripts, as a restart does."""
+    import redis
+
+    if kind == "cluster":
+        cluster = request.getfixturevalue("redis_cluster")
+        for port in cluster.live():
+            cluster.ask(port, "script", "flush")
+        return
+    with redis.Redis.from_url(url) as client:
+        client.script_flush()
 
 
 # -- the store interface ------------------------------------------------------------------------------
@@ -118,7 +157,7 @@ def test_store_urls():
     assert open_store("sqlite:////abs/s.db").path == Path("/abs/s.db")
     assert open_store("sqlite:").path == default_data_dir() / "sessions.sqlite3"
     assert open_store("memory:x?idle=60").idle_ttl == 60
-    with pytest.raises(ConfigError, match="Use memory:, sqlite:///PATH or redis://"):
+    with pytest.raises(ConfigError, match="Use memory:, sqlite:///PATH, redis://HOST:PORT/DB or redis[+]cluster://"):
         open_store("postgres://db")
     with pytest.raises(ConfigError, match="idle must be a number"):
         open_store("memory:?idle=soon")
@@ -431,20 +470,16 @@ async def test_calls_batched_together_succeed_or_fail_each_on_its_own(store_url)
         await store.aclose()
 
 
-async def test_a_redis_server_that_lost_the_scripts_gets_them_again(request, tmp_path):
+async def test_a_redis_server_that_lost_the_scripts_gets_them_again(request, redis_kind):
     """A restarted (or flushed) server knows none of the store's scripts: calls alone and calls batched
     together load them again and run once each."""
-    import redis
-
-    url = _fresh_redis(request)
+    url = _fresh_redis(request, redis_kind)
     store = open_store(url)
     try:
         await store.save("lost", b'{"objects":[]}', version=0)
-        with redis.Redis.from_url(url) as client:
-            client.script_flush()
+        _flush_scripts(request, redis_kind, url)
         assert (await store.load("lost")) is not None  # alone
-        with redis.Redis.from_url(url) as client:
-            client.script_flush()
+        _flush_scripts(request, redis_kind, url)
         versions: list[int] = []
 
         async def save(version: int) -> None:
@@ -510,6 +545,25 @@ def test_a_lease_from_another_machine_or_a_live_process_is_not_broken():
     machine = mine[0]
     assert not holder_gone(f"{machine}:{parent}::{'0' * 32}")  # a live process, start time unread
     assert holder_gone(f"{machine}:{parent}:1:{'0' * 32}")  # the PID now names a process started later: another one
+
+
+def test_a_killed_holder_not_yet_reaped_is_gone():
+    """A worker SIGKILLed whose parent has not waited for it yet is a zombie: it holds nothing."""
+    from dagtools.stores._holders import _started, holder_gone, new_token
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        machine = new_token().split(":")[0]
+        token = f"{machine}:{child.pid}:{_started(child.pid)}:{'0' * 32}"
+        assert not holder_gone(token)
+        child.send_signal(signal.SIGKILL)
+        deadline = time.monotonic() + 5
+        while Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] != "Z" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert holder_gone(token)  # not reaped yet: a zombie
+    finally:
+        child.kill()
+        child.wait()
 
 
 # -- a call saves what it changed ------------------------------------------------------------------------------
