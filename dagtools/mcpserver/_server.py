@@ -53,6 +53,7 @@ __all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer"]
 
 _STATE_KEY = "dagtools.session"
 WATCH_SECONDS = 1.0  #: how often a session with a listen stream open looks for other workers' tool-list changes
+_REACH_THE_API = frozenset({"callTool", "callChain"})  #: built-ins that run the API's tools: open-world, as field tools are
 
 INSTRUCTIONS = """\
 This server exposes a GraphQL API as tools. Every field of every object type is a tool named \
@@ -361,7 +362,7 @@ class McpToolServer(AsyncClosing):
             annotations=types.ToolAnnotations(
                 read_only_hint=tool.read_only,
                 destructive_hint=tool.destructive if not tool.read_only else None,
-                open_world_hint=tool.kind == "field",
+                open_world_hint=None if tool.kind == "field" or tool.name in _REACH_THE_API else False,
             ),
         )
 
