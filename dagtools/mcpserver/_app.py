@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import logging
 import sys
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -24,12 +25,15 @@ from ._auth import WELL_KNOWN, BearerTokens, protected_resource_metadata, unauth
 from ._config import McpConfig
 from ._handshakes import Handshakes
 from ._keys import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER
+from ._limits import mark_invalid_text
 from ._memory import MemoryReturn
 
 if TYPE_CHECKING:
     from ._server import McpToolServer
 
 __all__ = ["build_http_app", "check_exposure", "is_loopback"]
+
+logger = logging.getLogger("dagtools")
 
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 _WILDCARDS = ("", "0.0.0.0", "::", "[::]")
@@ -161,6 +165,10 @@ class _Gate:
             return
         self.memory.request_started()
         try:
+            if scope.get("method") == "POST":
+                receive = await _whole_body(scope, receive)
+                if receive is None:
+                    return
             await self.app(scope, receive, self._answering(scope, send))
         finally:
             self.memory.request_ended()
@@ -212,6 +220,34 @@ class _Gate:
             await send(message)
 
         return sending
+
+
+async def _whole_body(scope: dict[str, Any], receive: Any) -> Any:
+    """`receive` for the app once the whole body is in, with a call's invalid text marked
+    (`mark_invalid_text`); None when the client went away first (the body deadline of `_connections`,
+    or a client that gave up): there is no one to answer, and one line in the log says so."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            client = scope.get("client") or ("unknown",)
+            logger.warning("dagtools mcp: %s went away before sending the whole request body; nothing was run", client[0])
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    body = b"".join(chunks)
+    body = mark_invalid_text(body) or body
+    sent = False
+
+    async def replay() -> dict[str, Any]:
+        nonlocal sent
+        if sent:
+            return await receive()  # after the body, only a disconnect
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
 
 
 def _session_opened(scope: dict[str, Any], headers: list[tuple[bytes, bytes]]) -> str | None:

@@ -34,7 +34,7 @@ from ._banner import schema_size
 from ._config import McpConfig
 from ._forwarding import UpstreamClient, forwarded_headers, request_headers, use_forwarded
 from ._keys import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, session_key
-from ._limits import argument_bytes, refusal
+from ._limits import argument_bytes, invalid_text, refusal
 from ._listing import cached_listing, opens_keyed, opens_session, remember_listing, warm_up
 from ._memory import MemoryReturn
 
@@ -277,6 +277,10 @@ class McpToolServer(AsyncClosing):
         return self._with_key(ctx, listed)
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
+        invalid = invalid_text(params.name, params.arguments, params.meta)
+        if invalid is not None:  # before the session: a refused call opens and changes nothing
+            name = params.name.encode(errors="replace").decode()
+            return self._result(ToolResult.error(ToolCall(name=name, arguments={}), invalid))
         try:
             state = await self._state(ctx)
         except DagtoolsError as error:
