@@ -4,7 +4,8 @@ A session keeps what its calls sent and got back (the context, the objects, long
 on), so a client sending large arguments over and over would grow one session without bound. Two
 limits stop that, each refused with a message that names it and changes nothing:
 - `max_argument_bytes`: the JSON of one call's arguments;
-- `max_session_bytes`: what one session's calls have sent and got back, added up.
+- `max_session_bytes`: what one session's calls have sent and got back, added up (`Session.held_bytes`,
+  counted in each call's turn and kept with the session in a store, so it holds across restarts too).
 
 Text that is not valid Unicode (a lone UTF-16 surrogate such as `"\\ud800"`, which JSON can spell
 but UTF-8 cannot) is refused the same way, in either protocol era. The SDK parses a handshake-era

@@ -287,7 +287,7 @@ class McpToolServer(AsyncClosing):
             return self._result(ToolResult.error(ToolCall(name=params.name), f"dagtools could not open a session: {error}"))
         arguments = dict(params.arguments or {})
         size = argument_bytes(arguments)
-        refused = refusal(self.config, state.held, size)
+        refused = refusal(self.config, state.session.held_bytes, size)  # as of its last turn here, or as restored
         if refused is not None:
             return self._with_key(ctx, self._result(ToolResult.error(ToolCall(name=params.name), refused)))
         async with state.lock:  # a call catches up with the store itself, inside its turn (`SessionKeeper.run`)
@@ -304,8 +304,6 @@ class McpToolServer(AsyncClosing):
             except DagtoolsError as error:  # the store refused (busy, changed meanwhile, gone): nothing was saved
                 result = ToolResult.error(call, str(error))
             changed = self._dynamic and state.session.toolset.version() != before
-            if not result.is_error:  # what the session now keeps of this call
-                state.held += size + len(result.content)
         if changed:
             await self._tools_changed(ctx, state)
         return self._with_key(ctx, self._result(result))
