@@ -14,6 +14,7 @@ reaches a host nobody configured. Error texts go through `redact` with the confi
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
 import os
@@ -214,16 +215,26 @@ class HttpExecutor(AsyncClosing):
                     "and not overloaded, or allow more time (--timeout)."
                 )
             ) from error
-        except (httpx.TransportError, OSError) as error:
-            raise _Attempt(
-                TransportError(
-                    f"The API at {self.shown_url} could not be reached ({_describe(error)}){_TRIES}. Check the URL, that the "
-                    "server is running, and the network or proxy between."
-                )
+        except (httpx.ConnectError, ConnectionRefusedError) as error:
+            if not _is_loopback(url.host):
+                raise _Attempt(TransportError(self._unreachable(error))) from error
+            # Nothing listens on this machine's port: no wait will change that, so it is said at once.
+            raise TransportError(
+                f"The API at {self.shown_url} could not be reached: the connection was refused, so nothing listens on "
+                f"{url.host}:{url.port or (443 if url.scheme == 'https' else 80)} (refused connections on this machine are not retried). "
+                "Start the API's server, or check the URL and its port."
             ) from error
+        except (httpx.TransportError, OSError) as error:
+            raise _Attempt(TransportError(self._unreachable(error))) from error
         raise ExecutorError(
             f"The API at {self.shown_url} redirected more than {_MAX_REDIRECTS} times in a row (a redirect loop?). "
             "Point dagtools at the URL the API finally answers on."
+        )
+
+    def _unreachable(self, error: BaseException) -> str:
+        return (
+            f"The API at {self.shown_url} could not be reached ({_describe(error)}){_TRIES}. Check the URL, that the "
+            "server is running, and the network or proxy between."
         )
 
     def _redirect(self, url: httpx.URL, answer: httpx.Response) -> httpx.URL:
@@ -332,6 +343,16 @@ def _web_page(answer: httpx.Response, content: bytes | bytearray) -> str | None:
 def _excerpt(content: bytes | bytearray) -> str:
     text = " ".join(bytes(content[: _EXCERPT * 4]).decode("utf-8", "replace").split())
     return text if len(text) <= _EXCERPT else text[:_EXCERPT] + "..."
+
+
+def _is_loopback(host: str) -> bool:
+    """This machine: a refused connection there means nothing listens, not a network having a moment."""
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def _describe(error: BaseException) -> str:

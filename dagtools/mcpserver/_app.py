@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 
 __all__ = ["build_http_app", "check_exposure", "is_loopback"]
 
-logger = logging.getLogger("dagtools")
+#: The HTTP server's own log, which uvicorn shows at warning level: where a failed request was told before.
+server_log = logging.getLogger("uvicorn.error")
 
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 _WILDCARDS = ("", "0.0.0.0", "::", "[::]")
@@ -231,7 +232,10 @@ async def _whole_body(scope: dict[str, Any], receive: Any) -> Any:
         message = await receive()
         if message["type"] != "http.request":
             client = scope.get("client") or ("unknown",)
-            logger.warning("dagtools mcp: %s went away before sending the whole request body; nothing was run", client[0])
+            server_log.warning(
+                "dagtools mcp: a request body from %s did not all arrive (cut at body_timeout, or the client went away); nothing was run",
+                client[0],
+            )
             return None
         chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
