@@ -149,6 +149,7 @@ E2E: dict[str, tuple[str, ...]] = {
     "mcpserver/test_mcp_odd_input.py": ("*",),
     "mcpserver/test_mcp_roaming.py": ("*",),
     "mcpserver/test_mcp_messages.py": ("*",),
+    "mcpserver/test_mcp_listing.py": ("*",),
     "test_packaging.py": ("*",),
     "test_readme.py": ("test_shell_block_runs*", "test_python_block_runs*"),
     "session/test_session_lifetime.py": ("test_no_open_sockets_under_dev_mode",),

@@ -226,8 +226,12 @@ class _Gate:
 async def _whole_body(scope: dict[str, Any], receive: Any) -> Any:
     """`receive` for the app once the whole body is in, with a call's invalid text marked
     (`mark_invalid_text`); None when the client went away first (the body deadline of `_connections`,
-    or a client that gave up): there is no one to answer, and one line in the log says so."""
+    or a client that gave up): there is no one to answer, and one line in the log says so. A body past
+    the SDK's limit is not held: it goes on as it came, for the SDK to refuse (413)."""
+    from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
     chunks: list[bytes] = []
+    total = 0
     while True:
         message = await receive()
         if message["type"] != "http.request":
@@ -238,18 +242,24 @@ async def _whole_body(scope: dict[str, Any], receive: Any) -> Any:
             )
             return None
         chunks.append(message.get("body", b""))
+        total += len(chunks[-1])
         if not message.get("more_body", False):
             break
+        if total > DEFAULT_MAX_REQUEST_BODY_SIZE:
+            return _replay(chunks, receive, more=True)
     body = b"".join(chunks)
-    body = mark_invalid_text(body) or body
-    sent = False
+    return _replay([mark_invalid_text(body) or body], receive, more=False)
+
+
+def _replay(chunks: list[bytes], receive: Any, *, more: bool) -> Any:
+    """`receive` that gives `chunks` again, then whatever `receive` gives (the rest, or a disconnect)."""
+    waiting = list(chunks)
 
     async def replay() -> dict[str, Any]:
-        nonlocal sent
-        if sent:
-            return await receive()  # after the body, only a disconnect
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
+        if waiting:
+            body = waiting.pop(0)
+            return {"type": "http.request", "body": body, "more_body": more or bool(waiting)}
+        return await receive()
 
     return replay
 

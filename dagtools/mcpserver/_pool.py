@@ -46,6 +46,9 @@ class ClientState:
     listen: Any = None
     #: What the client sees of the session, made once (the server's `toolset_of`).
     toolset: Toolset | None = None
+    #: The tools last listed to this client and the toolset version they were listed at: listed again
+    #: as they were until the version moves, which is when the client is told the list changed.
+    listed: tuple[Any, list[Any]] | None = None
 
     @property
     def busy(self) -> bool:

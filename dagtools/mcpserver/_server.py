@@ -270,11 +270,25 @@ class McpToolServer(AsyncClosing):
             from mcp.shared.exceptions import MCPError
 
             raise MCPError(code=types.INTERNAL_ERROR, message=f"dagtools could not open a session: {error}") from None
-        listed = types.ListToolsResult(tools=[self._mcp_tool(t) for t in self._toolset(state).list_tools()])
+        listed = types.ListToolsResult(tools=self._listing(state))
         if fresh:
             dumped = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools]
             remember_listing(self.loaded, self.config, dumped, list(schema_size(self)))
         return self._with_key(ctx, listed)
+
+    def _listing(self, state: ClientState) -> list[Any]:
+        """The client's tools, the same as last time until their names change.
+
+        Descriptions follow what the session holds (selectTools' names the objects held and the tools
+        they open), but a client hears of a change only when the names change (`tools/list_changed`, or
+        never in fixed mode): between those, what it cached must still be what it would be given. So a
+        listing is kept per client with the version it was made at, and made again when the version
+        moves. The current state is always one selectTools call (with no tools) away."""
+        toolset = self._toolset(state)
+        version = toolset.version()
+        if state.listed is None or state.listed[0] != version:
+            state.listed = (version, [self._mcp_tool(t) for t in toolset.list_tools()])
+        return list(state.listed[1])
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
         invalid = invalid_text(params.name, params.arguments, params.meta)

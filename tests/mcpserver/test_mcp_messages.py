@@ -9,6 +9,7 @@ import pty
 import select
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,17 @@ def test_a_body_cut_at_the_deadline_is_one_line_in_the_log(tmp_path: Path) -> No
     lines = [line for line in log.splitlines() if "did not all arrive" in line]
     assert len(lines) == 2 and "127.0.0.1" in lines[0] and "nothing was run" in lines[0], log
     assert "Traceback" not in log and "Exception in ASGI application" not in log, log
+
+
+def test_a_body_past_the_limit_is_still_refused_with_413(tmp_path: Path) -> None:
+    """The gate reads a request's body before the SDK does (to find invalid text): never past the SDK's limit."""
+    import httpx
+
+    def six_mib() -> Iterator[bytes]:
+        for _ in range(6):
+            yield b" " * 1024 * 1024
+
+    with server(tmp_path) as mcp:
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        refused = httpx.post(mcp.url, content=six_mib(), headers=headers, timeout=30)
+        assert refused.status_code == 413, refused.text
