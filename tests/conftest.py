@@ -150,6 +150,7 @@ E2E: dict[str, tuple[str, ...]] = {
     "mcpserver/test_mcp_roaming.py": ("*",),
     "mcpserver/test_mcp_messages.py": ("*",),
     "mcpserver/test_mcp_listing.py": ("*",),
+    "mcpserver/test_mcp_warm_url.py": ("*",),
     "test_packaging.py": ("*",),
     "test_readme.py": ("test_shell_block_runs*", "test_python_block_runs*"),
     "session/test_session_lifetime.py": ("test_no_open_sockets_under_dev_mode",),

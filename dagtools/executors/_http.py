@@ -17,7 +17,6 @@ import asyncio
 import ipaddress
 import json
 import logging
-import os
 import re
 import time
 from collections.abc import Mapping
@@ -36,6 +35,7 @@ from .._retries import Retryable, retry_after_seconds, retrying
 from .._telemetry import active_telemetry, note_answer, note_attempt
 from ._base import Response
 from ._bodies import Progress, encode_json, read_capped
+from ._headers import env_headers, merge_headers
 from ._tls import tls_context
 
 __all__ = ["HttpExecutor", "Progress", "env_headers", "merge_headers"]
@@ -381,33 +381,3 @@ def is_mutation(document: str, operation_name: str | None = None) -> bool:
 
 
 # -- headers from the environment ------------------------------------------------------------------------
-
-
-def env_headers(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Headers from `DAGTOOLS_HEADERS` (a JSON object) and `DAGTOOLS_AUTHORIZATION` (the Authorization value)."""
-    environ = os.environ if environ is None else environ
-    headers: dict[str, str] = {}
-    raw = environ.get("DAGTOOLS_HEADERS", "").strip()
-    if raw:
-        try:
-            value = json.loads(raw)
-        except ValueError as error:
-            raise ExecutorError(
-                f'DAGTOOLS_HEADERS is not valid JSON ({error}); set it to an object such as {{"X-Api-Key": "..."}}.'
-            ) from None
-        if not isinstance(value, dict):
-            raise ExecutorError('DAGTOOLS_HEADERS must be a JSON object such as {"X-Api-Key": "..."}.')
-        headers = merge_headers(headers, {str(k): str(v) for k, v in value.items()})
-    authorization = environ.get("DAGTOOLS_AUTHORIZATION", "").strip()
-    if authorization:
-        headers = merge_headers(headers, {"Authorization": authorization})
-    return headers
-
-
-def merge_headers(*layers: Mapping[str, str] | None) -> dict[str, str]:
-    """Later layers win; names compare case-insensitively, as HTTP says, keeping the later spelling."""
-    merged: dict[str, tuple[str, str]] = {}
-    for layer in layers:
-        for name, value in (layer or {}).items():
-            merged[name.lower()] = (name, value)
-    return dict(merged.values())

@@ -277,13 +277,9 @@ class McpToolServer(AsyncClosing):
         return self._with_key(ctx, listed)
 
     def _listing(self, state: ClientState) -> list[Any]:
-        """The client's tools, the same as last time until their names change.
-
-        Descriptions follow what the session holds (selectTools' names the objects held and the tools
-        they open), but a client hears of a change only when the names change (`tools/list_changed`, or
-        never in fixed mode): between those, what it cached must still be what it would be given. So a
-        listing is kept per client with the version it was made at, and made again when the version
-        moves. The current state is always one selectTools call (with no tools) away."""
+        """The client's tools, byte for byte as last time until their names change: a client is told of a
+        change only then (`tools/list_changed`; never in fixed mode), so what it cached stays what it
+        would be given. The session as it is now is one selectTools call (with no tools) away."""
         toolset = self._toolset(state)
         version = toolset.version()
         if state.listed is None or state.listed[0] != version:
