@@ -35,7 +35,7 @@ def serve_mcp(config: McpConfig) -> None:
 async def serve_stdio(server: McpToolServer) -> None:
     from mcp.server.stdio import stdio_server
 
-    if sys.stdin.isatty():  # typed at a terminal: a client starts it, with its messages on stdin
+    if sys.stdin is not None and sys.stdin.isatty():  # typed at a terminal: a client starts it, with its messages on stdin
         print(
             "dagtools mcp: waiting for an MCP client on stdin: an MCP client (Claude Desktop, an IDE) starts this "
             "command itself and speaks to it there. Press Ctrl-D to stop. To serve over HTTP instead, add "
