@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from .._errors import ToolCallError
-from .._tools import Tool, ToolCall
+from .._tools import Tool, ToolCall, ToolResult
 from ..calls._chain_calls import CALL_CHAIN
 from ..catalogue._describe import DESCRIBE_TOOLS, describe_names, is_path
 from ..catalogue._reach import example_call, example_path
@@ -27,7 +27,7 @@ from ..session._metatools import SEARCH_PARAMETER
 from ..session._session import Session
 from ..session._toolsets import FunctionToolset, OwnedTool, Toolset, close_names
 
-__all__ = ["FixedToolset", "tool_schemas"]
+__all__ = ["FixedToolset", "mcp_result", "mcp_tool", "tool_schemas"]
 
 CALL_TOOL = "callTool"
 _NAMES = {"type": "array", "items": {"type": "string"}}
@@ -228,3 +228,27 @@ def tool_schemas(session: Session, names: list[str], budget: int = SCHEMAS_BUDGE
 def _not_shown(left: list[str]) -> str:
     names = ", ".join(left[:20]) + (f" and {len(left) - 20} more" if len(left) > 20 else "")
     return f"These did not fit in one answer; describeTools shows their schemas: {names}."
+
+
+#: Built-ins that run the API's tools: open-world, as field tools are.
+_REACH_THE_API = frozenset({"callTool", "callChain"})
+
+
+def mcp_tool(types: Any, tool: Tool) -> Any:
+    """A tool as the MCP SDK's `types.Tool`, with the hints a client shows its user."""
+    rendered = render_tool(tool, "mcp")
+    return types.Tool(
+        name=rendered["name"],
+        description=rendered["description"],
+        input_schema=rendered["inputSchema"],
+        annotations=types.ToolAnnotations(
+            read_only_hint=tool.read_only,
+            destructive_hint=tool.destructive if not tool.read_only else None,
+            open_world_hint=None if tool.kind == "field" or tool.name in _REACH_THE_API else False,
+        ),
+    )
+
+
+def mcp_result(types: Any, result: ToolResult) -> Any:
+    """A tool's result as the MCP SDK's `types.CallToolResult`: its text, flagged when it is an error."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=result.content)], is_error=result.is_error)

@@ -67,6 +67,7 @@ class McpHttp:
 
     def __init__(self, source: str, cache_dir: Path, *extra: str, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
+        self.log = ""
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.process = subprocess.Popen(
             [DAGTOOLS, "mcp", source, "--transport", "http", "--port", str(self.port), *extra],
@@ -93,6 +94,8 @@ class McpHttp:
             self.process.kill()
             self.process.wait()
         if self.process.stderr:
+            #: What the server wrote to stderr (its start-up lines and its log), once it has stopped.
+            self.log = self.process.stderr.read().decode(errors="replace")
             self.process.stderr.close()
 
 
