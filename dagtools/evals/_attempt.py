@@ -108,7 +108,8 @@ def _query_prompt(task: EvalTask, session: Session) -> str:
 
 def _output_failure(task: EvalTask, session: Session, result: RunResult) -> str | None:
     if task.outputs and result.reason != "saved":
-        return f"not saved ({result.reason.replace('_', ' ')})"
+        why = f": {result.message}" if result.reason == "model_error" and result.message else ""  # what the model's side said
+        return f"not saved ({result.reason.replace('_', ' ')}){why}"
     for check in task.output_checks:
         value = result.outputs.get(check.output)
         if check.has_equals and value != check.equals:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -270,3 +271,20 @@ def test_the_legend_names_the_modes_in_the_order_of_the_bars(kitchen_eval):
 def test_the_console_says_when_the_model_is_a_script(kitchen_eval):
     run, _ = kitchen_eval
     assert "is a script, not a model" in run.stderr
+
+
+def test_a_model_that_cannot_be_reached_says_why_in_each_attempt(tmp_path: Path):
+    """An attempt the model's side ended says what it said (here: nothing listens at --base-url), in the
+    console, the results and the table, not only "model error"."""
+    from tests.servers import free_port
+
+    out = tmp_path / "eval"
+    base = f"http://127.0.0.1:{free_port()}/v1"
+    run = dagtools(
+        "eval", str(KITCHEN_TASKS), "--model", "openai:local", "--base-url", base, "-n", "1", "--tools", "dynamic",
+        "--retries", "0", "--out", str(out), env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr  # every attempt ran to its verdict (no --min-success to miss)
+    attempts, _ = read_lines(out)
+    assert attempts and all(a["failure"].startswith("not saved (model error): the model failed: Nothing answers at") for a in attempts)
+    assert f"{base}/chat/completions" in run.stderr and "--base-url" in run.stdout
