@@ -18,7 +18,6 @@ import shutil
 import signal
 import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,8 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 
 from tests.clients import guarded_kitchen, launch_line, measured  # noqa: E402
 from tests.conftest import ROOT, shared_schema_path  # noqa: E402
-from tests.mcpserver.test_mcp import ERAS, _free_port, http_client, names  # noqa: E402
+from tests.mcpserver.test_mcp import ERAS, http_client, names  # noqa: E402
+from tests.servers import free_port, wait_for_port  # noqa: E402
 
 #: The setups that start an installed dagtools: the published ones run the same arguments through uvx
 #: (tests/mcpserver/test_mcp_clients.py checks that), which cannot install anything here.
@@ -192,7 +192,7 @@ class LaunchedHttp:
     """`dagtools mcp ... --transport http` started as a user does, on a free loopback port."""
 
     def __init__(self, line: list[str], env: dict[str, str], cwd: Path) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         command = [*line, "--transport", "http", "--port", str(self.port)]
         self.process = subprocess.Popen(
@@ -200,18 +200,11 @@ class LaunchedHttp:
         )
 
     def wait_until_listening(self) -> None:
-        import socket
-
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    raise RuntimeError(f"dagtools mcp did not start:\n{self.stderr}")
-                time.sleep(0.05)
+        try:
+            wait_for_port(self.port, timeout=30, alive=lambda: self.process.poll() is None)
+        except (RuntimeError, TimeoutError):
+            self.stop()
+            raise RuntimeError(f"dagtools mcp did not start:\n{self.stderr}") from None
 
     def stop(self) -> int:
         """Stop it as a service manager does (SIGTERM); its exit status. uvicorn shuts down gracefully,

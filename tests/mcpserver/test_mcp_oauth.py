@@ -13,7 +13,6 @@ import hashlib
 import json
 import re
 import secrets
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -70,16 +69,6 @@ class OAuthMcp(McpHttp):
         public = f"http://127.0.0.1:{port}/mcp"
         super().__init__(source, cache_dir, "--port", str(port), "--public-url", public, "--oauth-issuer", issuer, *extra, env=env)
         self.port, self.url = port, public  # the last --port given is the one it listens on
-        self.said = ""
-
-    def __exit__(self, *exc: object) -> None:
-        """Stops the server and keeps what it said on stderr in `.said`."""
-        self.process.terminate()
-        try:
-            self.said = self.process.communicate(timeout=10)[1].decode()
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.said = self.process.communicate()[1].decode()
 
 
 def minted(issuer: str, resource: str, *, client_id: str = "machine", scope: str = BOTH) -> str:

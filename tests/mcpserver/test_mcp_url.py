@@ -81,19 +81,19 @@ class McpHttp:
             wait_for_port(self.port, timeout=30, alive=lambda: self.process.poll() is None)
         except (RuntimeError, TimeoutError):
             self.__exit__()
-            stderr = self.process.stderr.read().decode() if self.process.stderr else ""
-            raise RuntimeError(f"dagtools mcp did not start: {stderr}") from None
+            raise RuntimeError(f"dagtools mcp did not start: {self.said}") from None
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Stops the server and keeps what it said on stderr in `.said`."""
         self.process.terminate()
         try:
-            self.process.wait(timeout=10)
+            self.said = self.process.communicate(timeout=10)[1].decode()
         except subprocess.TimeoutExpired:
             self.process.kill()
-            self.process.wait()
-        if self.process.stderr:
-            self.process.stderr.close()
+            self.said = self.process.communicate()[1].decode()
+
+    said = ""
 
 
 @pytest.fixture
