@@ -44,7 +44,7 @@ def add_mcp_command(commands: Any) -> None:
         "--oauth-issuer",
         metavar="URL",
         help="HTTP: callers need an OAuth access token from this authorization server, minted for --public-url "
-        "(JWTs checked against its keys; see the Deployment page for scopes and introspection)",
+        "(JWTs checked against its keys; the Authorization page has the scopes and introspection)",
     )
     mcp.add_argument(
         "--oauth-introspection-env",
