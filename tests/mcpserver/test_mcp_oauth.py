@@ -38,6 +38,7 @@ from dagtools._errors import ConfigError  # noqa: E402
 from dagtools.mcpserver._config import McpConfig  # noqa: E402
 from dagtools.mcpserver._server import SESSION_HEADER  # noqa: E402
 from tests.mcpserver.test_mcp import ERAS, ROOT, value  # noqa: E402
+from tests.mcpserver.test_mcp_connections import ACCEPT, INITIALIZE  # noqa: E402
 from tests.mcpserver.test_mcp_security import bearer, client, peel, slice_  # noqa: E402
 from tests.mcpserver.test_mcp_url import MCP_YAML, McpHttp  # noqa: E402
 from tests.servers import Recorder, free_port  # noqa: E402
@@ -85,15 +86,6 @@ def forged(issuer: str, resource: str, **claims: Any) -> str:
     now = int(time.time())
     body = {"iss": issuer, "aud": resource, "sub": "mallory", "scope": BOTH, "iat": now, "exp": now + 600, **claims}
     return jwt.encode(body, key, algorithm="RS256", headers={"kid": str(uuid.uuid4()), "typ": "at+jwt"})
-
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
-}
-ACCEPT = {"accept": "application/json, text/event-stream"}
 
 
 def post(url: str, body: dict[str, Any], **headers: str) -> httpx.Response:
