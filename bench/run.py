@@ -1,6 +1,7 @@
 """Speed and size figures, as ratios measured in one run on this machine, each against its target.
 
     python bench/run.py            # core figures (catalogue, toolset, documents, calls, registry, cli) and the rest
+                                   # (bench/lean.py: first tool lists, SWAPI tasks against a raw-query baseline)
     python bench/run.py --core     # core figures only
 
 Prints `figure: value  # target ...: met` lines (see bench/_figures.py) and exits 1 when a target is
@@ -207,6 +208,7 @@ def main() -> int:
         ("previews", "run_previews_bench"),
         ("search", "run_search_bench"),
         ("chains", "run_chains_bench"),
+        ("lean", "run_lean_bench"),  # the first tool list per schema; the SWAPI tasks against a raw-query baseline
     ):
         path = ROOT / "bench" / f"{module}.py"
         if not path.exists():

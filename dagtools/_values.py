@@ -11,10 +11,11 @@ strings, and Python objects that are not JSON at all.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "argument_problem", "value_problem"]
+__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "argument_problem", "json_size", "value_problem"]
 
 #: How deep lists and objects may nest in one value; real arguments and answers stay far below it.
 MAX_DEPTH = 64
@@ -81,3 +82,26 @@ def _text_problem(text: str) -> str | None:
     except UnicodeEncodeError as error:
         return f"holds a lone surrogate ({text[error.start]!r}) at character {error.start}, which is not valid Unicode"
     return None
+
+
+def json_size(value: Any) -> int:
+    """Bytes of `value` as JSON text; for a value the encoder refuses (nested past its recursion, an
+    integer of thousands of digits: a hostile argument) about as many, counted by a walk without recursion."""
+    try:
+        return len(json.dumps(value, ensure_ascii=False, default=str).encode(errors="replace"))
+    except (RecursionError, ValueError):
+        pass
+    size, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            size += 2 + sum(len(str(k).encode(errors="replace")) + 4 for k in item)
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            size += 2 + len(item)
+            stack.extend(item)
+        elif isinstance(item, int) and not isinstance(item, bool):
+            size += int(item.bit_length() * math.log10(2)) + 2
+        else:
+            size += len(str(item).encode(errors="replace"))
+    return size

@@ -389,8 +389,11 @@ def _memo_key(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, ...] | None:
         return None
 
 
-def _glimpse(value: Any, limit: int = 160) -> Any:
-    """A preview shows the start of a long text; the field's own tool reads all of it."""
+def _glimpse(value: Any, limit: int = 160, items: int = 20) -> Any:
+    """A preview shows the start of a long text or list; the field's own tool reads all of it."""
     if isinstance(value, str) and len(value) > limit:
         return value[: limit - 1] + "…"
+    if isinstance(value, list):
+        kept = [_glimpse(item, limit) for item in value[:items]]
+        return kept + [f"+{len(value) - items} more"] if len(value) > items else kept
     return value

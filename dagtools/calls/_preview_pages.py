@@ -1,9 +1,12 @@
 """What the model sees of the objects a call returns: their previews, shaped like a table's rows.
 
 Every object on one page shows the same fields, its columns, so a page reads like a table and no
-object hides what its neighbour shows. The room is what the result's budget leaves once its IDs
-and a note are counted, shared by the objects actually on the page: a lone object shows every
-short scalar that was fetched, a page of 5 nearly as much, a page of 25 what fits.
+object hides what its neighbour shows. A page of several objects shows what tells them apart and
+what they say (names, content, states, counts, dates, short lists) and leaves out, whatever the
+room, what a model reads again in every later turn for little: long texts, URLs, the records' own
+bookkeeping times and surrogate numbers (ranked from LEAN on in catalogue/_preview_fields.py); the
+note names them. A lone object shows every short scalar that was fetched. The room is what the
+result's budget leaves once its IDs and a note are counted, shared by the objects on the page.
 
 Columns are taken in this order while they fit: first the one that names the object (its name or
 title, else what it says, such as a comment's body); then every short column in rank order (names,
@@ -21,18 +24,23 @@ by step (shorter cuts, then some objects without a preview), and the note says s
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..catalogue._preview_fields import LONG_TEXT, OTHER, SURROGATE, URL
+from ..catalogue._preview_fields import CONTENT, ID_LIKE, LEAN, LONG_TEXT, OTHER, SURROGATE, URL
 
-__all__ = ["CUT", "NOTE_ROOM", "fit_previews", "page_columns", "page_room", "preview_note", "shape_page"]
+__all__ = ["CUT", "LIST_COLUMNS", "NOTE_ROOM", "fit_previews", "page_columns", "page_room", "preview_note", "shape_page"]
 
 #: Characters a preview shows of a text, the "…" included.
 CUT = 80
+#: Columns a page of several objects shows at most: a name and what tells the objects apart. Each is
+#: read again in every later turn, times the objects on the page.
+LIST_COLUMNS = 5
 #: Characters of a result's budget kept for its note and the call that reads the next page.
 NOTE_ROOM = 480
 _MIN_ROOM = 48
+_MORE = re.compile(r"\+(\d+) more")
 
 #: (type, field) -> where the field goes in a preview (catalogue/_preview_fields.py's rank).
 RankOf = Callable[[str, str], tuple[int, int]]
@@ -71,6 +79,10 @@ def page_columns(page: Page, rank_of: RankOf, room: int) -> list[str] | None:
     position = {name: i for i, name in enumerate(ranks)}
     by_rank = sorted(ranks, key=lambda n: (ranks[n], position[n]))
     lead = by_rank[0]
+    if len(page) > 1:  # a list page: what tells the objects apart, not what merely fills the room
+        named = any(rank < ID_LIKE for rank in ranks.values())  # a name or title in words
+        by_rank = [lead, *(n for n in by_rank[1:] if ranks[n][0] < LEAN and (n not in long or _says(ranks[n], named)))]
+        by_rank = by_rank[:LIST_COLUMNS]
     rest = [n for n in by_rank[1:] if ranks[n][0] != SURROGATE]
     order = [lead, *(n for n in rest if n not in long), *(n for n in rest if n in long), *(n for n in by_rank[1:] if n not in rest)]
     size = 2 + sum(_size(object_id) + 6 for object_id in page)  # `{` and `"Type#N": {}, ` each
@@ -82,6 +94,12 @@ def page_columns(page: Page, rank_of: RankOf, room: int) -> list[str] | None:
         elif name == lead:
             return None
     return columns
+
+
+def _says(rank: tuple[int, int], named: bool) -> bool:
+    """Whether a long text stays, cut, on a list page: what an object says where nothing names it (a
+    comment's body); beside a title it is one more call away, as the note says."""
+    return rank[0] == CONTENT and not named
 
 
 def shape_page(page: Page, rank_of: RankOf, room: int, is_tool: Callable[[str], bool]) -> tuple[dict[str, dict[str, Any]], str | None]:
@@ -97,32 +115,42 @@ def shape_page(page: Page, rank_of: RankOf, room: int, is_tool: Callable[[str], 
     trims: list[tuple[str, list[str], list[str]]] = []
     for object_id, (type_name, preview) in page.items():
         shown[object_id] = {name: _cut(preview[name]) for name in columns if name in preview}
-        cut = [n for n in shown[object_id] if type(preview[n]) is str and len(preview[n]) > CUT]
+        cut = [n for n in shown[object_id] if _cut(preview[n]) != preview[n]]
         trims.append((type_name, cut, [n for n in preview if n not in shown[object_id]]))
     return shown, preview_note(trims, is_tool)
 
 
 def preview_note(trims: Sequence[tuple[str, list[str], list[str]]], is_tool: Callable[[str], bool]) -> str | None:
     """The note for previews that were cut or left fields out, from (type, cut fields, left-out
-    fields) per object: which, each by the tool that reads it in full (`Film_openingCrawl`)."""
-    cut = _named([(t, c) for t, c, _ in trims], is_tool)
-    left = _named([(t, gone) for t, _, gone in trims], is_tool)
+    fields) per object: which, and the tool that reads each in full (`Film_<field>`), said once a type."""
+    cut = _by_type([(t, c) for t, c, _ in trims])
+    left = _by_type([(t, gone) for t, _, gone in trims])
     if not cut and not left:
         return None
     parts = []
     if left:
-        parts.append(f"left out for room: {_listed(left)}")
+        parts.append("left out " + "; ".join(_named(t, names, is_tool) for t, names in left.items()))
     if cut:
-        parts.append(f"texts ending in … are cut at {CUT} characters: {_listed(cut)}")
-    return "Previews: " + "; ".join(parts) + ". Call a field's tool to read it in full."
+        parts.append("texts ending in … and lists ending in a count are cut: " + "; ".join(_named(t, n, is_tool) for t, n in cut.items()))
+    return "Previews: " + "; ".join(parts) + "."
 
 
-def _named(fields: Sequence[tuple[str, list[str]]], is_tool: Callable[[str], bool]) -> list[str]:
-    """Each field once, with the tool that reads it where it has one: `body (Article_body)`."""
-    return list(dict.fromkeys(f"{f} ({t}_{f})" if is_tool(f"{t}_{f}") else f for t, names in fields for f in names))
+def _by_type(fields: Sequence[tuple[str, list[str]]]) -> dict[str, list[str]]:
+    grouped: dict[str, dict[str, None]] = {}
+    for type_name, names in fields:
+        if names:
+            grouped.setdefault(type_name, {}).update(dict.fromkeys(names))
+    return {t: list(names) for t, names in grouped.items()}
 
 
-def _listed(names: list[str], most: int = 6) -> str:
+def _named(type_name: str, names: list[str], is_tool: Callable[[str], bool]) -> str:
+    """`Film's created, edited (Film_<field> reads each)`: the fields, and the tool that reads them where they have one."""
+    tools = [n for n in names if is_tool(f"{type_name}_{n}")]
+    reads = f" ({type_name}_{tools[0]} reads it)" if len(tools) == 1 else f" ({type_name}_<field> reads each)" if tools else ""
+    return f"{type_name}'s {_listed(names)}{reads}"
+
+
+def _listed(names: list[str], most: int = 12) -> str:
     return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
@@ -131,8 +159,22 @@ def _size(value: Any) -> int:
 
 
 def _cut(value: Any, limit: int = CUT) -> Any:
+    """A text cut at `limit` characters with "…"; a list of values to its first items within `limit`
+    characters of JSON, then how many more there are (`["a", "b", "+12 more"]`)."""
     if isinstance(value, str) and len(value) > limit:
         return value[: limit - 1] + "…"
+    if isinstance(value, list) and _size(value) > limit:
+        counted = _MORE.fullmatch(value[-1]) if value and isinstance(value[-1], str) else None  # a count the registry kept
+        items = value[:-1] if counted else value
+        kept: list[Any] = []
+        size = 2
+        for item in items:
+            item = _cut(item, limit // 2)
+            if kept and size + _size(item) + 14 > limit:
+                break
+            kept.append(item)
+            size += _size(item) + 2
+        return [*kept, f"+{len(items) - len(kept) + (int(counted.group(1)) if counted else 0)} more"]
     return value
 
 

@@ -1,6 +1,11 @@
 """Which fields an object's preview reads, and in what order: what names the object first, then what
-it says (a body, a description), then other short scalars, timestamps and URLs, and surrogate
-numbers last.
+it says (a body, a description), then other short scalars (short lists of them too: a form error's
+messages, an item's tags), dates, URLs, bookkeeping timestamps, and surrogate numbers last.
+
+A field earns its place by what it tells the model, not because room is free. A record's own
+bookkeeping (when it was created, edited, updated: `createdAt`, SWAPI's `edited`) says nothing about
+the thing it records, unlike a date that does (`releaseDate`, `dueDate`): it is known from its name,
+or from a description that says the time a record was created or changed, and ranks after URLs.
 
 A preview is read whenever an object is minted, so the model need not call one tool per scalar; it
 earns its bytes when it says which object this is (a name, a title, a number, a key) and what it
@@ -17,7 +22,11 @@ import re
 
 from graphql import (
     GraphQLEnumType,
+    GraphQLField,
+    GraphQLList,
+    GraphQLNonNull,
     GraphQLObjectType,
+    GraphQLOutputType,
     GraphQLScalarType,
     GraphQLSchema,
     get_named_type,
@@ -29,7 +38,11 @@ from graphql import (
 from ..load._dialect import Dialect
 
 __all__ = [
+    "BOOKKEEPING",
     "CONTENT",
+    "ID_LIKE",
+    "LEAN",
+    "NAMING",
     "LONG_TEXT",
     "NAMING",
     "OTHER",
@@ -47,10 +60,14 @@ __all__ = [
 #: (a book's title, author, year, rating and its computed columns), leaving out surrogate numbers.
 PREVIEW_LIMIT = 12
 #: Ranks, in the order a preview reads them. LONG_TEXT is known only from a value (see calls/_preview_pages.py).
-NAMING, CONTENT, OTHER, LONG_TEXT, TIMESTAMP, URL, SURROGATE = range(7)
+#: From LEAN on, a page of several objects leaves a column out (calls/_preview_pages.py).
+NAMING, CONTENT, OTHER, TIMESTAMP, LONG_TEXT, URL, BOOKKEEPING, SURROGATE = range(8)
+LEAN = LONG_TEXT
 
 # Fields that name an object, best first; then id-like scalars (`id`, `key`, `fooId`, an `ID`).
 _NAMES = ("name", "title", "login", "displayName", "fullName", "username", "slug", "key", "number", "code")
+#: Where an id-like field ranks: after every field that names an object in words (see preview_rank).
+ID_LIKE = (NAMING, len(_NAMES))
 # Fields that hold what an object says, best first: a comment's body, a repository's description.
 _CONTENT = ("body", "text", "content", "message", "description", "summary", "abstract", "bio", "caption", "subject", "headline")
 _CONTENT_NAME = re.compile(r".(Body|Text|Content|Message|Description|Summary|Abstract|Bio|Caption|Subject|Headline)$")
@@ -60,6 +77,7 @@ _NOT_TEXT = frozenset(("", "Int", "Float", "Boolean", "ID", "BigInt", "Long"))
 _RENDERING = re.compile(r"(HTML|Html|Text|Markdown|Plain|Raw|Body|Headline|Short|Preview)")
 # Short scalars that say the most about an object after its name.
 _TELLING = ("state", "status")
+_COUNT = re.compile(r"(^(count|total)$|.(Count|Total)$|^(number|num)Of[A-Z])")
 _ID_LIKE = re.compile(r"(^id$|^key$|.(Id|ID|_id|Ids|IDs)$)")
 # A row number of the API's own database: it names nothing the model can use.
 _SURROGATE_NAME = re.compile(r"(^|.)([dD]atabase|[lL]egacy|[iI]nternal)(Id|ID|_id)$")
@@ -68,16 +86,25 @@ _FOREIGN_KEY = re.compile(r"^(.+?)(Id|ID|_id|Ids|IDs|_ids)$")
 _VIEWER = re.compile(r"^viewer[A-Z]")
 _TIMESTAMP_NAME = re.compile(r"(^(created|updated|edited|modified|deleted|published|born|died|date|time|timestamp)$|.(At|Date|Time|On)$)")
 _TIMESTAMP_TYPE = re.compile(r"(date|time|timestamp|instant)", re.IGNORECASE)
+# When a record was made or changed, rather than anything about what it records.
+_LIFECYCLE = r"(created|creation|updated|edited|modified|changed|deleted|archived|inserted|indexed|synced|touched)"
+_BOOKKEEPING_NAME = re.compile(rf"^(last|date|time)?_?{_LIFECYCLE}(_?(at|on|date|time|timestamp|stamp))?$", re.IGNORECASE)
+_BOOKKEEPING_TEXT = re.compile(
+    rf"\b(time|date|moment|timestamp|when)\b[^.]{{0,60}}\b(this|the|a)\b[^.]{{0,30}}\b(was|is|were|got|last)\b\s+(last\s+)?{_LIFECYCLE}",
+    re.IGNORECASE,
+)
 _URL_NAME = re.compile(r"(^(url|uri|href|link|homepage|website)$|.(Url|URL|Uri|URI|Href|Link)$)")
 _URL_TYPE = re.compile(r"^(URI|URL|Url|Uri|HTML|Link)$")
 
 
-def preview_rank(field_name: str, scalar_name: str, reachable: frozenset[str] = frozenset()) -> tuple[int, int]:
-    """Where a field goes in a preview, from its name and its scalar type's name: (rank, order within
-    it). `reachable` are the type's fields that return objects: `authorId` beside `author` is a
-    foreign key whose object the `Type_author` tool reads, so it ranks with the surrogates."""
+def preview_rank(field_name: str, scalar_name: str, reachable: frozenset[str] = frozenset(), description: str = "") -> tuple[int, int]:
+    """Where a field goes in a preview, from its name, its scalar type's name and its description:
+    (rank, order within it). `reachable` are the type's fields that return objects: `authorId` beside
+    `author` is a foreign key whose object the `Type_author` tool reads, so it ranks with the surrogates."""
     if field_name in _NAMES:
         return NAMING, _NAMES.index(field_name)
+    if _BOOKKEEPING_NAME.match(field_name) or (scalar_name not in _NOT_TEXT and _BOOKKEEPING_TEXT.search(description or "")):
+        return BOOKKEEPING, 0
     if _URL_TYPE.match(scalar_name) or _URL_NAME.search(field_name):
         return URL, 0
     if _TIMESTAMP_TYPE.search(scalar_name) or _TIMESTAMP_NAME.search(field_name):
@@ -91,11 +118,13 @@ def preview_rank(field_name: str, scalar_name: str, reachable: frozenset[str] = 
             return CONTENT, _CONTENT.index(field_name)
         if _CONTENT_NAME.search(field_name):
             return CONTENT, len(_CONTENT)
-    if field_name in _TELLING:
+    if field_name in _TELLING or (scalar_name == "" and not _VIEWER.match(field_name)):  # a state, as an enum says it
         return OTHER, 0
+    if _COUNT.search(field_name):
+        return OTHER, 1
     if _VIEWER.match(field_name):
-        return OTHER, 2
-    return OTHER, 1
+        return OTHER, 3
+    return OTHER, 2
 
 
 def _foreign_key(field_name: str, reachable: frozenset[str]) -> bool:
@@ -117,9 +146,32 @@ def field_rank(schema: GraphQLSchema, type_name: str, field_name: str) -> tuple[
     field = type_.fields.get(field_name) if isinstance(type_, GraphQLObjectType) else None
     if field is None:
         return preview_rank(field_name, "")
+    return _rank_of(field_name, field, reachable_fields(type_))  # type: ignore[arg-type]
+
+
+def _rank_of(name: str, field: GraphQLField, reachable: frozenset[str]) -> tuple[int, int]:
+    """`preview_rank` of a field; a list of scalars ranks as one of its items would (`messages` as a message)."""
     named = get_named_type(field.type)
     scalar = named.name if isinstance(named, GraphQLScalarType) else ""
-    return preview_rank(field_name, scalar, reachable_fields(type_))  # type: ignore[arg-type]
+    if _is_list(field.type):
+        single = name[:-1] if name.endswith("s") and len(name) > 3 else name
+        rank = preview_rank(single, scalar, reachable, field.description or "")
+        return rank if rank[0] in (CONTENT, TIMESTAMP, BOOKKEEPING) else (OTHER, 1)  # tags, labels: short content
+    return preview_rank(name, scalar, reachable, field.description or "")
+
+
+def _is_list(type_: GraphQLOutputType) -> bool:
+    inner = type_.of_type if is_non_null_type(type_) else type_
+    return is_list_type(inner)
+
+
+def _scalar_list(type_: GraphQLOutputType) -> bool:
+    """A list of scalars or enums, one level deep (`[String!]!`): a preview shows its first items."""
+    inner = type_.of_type if isinstance(type_, GraphQLNonNull) else type_
+    if not isinstance(inner, GraphQLList):
+        return False
+    item = inner.of_type.of_type if isinstance(inner.of_type, GraphQLNonNull) else inner.of_type
+    return isinstance(item, (GraphQLScalarType, GraphQLEnumType))
 
 
 def choose_preview_fields(schema: GraphQLSchema, dialect: Dialect, type_name: str) -> tuple[str, ...]:
@@ -140,15 +192,13 @@ def choose_preview_fields(schema: GraphQLSchema, dialect: Dialect, type_name: st
     candidates: dict[str, tuple[int, int]] = {}
     for name, field in type_.fields.items():
         named = get_named_type(field.type)
-        inner = field.type.of_type if is_non_null_type(field.type) else field.type
-        if field.args or field.deprecation_reason is not None or is_list_type(inner) or name == opaque:
+        if field.args or field.deprecation_reason is not None or name == opaque:
             continue
-        if not isinstance(named, (GraphQLScalarType, GraphQLEnumType)):
+        if not isinstance(named, (GraphQLScalarType, GraphQLEnumType)) or (_is_list(field.type) and not _scalar_list(field.type)):
             continue
         if dialect.object_argument(field, name) is not None:
             continue
-        scalar = named.name if isinstance(named, GraphQLScalarType) else ""
-        candidates[name] = preview_rank(name, scalar, reachable)
+        candidates[name] = _rank_of(name, field, reachable)
     texts = [name for name, rank in candidates.items() if rank[0] == CONTENT]
     chosen = sorted(
         (rank, position, name)

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConnectionShape",
+    "by_reach",
     "concrete_types",
     "detect_connection",
     "example_call",
@@ -269,3 +270,16 @@ def _example_path(catalogue: Catalogue) -> str:
                     return f"{name}.{argument_name}.{fields[0]}"
                 fallback = fallback or f"{name}.{argument_name}"
     return fallback or f"{example_call(catalogue)[0]}.argument"
+
+
+def by_reach(catalogue: Catalogue, names: list[str]) -> list[str]:
+    """Tools in the order a cut list keeps them: those handing out the objects with the most tools of
+    their own first (a root's `issues` before its `_dummy`), in the schema's order among equals."""
+
+    def reach(name: str) -> int:
+        target = catalogue.target(name)
+        shape = catalogue.connection(target)
+        target = shape.node_type if shape is not None else target
+        return len(catalogue.tools_for_type(target)) if not catalogue.is_root(target) else 0
+
+    return sorted(names, key=lambda n: -reach(n))

@@ -14,9 +14,9 @@ reaches a host nobody configured. Error texts go through `redact` with the confi
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
-import os
 import re
 import time
 from collections.abc import Mapping
@@ -35,6 +35,7 @@ from .._retries import Retryable, retry_after_seconds, retrying
 from .._telemetry import active_telemetry, note_answer, note_attempt
 from ._base import Response
 from ._bodies import Progress, encode_json, read_capped
+from ._headers import env_headers, merge_headers
 from ._tls import tls_context
 
 __all__ = ["HttpExecutor", "Progress", "env_headers", "merge_headers"]
@@ -214,16 +215,26 @@ class HttpExecutor(AsyncClosing):
                     "and not overloaded, or allow more time (--timeout)."
                 )
             ) from error
-        except (httpx.TransportError, OSError) as error:
-            raise _Attempt(
-                TransportError(
-                    f"The API at {self.shown_url} could not be reached ({_describe(error)}){_TRIES}. Check the URL, that the "
-                    "server is running, and the network or proxy between."
-                )
+        except (httpx.ConnectError, ConnectionRefusedError) as error:
+            if not _is_loopback(url.host):
+                raise _Attempt(TransportError(self._unreachable(error))) from error
+            # Nothing listens on this machine's port: no wait will change that, so it is said at once.
+            raise TransportError(
+                f"The API at {self.shown_url} could not be reached: the connection was refused, so nothing listens on "
+                f"{url.host}:{url.port or (443 if url.scheme == 'https' else 80)} (refused connections on this machine are not retried). "
+                "Start the API's server, or check the URL and its port."
             ) from error
+        except (httpx.TransportError, OSError) as error:
+            raise _Attempt(TransportError(self._unreachable(error))) from error
         raise ExecutorError(
             f"The API at {self.shown_url} redirected more than {_MAX_REDIRECTS} times in a row (a redirect loop?). "
             "Point dagtools at the URL the API finally answers on."
+        )
+
+    def _unreachable(self, error: BaseException) -> str:
+        return (
+            f"The API at {self.shown_url} could not be reached ({_describe(error)}){_TRIES}. Check the URL, that the "
+            "server is running, and the network or proxy between."
         )
 
     def _redirect(self, url: httpx.URL, answer: httpx.Response) -> httpx.URL:
@@ -334,6 +345,16 @@ def _excerpt(content: bytes | bytearray) -> str:
     return text if len(text) <= _EXCERPT else text[:_EXCERPT] + "..."
 
 
+def _is_loopback(host: str) -> bool:
+    """This machine: a refused connection there means nothing listens, not a network having a moment."""
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 def _describe(error: BaseException) -> str:
     text = str(error).strip()
     name = type(error).__name__
@@ -360,33 +381,3 @@ def is_mutation(document: str, operation_name: str | None = None) -> bool:
 
 
 # -- headers from the environment ------------------------------------------------------------------------
-
-
-def env_headers(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Headers from `DAGTOOLS_HEADERS` (a JSON object) and `DAGTOOLS_AUTHORIZATION` (the Authorization value)."""
-    environ = os.environ if environ is None else environ
-    headers: dict[str, str] = {}
-    raw = environ.get("DAGTOOLS_HEADERS", "").strip()
-    if raw:
-        try:
-            value = json.loads(raw)
-        except ValueError as error:
-            raise ExecutorError(
-                f'DAGTOOLS_HEADERS is not valid JSON ({error}); set it to an object such as {{"X-Api-Key": "..."}}.'
-            ) from None
-        if not isinstance(value, dict):
-            raise ExecutorError('DAGTOOLS_HEADERS must be a JSON object such as {"X-Api-Key": "..."}.')
-        headers = merge_headers(headers, {str(k): str(v) for k, v in value.items()})
-    authorization = environ.get("DAGTOOLS_AUTHORIZATION", "").strip()
-    if authorization:
-        headers = merge_headers(headers, {"Authorization": authorization})
-    return headers
-
-
-def merge_headers(*layers: Mapping[str, str] | None) -> dict[str, str]:
-    """Later layers win; names compare case-insensitively, as HTTP says, keeping the later spelling."""
-    merged: dict[str, tuple[str, str]] = {}
-    for layer in layers:
-        for name, value in (layer or {}).items():
-            merged[name.lower()] = (name, value)
-    return dict(merged.values())

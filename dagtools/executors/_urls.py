@@ -7,6 +7,8 @@ is told which value to fix and how.
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from urllib.parse import urlsplit
 
 from .._errors import ConfigError
@@ -37,6 +39,8 @@ def url_problem(url: str) -> str | None:
         return "it names no host (write it as http://HOST:PORT/PATH)"
     if port == 0:
         return f"its port is 0 (a port is a number from 1 to {MAX_PORT})"
+    if _PLAIN.fullmatch(url) and _plain_host(parts.hostname):
+        return None  # ASCII URL characters and a plain host name or address: httpx takes it (and is not imported at start)
     import httpx  # what will send to it: anything else it refuses is caught here, not mid-call
 
     try:
@@ -44,6 +48,21 @@ def url_problem(url: str) -> str | None:
     except httpx.InvalidURL as error:
         return str(error).rstrip(".")
     return None
+
+
+#: Only the characters a URL may hold as they are (RFC 3986), and percent escapes.
+_PLAIN = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]*(%[0-9A-Fa-f]{2}[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]*)*")
+_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
+
+
+def _plain_host(host: str) -> bool:
+    """A host name of plain labels, or an IP address."""
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        pass
+    return len(host) <= 253 and all(_LABEL.fullmatch(label) for label in host.rstrip(".").split("."))
 
 
 def check_url(url: str, what: str) -> str:

@@ -73,7 +73,7 @@ def _from_file(path: Path, *, origin: str, lenient: bool, refresh: bool) -> Load
 def _from_url(source: str, *, lenient: bool, headers: Mapping[str, str] | None, refresh: bool, **options: Any) -> LoadedSchema:
     """A fresh introspection answer in the cache is the content; a fetch refreshes both caches."""
     from .._redact import redact, secrets_of
-    from ..executors._http import env_headers, merge_headers
+    from ..executors._headers import env_headers, merge_headers  # not the HTTP client: a warm start sends nothing
 
     merged = merge_headers(env_headers(), headers)
     directory = Path(options["cache_dir"]).expanduser() if options.get("cache_dir") is not None else default_cache_dir()
@@ -97,8 +97,11 @@ def _from_url(source: str, *, lenient: bool, headers: Mapping[str, str] | None, 
             logger.info("schema of %s loaded from its compiled form", origin)
             return LoadedSchema(origin=origin, warnings=entry.warnings, build=lambda: build(False).schema, digest=digest, compiled=entry)
     loaded = build(refresh)
-    digest = _answer_digest(answer, lenient, ttl=float("inf"))
-    if digest is None or loaded.warnings:  # a stale answer used in a pinch is not worth compiling for
+    # An answer still fresh is the one just fetched (or a fresh copy): compiled whatever its schema
+    # tolerated (GitHub's has a dozen warnings, which the compiled form keeps and every start shows).
+    # A stale one was used in a pinch, the API not answering: it is not worth compiling for.
+    digest = _answer_digest(answer, lenient, ttl=options.get("ttl", DEFAULT_TTL))
+    if digest is None:
         return loaded
     return loaded.replace(digest=digest, compiled=CompiledEntry(digest, data=_new_data(loaded)))
 

@@ -15,6 +15,7 @@ A server bound beyond loopback without tokens refuses to start unless the operat
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -27,12 +28,16 @@ from ._auth import WELL_KNOWN, BearerTokens, OAuthResource, Refused
 from ._config import McpConfig, is_loopback
 from ._handshakes import Handshakes
 from ._keys import ISSUED_SCOPE_KEY, READ_ONLY_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER
+from ._limits import mark_invalid_text
 from ._memory import MemoryReturn
 
 if TYPE_CHECKING:
     from ._server import McpToolServer
 
 __all__ = ["build_http_app", "check_exposure", "is_loopback"]
+
+#: The HTTP server's own log, which uvicorn shows at warning level: where a failed request was told before.
+server_log = logging.getLogger("uvicorn.error")
 
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 _WILDCARDS = ("", "0.0.0.0", "::", "[::]")
@@ -182,6 +187,10 @@ class _Gate:
             return
         self.memory.request_started()
         try:
+            if scope.get("method") == "POST":
+                receive = await _whole_body(scope, receive)
+                if receive is None:
+                    return
             await self.app(scope, receive, self._answering(scope, send))
         finally:
             self.memory.request_ended()
@@ -312,6 +321,47 @@ def _tools_called(body: bytes) -> list[str]:
         steps = [v for value in arguments.values() if isinstance(value, list) for v in value if isinstance(v, dict)]
         names += [n for n in (params.get("name"), arguments.get("tool"), *(s.get("tool") for s in steps)) if isinstance(n, str)]
     return names
+
+
+async def _whole_body(scope: dict[str, Any], receive: Any) -> Any:
+    """`receive` for the app once the whole body is in, with a call's invalid text marked
+    (`mark_invalid_text`); None when the client went away first (the body deadline of `_connections`,
+    or a client that gave up): there is no one to answer, and one line in the log says so. A body past
+    the SDK's limit is not held: it goes on as it came, for the SDK to refuse (413)."""
+    from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            client = scope.get("client") or ("unknown",)
+            server_log.warning(
+                "dagtools mcp: a request body from %s did not all arrive (cut at body_timeout, or the client went away); nothing was run",
+                client[0],
+            )
+            return None
+        chunks.append(message.get("body", b""))
+        total += len(chunks[-1])
+        if not message.get("more_body", False):
+            break
+        if total > DEFAULT_MAX_REQUEST_BODY_SIZE:
+            return _replay(chunks, receive, more=True)
+    body = b"".join(chunks)
+    return _replay([mark_invalid_text(body) or body], receive, more=False)
+
+
+def _replay(chunks: list[bytes], receive: Any, *, more: bool) -> Any:
+    """`receive` that gives `chunks` again, then whatever `receive` gives (the rest, or a disconnect)."""
+    waiting = list(chunks)
+
+    async def replay() -> dict[str, Any]:
+        if waiting:
+            body = waiting.pop(0)
+            return {"type": "http.request", "body": body, "more_body": more or bool(waiting)}
+        return await receive()
+
+    return replay
 
 
 def _session_opened(scope: dict[str, Any], headers: list[tuple[bytes, bytes]]) -> str | None:

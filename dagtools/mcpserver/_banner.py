@@ -20,7 +20,7 @@ __all__ = ["describe_server", "no_server_warning", "schema_size"]
 
 #: The schema problems named one by one; the rest are counted (GitHub's schema has dozens).
 _SHOWN_PROBLEMS = 3
-_FIXED_TOOLS = "selectTools, callTool, describeTools, callChain, save"
+_FIXED_TOOLS = "selectTools, callTool, callChain, save"
 
 
 def describe_server(server: McpToolServer) -> str:

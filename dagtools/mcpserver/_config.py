@@ -25,6 +25,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -177,8 +178,10 @@ class McpConfig:
         """How a URL source's schema is fetched: `load_schema`'s options (other sources ignore them)."""
         cache = self.cache
         options: dict[str, Any] = {"use_cache": cache is not False, "refresh": cache == "refresh", "timeout": self.timeout}
-        if self.source.lower().startswith(("http://", "https://")):  # only a fetch reports progress: a file's
-            from ..load._introspect import stderr_progress  # start stays clear of the HTTP client and graphql-core
+        # Only a fetch reports progress, and only to a terminal: a start from a file, or with stderr in a
+        # client's log, stays clear of the HTTP client and graphql-core (a warm start needs neither).
+        if self.source.lower().startswith(("http://", "https://")) and getattr(sys.stderr, "isatty", lambda: False)():
+            from ..load._introspect import stderr_progress
 
             options["progress"] = stderr_progress()
         return options

@@ -16,8 +16,10 @@ share a session by accident, so a key is one of:
 The values of the forwarded headers are always part of the key, so a session is reachable only with
 the credentials it was opened with. Only digests are kept: neither keys nor credentials are stored.
 
-The owner of a session is who quotas count against: the authenticated caller, else the client's
-address, else the process.
+The owner of a session is who quotas count against: the authenticated caller, else "anyone" (an
+unauthenticated HTTP client; it has no quota of its own), else the process. The client's address is
+neither: a client that moves (a phone changing networks, another proxy, IPv4 then IPv6) keeps its session,
+in memory and in the store alike. Only the connection cap (`_connections`) counts by address.
 """
 
 from __future__ import annotations
@@ -92,8 +94,7 @@ def session_key(ctx: Any, headers: Mapping[str, str], forwarded: Mapping[str, st
     elif caller is not None:
         owner = caller
     else:
-        client = getattr(request, "client", None)
-        owner = f"address:{client.host if client else 'unknown'}"
+        owner = "anyone"
     if explicit is not None:
         if not isinstance(explicit, str) or not _ANY_KEY.fullmatch(explicit):
             raise ConfigError(f"The {SESSION_HEADER} key must be 1 to 256 printable ASCII characters. {_WEAK_KEY_HINT}")

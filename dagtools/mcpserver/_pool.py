@@ -44,10 +44,11 @@ class ClientState:
     last_used: float = field(default_factory=time.monotonic)
     bus: Any = None
     listen: Any = None
-    #: Bytes of arguments and results this session's calls have added (see `_limits`).
-    held: int = 0
     #: What the client sees of the session, made once (the server's `toolset_of`).
     toolset: Toolset | None = None
+    #: The tools last listed to this client and the toolset version they were listed at: listed again
+    #: as they were until the version moves, which is when the client is told the list changed.
+    listed: tuple[Any, list[Any]] | None = None
 
     @property
     def busy(self) -> bool:
@@ -103,7 +104,8 @@ class SessionPool:
                 del self._opening[key.digest]
                 opened.set()
         self._states.move_to_end(key.digest)
-        self._by_owner[key.owner].move_to_end(key.digest)
+        # The owner it was opened by: a session is found by its digest alone, whoever asks for it now.
+        self._by_owner[self._owner_of[key.digest]].move_to_end(key.digest)
         state.last_used = time.monotonic()
         return state
 

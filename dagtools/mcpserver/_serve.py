@@ -4,7 +4,11 @@ under uvicorn. The schema is loaded first, outside the event loop that serves it
 from __future__ import annotations
 
 import gc
+import io
+import os
 import sys
+from collections.abc import AsyncIterator
+from typing import Any
 
 import anyio
 
@@ -13,6 +17,7 @@ from ._app import check_exposure
 from ._auth import OAuthResource
 from ._banner import describe_server
 from ._config import McpConfig
+from ._limits import mark_invalid_text
 from ._server import McpToolServer
 
 __all__ = ["check_port_free", "serve_http", "serve_mcp", "serve_stdio"]
@@ -33,9 +38,17 @@ def serve_mcp(config: McpConfig) -> None:
 async def serve_stdio(server: McpToolServer) -> None:
     from mcp.server.stdio import stdio_server
 
+    if sys.stdin is not None and sys.stdin.isatty():  # typed at a terminal: a client starts it, with its messages on stdin
+        print(
+            "dagtools mcp: waiting for an MCP client on stdin: an MCP client (Claude Desktop, an IDE) starts this "
+            "command itself and speaks to it there. Press Ctrl-D to stop. To serve over HTTP instead, add "
+            "--transport http --port 8000 and point the client at http://127.0.0.1:8000/mcp.",
+            file=sys.stderr,
+            flush=True,
+        )
     try:
         await server.check_store()
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_server(stdin=_checked_stdin()) as (read_stream, write_stream):
             await server.server.run(read_stream, write_stream, server.server.create_initialization_options())
     finally:
         await server.aclose()
@@ -59,6 +72,33 @@ async def serve_http(server: McpToolServer) -> None:
         await uvicorn.Server(config).serve()
     finally:
         await server.aclose()
+
+
+class _CheckedLines:
+    """The client's messages from stdin, one a line, each call's invalid text marked (`mark_invalid_text`)
+    before the SDK parses it."""
+
+    def __init__(self, lines: Any) -> None:
+        self._lines = lines
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._checked()
+
+    async def _checked(self) -> AsyncIterator[str]:
+        async for line in self._lines:
+            marked = mark_invalid_text(line.encode())
+            yield line if marked is None else marked.decode() + "\n"
+
+
+def _checked_stdin() -> Any:
+    """stdin as the SDK reads it (UTF-8, a bad byte replaced), with fd 0 pointed at the null device as
+    the SDK's own reader does, so nothing the server runs reads the client's messages."""
+    private = os.dup(0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    text = io.TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8", errors="replace")
+    return _CheckedLines(anyio.wrap_file(text))
 
 
 def check_port_free(host: str, port: int) -> None:

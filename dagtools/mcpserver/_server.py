@@ -28,15 +28,14 @@ from typing import TYPE_CHECKING, Any
 
 from .._closing import AsyncClosing
 from .._errors import ConfigError, DagtoolsError
-from .._tools import Tool, ToolCall, ToolResult
-from ..catalogue._render import render_tool
+from .._tools import ToolCall, ToolResult
 from ..load._warm_start import load_cached
 from ._app import build_http_app, check_exposure
 from ._banner import schema_size
 from ._config import McpConfig
 from ._forwarding import UpstreamClient, forwarded_headers, request_headers, use_forwarded
 from ._keys import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, read_only, session_key
-from ._limits import argument_bytes, refusal
+from ._limits import argument_bytes, invalid_text, refusal
 from ._listing import WarmUp, cached_listing, opens_keyed, opens_session, remember_listing, watch_store
 from ._memory import MemoryReturn
 
@@ -283,22 +282,40 @@ class McpToolServer(AsyncClosing):
             from mcp.shared.exceptions import MCPError
 
             raise MCPError(code=types.INTERNAL_ERROR, message=f"dagtools could not open a session: {error}") from None
-        listed = types.ListToolsResult(tools=[self._mcp_tool(t) for t in self._toolset(state).list_tools()])
+        listed = types.ListToolsResult(tools=self._listing(state))
         if fresh:
             dumped = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools]
             remember_listing(self.loaded, self.config, dumped, list(schema_size(self)))
         return self._with_key(ctx, listed)
 
+    def _listing(self, state: ClientState) -> list[Any]:
+        """The client's tools, byte for byte as last time until their names change: a client is told of a
+        change only then (`tools/list_changed`; never in fixed mode), so what it cached stays what it
+        would be given. The session as it is now is one selectTools call (with no tools) away."""
+        from ._toolsets import mcp_tool
+
+        toolset = self._toolset(state)
+        version = toolset.version()
+        if state.listed is None or state.listed[0] != version:
+            state.listed = (version, [mcp_tool(self._types, t) for t in toolset.list_tools()])
+        return list(state.listed[1])
+
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
+        from ._toolsets import mcp_result  # with the session machinery (`WarmUp`)
+
+        invalid = invalid_text(params.name, params.arguments, params.meta)
+        if invalid is not None:  # before the session: a refused call opens and changes nothing
+            name = params.name.encode(errors="replace").decode()
+            return mcp_result(self._types, ToolResult.error(ToolCall(name=name, arguments={}), invalid))
         try:
             state = await self._state(ctx)
         except DagtoolsError as error:
-            return self._result(ToolResult.error(ToolCall(name=params.name), f"dagtools could not open a session: {error}"))
+            return mcp_result(self._types, ToolResult.error(ToolCall(name=params.name), f"dagtools could not open a session: {error}"))
         arguments = dict(params.arguments or {})
         size = argument_bytes(arguments)
-        refused = refusal(self.config, state.held, size)
+        refused = refusal(self.config, state.session.held_bytes, size)  # as of its last turn here, or as restored
         if refused is not None:
-            return self._with_key(ctx, self._result(ToolResult.error(ToolCall(name=params.name), refused)))
+            return self._with_key(ctx, mcp_result(self._types, ToolResult.error(ToolCall(name=params.name), refused)))
         async with state.lock:  # a call catches up with the store itself, inside its turn (`SessionKeeper.run`)
             # Whether the tool list changed, without listing it: the version moves whenever the names would.
             before = state.session.toolset.version() if self._dynamic else None
@@ -313,11 +330,9 @@ class McpToolServer(AsyncClosing):
             except DagtoolsError as error:  # the store refused (busy, changed meanwhile, gone): nothing was saved
                 result = ToolResult.error(call, str(error))
             changed = self._dynamic and state.session.toolset.version() != before
-            if not result.is_error:  # what the session now keeps of this call
-                state.held += size + len(result.content)
         if changed:
             await self._tools_changed(ctx, state)
-        return self._with_key(ctx, self._result(result))
+        return self._with_key(ctx, mcp_result(self._types, result))
 
     async def _tools_changed(self, ctx: Any, state: ClientState) -> None:
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -351,20 +366,6 @@ class McpToolServer(AsyncClosing):
     def _input_schema(self, name: str) -> Mapping[str, Any] | None:
         return self.catalogue.tool(name).parameters if name in self.catalogue else None
 
-    def _mcp_tool(self, tool: Tool) -> Any:
-        types = self._types
-        rendered = render_tool(tool, "mcp")
-        return types.Tool(
-            name=rendered["name"],
-            description=rendered["description"],
-            input_schema=rendered["inputSchema"],
-            annotations=types.ToolAnnotations(
-                read_only_hint=tool.read_only,
-                destructive_hint=tool.destructive if not tool.read_only else None,
-                open_world_hint=tool.kind == "field",
-            ),
-        )
-
     @staticmethod
     def _with_key(ctx: Any, result: Any) -> Any:
         """Hand a server-issued session key back to the client, which sends it again to keep its session."""
@@ -373,10 +374,6 @@ class McpToolServer(AsyncClosing):
         if issued:
             result.meta = {**(result.meta or {}), SESSION_META_KEY: issued}
         return result
-
-    def _result(self, result: ToolResult) -> Any:
-        types = self._types
-        return types.CallToolResult(content=[types.TextContent(type="text", text=result.content)], is_error=result.is_error)
 
     # -- transports ----------------------------------------------------------------------------------
 

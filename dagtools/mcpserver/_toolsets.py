@@ -1,9 +1,12 @@
 """The fixed toolset an MCP client can see of one session, for clients that never re-read the tool list.
 
-A constant handful of tools (`selectTools`, `callTool`, `callChain`, `describeTools`, and `save` when
-outputs are declared) over the session's own toolset: `selectTools` returns the selected tools' full schemas, so
-the model learns their parameters from the result, and `callTool(tool, arguments)` runs any selected
-tool through the session, which records it. The dynamic mode needs no toolset of its own: it is the
+A constant handful of tools (`selectTools`, `callTool`, `callChain`, and `save` when outputs are
+declared) over the session's own toolset: `selectTools` returns the selected tools' full schemas, so
+the model learns their parameters from the result, and the part of one that a dotted path names; and
+`callTool(tool, arguments)` runs any tool through the session, which records it. `describeTools`, which
+schemas and argument errors name for a summarised part, runs by its name or through callTool but is
+not listed: the first list a client reads stays within its token budget (DESIGN.md), and selectTools
+already shows what it would. The dynamic mode needs no toolset of its own: it is the
 session's toolset, whose list changes as the model selects tools.
 """
 
@@ -13,9 +16,9 @@ import json
 from typing import Any
 
 from .._errors import ToolCallError
-from .._tools import Tool, ToolCall
+from .._tools import Tool, ToolCall, ToolResult
 from ..calls._chain_calls import CALL_CHAIN
-from ..catalogue._describe import DESCRIBE_TOOLS, describe_names
+from ..catalogue._describe import DESCRIBE_TOOLS, describe_names, is_path
 from ..catalogue._reach import example_call, example_path
 from ..catalogue._render import render_tool
 from ..catalogue._search import suggest_tools
@@ -24,7 +27,7 @@ from ..session._metatools import SEARCH_PARAMETER
 from ..session._session import Session
 from ..session._toolsets import FunctionToolset, OwnedTool, Toolset, close_names
 
-__all__ = ["FixedToolset", "tool_schemas"]
+__all__ = ["FixedToolset", "mcp_result", "mcp_tool", "tool_schemas"]
 
 CALL_TOOL = "callTool"
 _NAMES = {"type": "array", "items": {"type": "string"}}
@@ -38,7 +41,7 @@ class FixedToolset(Toolset):
         self._own = FunctionToolset()
         self._own.add("selectTools", self._select_tool, self._select)
         self._own.add(CALL_TOOL, self._call_tool_tool, self._call)
-        self._own.add(DESCRIBE_TOOLS, _describe_tool(session), self._describe)
+        self._own.add(DESCRIBE_TOOLS, _describe_tool(session), self._describe, listed=lambda: False)
         chain = session.meta.get(CALL_CHAIN)
         if chain is not None:  # several tools in one call and one request: a multi-hop question in one turn
             self._own.add(CALL_CHAIN, chain, lambda arguments: self._through_session(CALL_CHAIN, arguments))
@@ -71,16 +74,15 @@ class FixedToolset(Toolset):
         return Tool(
             name=current.name,
             description=(
-                current.description + "\n\nThe selected tools' full parameter schemas come back in the result; run them with "
-                "callTool. Call selectTools with no tools to see the objects you hold now and the tools you can select."
+                current.description + "\n\nIt answers their parameter schemas (then use callTool), or a dotted path's part "
+                f"({example_path(self.session.catalogue)}). With no tools: the objects you hold."
             ),
             parameters={
                 "type": "object",
                 "properties": {
                     "tools": {
                         **_NAMES,
-                        "description": f'The tools to select, such as ["{example_call(self.session.catalogue)[0]}"] '
-                        "(Type_* selects all of a type's tools).",
+                        "description": f'Such as ["{example_call(self.session.catalogue)[0]}"] or ["Type_*"].',
                     },
                     "search": {"type": "string", "description": SEARCH_PARAMETER},
                 },
@@ -96,19 +98,14 @@ class FixedToolset(Toolset):
         return Tool(
             name=CALL_TOOL,
             description=(
-                f"Run a tool, such as callTool(tool: {json.dumps(tool)}, arguments: {json.dumps(example)}). "
-                "A tool not selected yet is selected by the call, so a tool whose parameters you know needs no selectTools first. "
-                "Objects are passed and returned as Type#N IDs."
+                f"Run a tool, such as callTool(tool: {json.dumps(tool)}, arguments: {json.dumps(example)}); "
+                "it needs no selectTools first. Objects go in and out as Type#N IDs."
             ),
             parameters={
                 "type": "object",
                 "properties": {
-                    "tool": {"type": "string", "description": "The tool's name, Type_field."},
-                    "arguments": {
-                        "type": "object",
-                        "description": "The tool's arguments, as its schema from selectTools says.",
-                        "default": {},
-                    },
+                    "tool": {"type": "string"},
+                    "arguments": {"type": "object", "default": {}},
                 },
                 "required": ["tool"],
                 "additionalProperties": False,
@@ -125,10 +122,18 @@ class FixedToolset(Toolset):
         if names in (None, [], ""):
             await self.session.catch_up()  # the objects held now, whichever worker served the last calls
             return self._session_select().description
+        names = [names] if isinstance(names, str) else names
+        paths = [n for n in names if isinstance(n, str) and is_path(n)] if isinstance(names, list) else []
+        parts = self._describe({"tools": paths})["parts"] if paths else []  # a path's part, as describeTools shows it
+        if paths and len(paths) == len(names):
+            return {"parts": parts}
         searched = {"search": arguments["search"]} if arguments.get("search") is not None else {}
-        value = await self._through_session(self._session_select().name, {"tools": names, **searched})
-        listed, left = tool_schemas(self.session, [names] if isinstance(names, str) else list(names))
+        tools = [n for n in names if n not in paths] if isinstance(names, list) else names
+        value = await self._through_session(self._session_select().name, {"tools": tools, **searched})
+        listed, left = tool_schemas(self.session, list(tools))
         answer = {"result": value, "tools": listed, "next": "Run these with callTool(tool, arguments)."}
+        if parts:
+            answer["parts"] = parts
         return {**answer, "not_shown": _not_shown(left)} if left else answer
 
     async def _call(self, arguments: dict[str, Any]) -> Any:
@@ -174,13 +179,12 @@ def _describe_tool(session: Session) -> Tool:
     return Tool(
         name=DESCRIBE_TOOLS,
         description=(
-            f"Show tools' descriptions and parameter schemas without selecting them, such as {example_call(catalogue)[0]}. "
-            f"A dotted path such as {example_path(catalogue)} spells out one part of a tool's parameters that its schema "
-            "only summarises."
+            f"Show tools' parameter schemas without selecting them ({example_call(catalogue)[0]}), or by a dotted path "
+            f"({example_path(catalogue)}) a part a schema summarises."
         ),
         parameters={
             "type": "object",
-            "properties": {"tools": {**_NAMES, "description": "Tool names, or dotted paths into their parameters."}},
+            "properties": {"tools": {**_NAMES, "description": "Tool names or dotted paths."}},
             "required": ["tools"],
             "additionalProperties": False,
         },
@@ -224,3 +228,27 @@ def tool_schemas(session: Session, names: list[str], budget: int = SCHEMAS_BUDGE
 def _not_shown(left: list[str]) -> str:
     names = ", ".join(left[:20]) + (f" and {len(left) - 20} more" if len(left) > 20 else "")
     return f"These did not fit in one answer; describeTools shows their schemas: {names}."
+
+
+#: Built-ins that run the API's tools: open-world, as field tools are.
+_REACH_THE_API = frozenset({"callTool", "callChain"})
+
+
+def mcp_tool(types: Any, tool: Tool) -> Any:
+    """A tool as the MCP SDK's `types.Tool`, with the hints a client shows its user."""
+    rendered = render_tool(tool, "mcp")
+    return types.Tool(
+        name=rendered["name"],
+        description=rendered["description"],
+        input_schema=rendered["inputSchema"],
+        annotations=types.ToolAnnotations(
+            read_only_hint=tool.read_only,
+            destructive_hint=tool.destructive if not tool.read_only else None,
+            open_world_hint=None if tool.kind == "field" or tool.name in _REACH_THE_API else False,
+        ),
+    )
+
+
+def mcp_result(types: Any, result: ToolResult) -> Any:
+    """A tool's result as the MCP SDK's `types.CallToolResult`: its text, flagged when it is an error."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=result.content)], is_error=result.is_error)

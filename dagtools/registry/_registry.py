@@ -13,13 +13,14 @@ the way it was last reached (an object seen again in a list is found where it wa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ._handles import Handle, freeze, parse_object_id, thaw
 
-__all__ = ["Key", "ObjectEntry", "Registry", "parse_object_id"]
+__all__ = ["Key", "ObjectEntry", "Registry", "object_lines", "parse_object_id"]
 
 #: What tells an object apart from others of its type (see calls/_keys.py): (field, frozen value)
 #: pairs, sorted by field; hashable, and () for "nothing to tell it by".
@@ -218,6 +219,64 @@ class Registry:
 
     def __contains__(self, object_id: object) -> bool:
         return object_id in self._by_id
+
+
+def object_lines(registry: Registry, shown_per_type: int = 5) -> list[str]:
+    """The objects a session holds, a line each as selectTools lists them (`- Potato#1: A raw potato.`):
+    the latest few of each type, the older ones counted. Three or more in a row made the same way but
+    for one counting number (a list's items, each item's homeworld) share a line:
+    `- Person#1 to Person#4: Starship#1.pilotConnection[0..3]`."""
+    lines: list[str] = []
+    for type_name in registry.types():
+        count = registry.count(type_name)
+        first = max(1, count - shown_per_type + 1)
+        if first > 1:
+            lines.append(f"- {type_name}#1 to {type_name}#{first - 1}: older {type_name} objects")
+        entries = [e for e in (registry.find(type_name, n) for n in range(first, count + 1)) if e is not None]
+        while entries:
+            run = _run(entries)
+            if len(run) >= 3:
+                lines.append(f"- {run[0].id} to {run[-1].id}: {_ranged([e.label for e in run])}")
+            else:
+                lines += [f"- {e.id}: {_one_line(e.label)}" for e in run]
+            entries = entries[len(run) :]
+    return lines
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def _run(entries: list[ObjectEntry]) -> list[ObjectEntry]:
+    """The longest run from the first entry whose labels differ in one number only, counting up by one."""
+    run = entries[:1]
+    for entry in entries[1:]:
+        if _ranged([e.label for e in (*run, entry)]) is None:
+            break
+        run.append(entry)
+    return run if len(run) >= 3 else entries[:1]
+
+
+def _ranged(labels: list[str]) -> str | None:
+    """`Person#1..4.homeworld` for labels alike but for one number counting up by one, else None."""
+    parts = [_NUMBER.split(label) for label in labels]
+    numbers = [[int(n) for n in _NUMBER.findall(label)] for label in labels]
+    if len(labels) < 2:
+        return _one_line(labels[0]) if labels else None
+    if any(p != parts[0] for p in parts) or any(len(n) != len(numbers[0]) for n in numbers):
+        return None
+    moving = [i for i in range(len(numbers[0])) if len({n[i] for n in numbers}) > 1]
+    if len(moving) != 1 or [n[moving[0]] for n in numbers] != list(range(numbers[0][moving[0]], numbers[0][moving[0]] + len(labels))):
+        return None
+    slot = moving[0]
+    out = parts[0][0]
+    for i, number in enumerate(numbers[0]):
+        out += (f"{number}..{numbers[-1][slot]}" if i == slot else str(number)) + parts[0][i + 1]
+    return _one_line(out)
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _newer(old: Handle, new: Handle, *, written: bool = False) -> Handle:

@@ -26,25 +26,18 @@ def call_chain_tool(catalogue: Catalogue) -> Tool:
     return Tool(
         name=CALL_CHAIN,
         description=(
-            f"Run tools one after another in one call, each on the objects the step before returns, such as {example}. "
-            "Step 1 is a Query tool or names its object (as the tool's own call would); each later step is a tool of "
-            "the type the step before returns and names no object. A step over a list runs on each item. "
-            "Every object on the way gets its Type#N ID; the result maps each to what the next step gave, "
-            "and the last step's objects come with previews. Tools need not be selected first."
+            f"Run tools in one call, each step on what the step before returned: {example}. Step 1 is a Query tool or "
+            "names its object; later steps name none; a step over a list runs on each item."
         ),
         parameters={
             "type": "object",
             "properties": {
                 "steps": {
                     "type": "array",
-                    "minItems": 1,
                     "maxItems": MAX_STEPS,
                     "items": {
                         "type": "object",
-                        "properties": {
-                            "tool": {"type": "string", "description": "A tool name, Type_field."},
-                            "arguments": {"type": "object", "description": "The tool's arguments, as its schema says."},
-                        },
+                        "properties": {"tool": {"type": "string"}, "arguments": {"type": "object"}},
                         "required": ["tool"],
                     },
                 }

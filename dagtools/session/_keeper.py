@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import zlib
 from collections.abc import Awaitable, Callable, Iterable
 from itertools import islice
@@ -239,6 +240,8 @@ class SessionKeeper:
         self._log_bytes = 0
         #: Bytes the last save wrote, a change or a snapshot (for benches).
         self.last_written = 0
+        #: When this process last found the session in the store or saved it (to say why it is gone).
+        self._seen = time.monotonic()
 
     def _remember(self, session: Session, stored: SessionState | None = None) -> None:
         messages = session.context.messages
@@ -291,11 +294,26 @@ class SessionKeeper:
 
     def _caught_up(self, session: Session, stored: StoredState | None) -> None:
         if stored is None:
-            raise ConfigError(f"Session {self.key!r} is no longer in the store (it was idle too long, or deleted); open a new one.")
+            raise ConfigError(self._gone_message())
+        self._seen = time.monotonic()
         if stored.data is not None:
             self._restore(session, stored, keep=self._unsaved_messages(session))
             logger.debug("session %s caught up to version %d", self.key, stored.version)
         self.version = stored.version
+
+    def _gone_message(self) -> str:
+        idle, ttl = time.monotonic() - self._seen, self.store.idle_ttl
+        if idle < ttl:  # it cannot have expired: it was deleted, or the store itself forgot it
+            why = (
+                f"it was used {_duration(idle)} ago, too recently to have expired ({_duration(ttl)} idle), so it was deleted or the store "
+                "lost its data (a Redis server restarted without persistence starts empty)"
+            )
+        else:
+            why = f"it was idle {_duration(idle)}, longer than the store keeps a session ({_duration(ttl)}), or it was deleted"
+        return (
+            f"The session store no longer has session {self.key!r}: {why}. What the session held is gone; "
+            "open a new session (send a new key, or none) to go on."
+        )
 
     async def save(self, session: Session) -> None:
         """Store what the host changed outside a turn (`select`, `tool_call_result`)."""
@@ -338,4 +356,12 @@ class SessionKeeper:
         else:
             self._snapshot_bytes, self._log_bytes = len(data), 0
         self.last_written = len(data)
+        self._seen = time.monotonic()
         self._remember(session)
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.0f} {unit}"
+    return f"{seconds:.0f} s"

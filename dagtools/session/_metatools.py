@@ -19,10 +19,10 @@ from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._describe import DESCRIBE_TOOLS, describe_names, pointed_path
 from ..catalogue._json_schema import SchemaRenderer
-from ..catalogue._reach import example_call
+from ..catalogue._reach import by_reach, example_call
 from ..catalogue._reach import example_path as _example_path
 from ..catalogue._search import SearchIndex, catalogue_search, suggest_tools
-from ..registry._registry import Registry
+from ..registry._registry import Registry, object_lines
 from ._outputs import Output
 from ._toolsets import FunctionToolset
 
@@ -71,20 +71,6 @@ class ValueInput:
     description: str = ""
 
 
-def _object_lines(registry: Registry) -> list[str]:
-    lines: list[str] = []
-    for type_name in registry.types():
-        count = registry.count(type_name)
-        shown = range(1, count + 1) if count <= _OBJECTS_SHOWN_PER_TYPE else range(count - _OBJECTS_SHOWN_PER_TYPE + 1, count + 1)
-        if count > _OBJECTS_SHOWN_PER_TYPE:
-            lines.append(f"- {type_name}#1 to {type_name}#{count - _OBJECTS_SHOWN_PER_TYPE}: older {type_name} objects")
-        for number in shown:
-            entry = registry.find(type_name, number)
-            if entry is not None:
-                lines.append(f"- {entry.id}: {_one_line(entry.label)}")
-    return lines
-
-
 def _one_line(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -115,11 +101,11 @@ def reachable_types(catalogue: Catalogue, types: list[str]) -> list[str]:
     return sorted(reached, key=lambda t: -reached[t])
 
 
-def _ahead_line(catalogue: Catalogue, types: list[str], budget_bytes: int = 280) -> str:
+def _ahead_line(catalogue: Catalogue, types: list[str], budget_bytes: int = 130) -> str:
     """One short line naming the types reachable now, cut to a budget (GitHub's root reaches dozens)."""
     if not types:
         return ""
-    head = "Tools of the types these return can be selected now too, before you hold such an object: "
+    head = "Also before you hold such an object: "
     shown: list[str] = []
     size = len(head)
     for type_name in types:
@@ -132,35 +118,45 @@ def _ahead_line(catalogue: Catalogue, types: list[str], budget_bytes: int = 280)
     return head + ", ".join(shown) + (f" and {more} more" if more else "") + "."
 
 
+#: Bytes of selectTools' description that name the tools selectable before the model holds an object:
+#: the first list a client reads stays small on any schema (Linear's root has 160 fields), and search
+#: finds the rest. Each type the session holds objects of adds TYPE_ROOM.
+FIRST_ROOM = 250
+TYPE_ROOM = 280
+#: Bytes within which the tools are listed one a line, as seed 000 lists them; past it, one line a type.
+FULL_ROOM = 640
+
+
 def _tool_lines(catalogue: Catalogue, types: list[str], budget_bytes: int) -> list[str]:
+    """One line a tool, as seed 000 lists them, where that fits and the session holds objects; else
+    one line a type (`- Query_*: film, films`), which names a root's tools in half the tokens."""
     full = [f"- {name}" for t in types for name in catalogue.tools_for_type(t)]
-    if sum(len(line) + 1 for line in full) <= budget_bytes:
+    if any(not catalogue.is_root(t) for t in types) and sum(len(line) + 1 for line in full) <= min(budget_bytes, FULL_ROOM):
         return full
-    # Grouped: one line per type with field names only; long groups cut with a count.
-    lines = ["Tools are named Type_field; selectTools accepts any of these:"]
-    remaining = budget_bytes - len(lines[0])
-    per_type = max(remaining // max(len(types), 1), 60)
+    # Grouped: one line per type with field names only, the most telling first; long groups cut with a count.
+    lines: list[str] = []
+    per_type = max(budget_bytes // max(len(types), 1), 60)
     for type_name in types:
-        fields = [catalogue.ref(n).field_name for n in catalogue.tools_for_type(type_name)]
+        fields = [catalogue.ref(n).field_name for n in by_reach(catalogue, catalogue.tools_for_type(type_name))]
         head = f"- {catalogue.prefix(type_name)}_*: "
         text = head + ", ".join(fields)
         if len(text) > per_type:
             kept: list[str] = []
             size = len(head)
             for f in fields:
-                if size + len(f) + 2 > per_type - 30:
+                if size + len(f) + 2 > per_type - 12:
                     break
                 kept.append(f)
                 size += len(f) + 2
-            text = head + ", ".join(kept) + f" and {len(fields) - len(kept)} more"
+            text = head + ", ".join(kept) + f" +{len(fields) - len(kept)} more"
         lines.append(text)
     return lines
 
 
 def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[ValueInput], *, budget_tokens: int = 1500) -> Tool:
     """The selectTools tool as of now: objects, values and selectable tools within the budget."""
-    parts = ["Gain new tools for subsequent turns."]
-    objects = _object_lines(registry)
+    parts = ["Select tools for your next turns."]
+    objects = object_lines(registry, _OBJECTS_SHOWN_PER_TYPE)
     if objects:
         parts.append("Available objects:\n" + "\n".join(objects))
     if values:
@@ -172,9 +168,10 @@ def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[Val
             )
         )
     used = sum(len(p) + 2 for p in parts)
-    budget_bytes = max(budget_tokens * 4 - used - 300, 400)
     types = selectable_types(catalogue, registry)
-    parts.append("Available tools:\n" + "\n".join(_tool_lines(catalogue, types, budget_bytes)))
+    held = sum(1 for t in types if not catalogue.is_root(t))
+    budget_bytes = min(max(budget_tokens * 4 - used - 300, 400), FIRST_ROOM + TYPE_ROOM * held)
+    parts.append("Available tools (Type_field):\n" + "\n".join(_tool_lines(catalogue, types, budget_bytes)))
     ahead = _ahead_line(catalogue, reachable_types(catalogue, types))
     parts.append(ahead or "Tools of other types can be selected too once you hold such an object.")
     parts.append(SEARCH_HINT)
@@ -193,8 +190,8 @@ def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[Val
     )
 
 
-SEARCH_HINT = 'Not sure of a name? selectTools(search: "words") lists the tools that match, selecting none.'
-SEARCH_PARAMETER = "Words for what you need; answers the matching tools, selecting none."
+SEARCH_HINT = 'Not sure? selectTools(search: "words") lists matching tools, selecting none.'
+SEARCH_PARAMETER = "Words for what you need; lists matching tools."
 _SEARCH_LIMIT = 10
 
 

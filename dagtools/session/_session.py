@@ -30,6 +30,7 @@ from graphql import get_named_type, is_composite_type
 from .._closing import AsyncClosing
 from .._errors import ConfigError, ToolCallError
 from .._tools import Tool, ToolCall, ToolResult
+from .._values import json_size
 from ..calls._chains import parse_chain
 from ..calls._field import PreparedCall
 from ..catalogue._catalogue import Catalogue, is_list
@@ -98,6 +99,9 @@ class Session(AsyncClosing):
             self.toolset.toolsets.append(operation_toolset(self, str(options.operations)))
         self._pending: dict[str, ToolCall] = {}
         self._calls = 0
+        #: Bytes of the arguments and results its calls have added to the context: what the session
+        #: grew by, counted in the turn (and saved with it), so a host can cap it (`max_session_bytes`).
+        self.held_bytes = 0
         self._select_cache: tuple[tuple[int, int], Tool] | None = None
         self._closers = AsyncExitStack()
         self.keeper: SessionKeeper | None = None  # set by open_session when the session lives in a store
@@ -300,10 +304,12 @@ class Session(AsyncClosing):
         if new:
             self.context.add_assistant(tool_calls=new)
         for call, result in zip(calls, results):
+            self.held_bytes += _size(call.arguments)
             if result.pending:
                 self._pending[call.id] = call
             else:
                 self.context.add_result(result)
+                self.held_bytes += len(result.content.encode(errors="replace"))
         return results
 
     async def execute_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
@@ -384,3 +390,8 @@ class Session(AsyncClosing):
 
 #: Names the meta-tools hold whether or not they apply now (save without outputs, readResult before a cut).
 _META_NAMES = (SELECT_TOOLS, SAVE, READ_RESULT, DESCRIBE_TOOLS)
+
+
+def _size(arguments: Mapping[str, Any] | str) -> int:
+    """Bytes of a call's arguments as the context keeps them (JSON, or the raw text a model produced)."""
+    return len(arguments.encode(errors="replace")) if isinstance(arguments, str) else json_size(arguments)

@@ -46,6 +46,9 @@ class SessionState:
     calls: int = 0
     #: Client tool calls still waiting for `tool_call_result`.
     pending: tuple[dict[str, Any], ...] = ()
+    #: Bytes of the arguments and results the session's calls have added to it (`Session.held_bytes`), kept
+    #: with it so a limit on them (the MCP server's `max_session_bytes`) holds across processes and restarts.
+    held_bytes: int = 0
 
     @classmethod
     def of(cls, session: Session, *, bulk: bool = True) -> SessionState:
@@ -64,6 +67,7 @@ class SessionState:
             tool_uses=session.fields.active.uses(),
             calls=session._calls,
             pending=tuple(_call(c) for c in session._pending.values()),
+            held_bytes=session.held_bytes,
         )
 
     @classmethod
@@ -127,6 +131,7 @@ def restore_state(session: Session, state: SessionState) -> None:
     session.done = state.done
     session.long_values.restore(state.long_values)
     session.context.messages[:] = [_from_message(m) for m in state.context]
+    session.held_bytes = state.held_bytes
 
 
 def pending_calls(state: SessionState) -> dict[str, ToolCall]:

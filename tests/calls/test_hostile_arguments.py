@@ -76,3 +76,17 @@ async def test_a_tool_name_that_is_not_text_gives_an_error(name):
     assert result.is_error and "tool name is" in result.value["error"]
     result.value["error"].encode("utf-8")
     assert state(session) == before
+
+
+def test_the_size_of_any_arguments_is_counted_even_where_json_gives_up():
+    """A session's held bytes and the MCP server's argument limit count every call, hostile ones too:
+    nesting past the JSON encoder's recursion and integers of thousands of digits are counted by a walk."""
+    from dagtools._values import json_size
+    from dagtools.mcpserver._limits import argument_bytes
+
+    deep: list = []
+    for _ in range(5000):
+        deep = [deep]
+    assert json_size({"a": 1}) == len('{"a": 1}')
+    assert json_size(deep) >= 10_000 and argument_bytes({"x": deep}) >= 10_000
+    assert 5_000 <= json_size({"n": 10**5000}) <= 5_020

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,6 @@ def test_an_interface_asks_its_members_shared_fields_once_and_shrinks_their_prev
     assert " id " not in author.split("... on Node { id }", 1)[1]
     audit = builder.selection("OrganizationAuditEntry")  # a union of some 90 audit entries
     assert len(audit.encode()) <= ABSTRACT_SELECTION_BYTES
-    assert "... on Node { id }" in audit and "... on AuditEntry { action" in audit
+    assert "... on Node { id }" in audit and re.search(r"\.\.\. on AuditEntry \{[^}]* action ", audit)
     members = [m for m in github.schema.get_possible_types(github.schema.get_type("OrganizationAuditEntry"))]
     assert all(isinstance(m, GraphQLObjectType) and any(i.name == "AuditEntry" for i in m.interfaces) for m in members)

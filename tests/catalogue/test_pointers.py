@@ -170,8 +170,9 @@ async def test_mcp_fixed_examples_come_from_the_api_and_pointers_resolve() -> No
     server = github_server("fixed")
     async with Client(server.server, mode="legacy") as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        assert set(tools) == {"selectTools", "callTool", "describeTools", "callChain"}
-        found = re.search(r"such as (\{.*?\})\. ", tools["callChain"].description or "")
+        # describeTools is served but not listed: selectTools answers a dotted path's part, and callTool runs it too
+        assert set(tools) == {"selectTools", "callTool", "callChain"}
+        found = re.search(r'(\{"steps": .*?\})\. ', tools["callChain"].description or "")
         assert found is not None, tools["callChain"].description
         chain = json.loads(found.group(1))["steps"]
         assert len(chain) == 2 and all(step["tool"] in server.catalogue for step in chain)  # a chain of this API's tools
@@ -183,13 +184,23 @@ async def test_mcp_fixed_examples_come_from_the_api_and_pointers_resolve() -> No
         tool_name, parameter, type_name = example.groups()
         assert tool_name in server.catalogue and tool_name.startswith(f"{type_name}_") and parameter == type_name
         assert server.catalogue.schema.get_type(type_name) is not None
-        for word in re.findall(r"such as ([A-Za-z0-9_.]+)", tools["describeTools"].description or ""):
-            described = await client.call_tool("describeTools", {"tools": [word.rstrip(".")]})
-            assert not described.is_error, (word, text(described))
+        path = re.search(r"dotted path's part \(([A-Za-z0-9_.]+)\)", tools["selectTools"].description or "")
+        assert path is not None, tools["selectTools"].description
+        part = await client.call_tool("selectTools", {"tools": [path.group(1)]})
+        assert not part.is_error and json.loads(text(part))["parts"][0]["path"] == path.group(1), text(part)
         bad = await client.call_tool("callTool", {"tool": COMMIT, "arguments": BAD_FILE})
-        assert bad.is_error and check_every_pointer_exists(set(tools), text(bad)) >= 1
+        served = {*tools, "describeTools"}
+        assert bad.is_error and check_every_pointer_exists(served, text(bad)) >= 1
         schema = json.loads(text(await client.call_tool("selectTools", {"tools": [COMMIT]})))["tools"][0]["inputSchema"]
-        assert check_every_pointer_exists(set(tools), json.dumps(schema)) >= 1
+        assert check_every_pointer_exists(served, json.dumps(schema)) >= 1
+        target = pointed(text(bad))[0][1]
+        for name, arguments in (
+            ("describeTools", {"tools": [target]}),
+            ("callTool", {"tool": "describeTools", "arguments": {"tools": [target]}}),
+            ("selectTools", {"tools": [target]}),
+        ):  # every way a fixed-mode client can follow the pointer
+            described = await client.call_tool(name, arguments)
+            assert not described.is_error and json.loads(text(described))["parts"][0]["path"] == target, (name, text(described))
 
 
 # -- an integration ---------------------------------------------------------------------------------------

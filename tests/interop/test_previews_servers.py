@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from dagtools import Session, ToolCall, open_session
-from dagtools.calls._preview_pages import CUT
+from dagtools.calls._preview_pages import CUT, LIST_COLUMNS
+from tests.catalogue.test_previews import names
 from tests.pyservers.books import BOOKS, app
 from tests.servers import serve_asgi
 from tests.thirdparty import SERVER_VERSIONS, media_url  # noqa: F401 - fixture
@@ -53,7 +54,7 @@ async def test_a_search_that_finds_one_book_shows_every_short_scalar_it_read(boo
     assert "averageRating" in read and preview["averageRating"] == 3.29  # the computed column, read and shown
     assert {f for f, v in read.items() if _short(v)} <= set(preview)  # every short scalar it read
     assert preview["summary"].endswith("…") and len(preview["summary"]) == CUT
-    assert "summary (Book_summary)" in found["note"] and "left out" not in found["note"]
+    assert names(found["note"], "Book", "summary") and "left out" not in found["note"]
 
 
 @pytest.mark.parametrize(("text", "count"), [("Dune", 1), ("Foundation", 5), ("", 25)])
@@ -67,11 +68,11 @@ async def test_every_book_on_a_page_shows_the_same_fields(books: Session, text: 
     assert shown[:2] == ("title", "id")
     read = set(books.catalogue.preview_fields("Book"))
     left = read - set(shown)
-    if count < 25:
-        assert not {f for f in left if f != "summary"}  # 1 or 5 books leave room for every short scalar
-    else:
-        assert "databaseId" in left and "summary" in left  # the row number and the long text give way first
-        assert all(f"{f} (Book_{f})" in page["note"] for f in left)  # each named with the tool that reads it
+    if count == 1:
+        assert not {f for f in left if f != "summary"}  # a lone book shows every short scalar
+    else:  # a list page: what tells the books apart; the row number and the long text never
+        assert len(shown) <= LIST_COLUMNS and "databaseId" in left and "summary" in left
+        assert all(names(page["note"], "Book", f) for f in left)  # each named with the tool that reads it
     titles = [p["title"] for p in page["preview"].values()]
     assert titles == [b["title"] for b in BOOKS if text.lower() in b["title"].lower()]
 
@@ -87,7 +88,7 @@ async def test_a_thread_of_comments_shows_what_each_says_before_its_surrogate_nu
     bodies = [p["body"] for p in thread["preview"].values()]
     whole = [b for b in bodies if not b.endswith("…")]
     assert len(whole) == 4 and "Too long for me." in whole  # short bodies are read with no further call
-    assert "body (Comment_body)" in thread["note"]
+    assert names(thread["note"], "Comment", "body")
     author = await call(books, "Comment_author", Comment="Comment#1")  # the foreign key's object, by its tool
     assert author["preview"]["name"] == "Author 3"
 
@@ -101,7 +102,7 @@ async def test_media_articles_page_of_40_is_one_table_with_titles(media_url: str
     assert len(page["result"]) == 40 and len(json.dumps(page, ensure_ascii=False)) <= budget
     assert len({tuple(p) for p in page["preview"].values()}) == 1
     assert page["preview"]["Article#40"]["title"] == "Article number 1 about the library"
-    assert "body (Article_body)" in page["note"]
+    assert names(page["note"], "Article", "body")
     shown = alone["preview"]
     assert {"title", "id", "publishedAt", "updatedAt"} <= set(shown) and "nodeId" not in shown  # a lone article: every short scalar
-    assert shown["body"].endswith("…") and "body (Article_body)" in alone["note"]
+    assert shown["body"].endswith("…") and names(alone["note"], "Article", "body")

@@ -113,7 +113,7 @@ async def fries_dynamic(client: Client, changes: Changes) -> dict[str, Any]:
 async def fries_fixed(client: Client) -> Any:
     """The fries task by a client that reads the tool list once and never again."""
     listed = names(await client.list_tools())
-    assert listed == ["selectTools", "callTool", "describeTools", "callChain", "save"]
+    assert listed == ["selectTools", "callTool", "callChain", "save"]
     learned: dict[str, Any] = {}
     for call in FRIES["calls"]:
         if call["tool"] == "selectTools":

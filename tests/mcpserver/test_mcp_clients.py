@@ -53,7 +53,7 @@ async def test_a_client_setup_starts_dagtools_that_lists_and_calls_tools(
     before = len(seen)
     async with Client(params) as client:
         listed = [t.name for t in (await client.list_tools()).tools]
-        assert listed[:3] == ["selectTools", "callTool", "describeTools"]
+        assert listed[:3] == ["selectTools", "callTool", "callChain"]
         selected = await client.call_tool("selectTools", {"tools": ["Query_potato"]})
         assert not selected.is_error, selected.content[0].text
         result = await client.call_tool("callTool", {"tool": "Query_potato", "arguments": {}})

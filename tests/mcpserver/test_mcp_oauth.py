@@ -431,8 +431,8 @@ async def test_while_the_authorization_server_is_down_tokens_get_503_with_retry_
         assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
         assert "cannot check tokens now" in refused.json()["error_description"]
         assert post(server.url, INITIALIZE).status_code == 401  # no token: still told where to get one
-    assert f"callers need an OAuth access token from {down}" in server.said
-    assert "cannot check tokens now" in server.said and "answered 503" in server.said  # said at start
+    assert f"callers need an OAuth access token from {down}" in server.log
+    assert "cannot check tokens now" in server.log and "answered 503" in server.log  # said at start
 
 
 # -- configuration ----------------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ def test_stdio_start_says_what_it_serves_on_stderr_and_nothing_on_stdout() -> No
     said = run.stderr
     assert said.startswith(f"dagtools mcp: serving {KITCHEN}\n")
     assert "calls go to: this process" in said
-    assert "tools: fixed (selectTools, callTool, describeTools, callChain, save" in said
+    assert "tools: fixed (selectTools, callTool, callChain, save" in said
     assert "transport: stdio" in said
     assert "schema: 7 object types, 40 fields -> 27 tools" in said and "mutations off" in said
     assert "warning" not in said and "tolerated" not in said

@@ -67,6 +67,7 @@ class McpHttp:
 
     def __init__(self, source: str, cache_dir: Path, *extra: str, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
+        self.log = ""
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.process = subprocess.Popen(
             [DAGTOOLS, "mcp", source, "--transport", "http", "--port", str(self.port), *extra],
@@ -81,19 +82,18 @@ class McpHttp:
             wait_for_port(self.port, timeout=30, alive=lambda: self.process.poll() is None)
         except (RuntimeError, TimeoutError):
             self.__exit__()
-            raise RuntimeError(f"dagtools mcp did not start: {self.said}") from None
+            raise RuntimeError(f"dagtools mcp did not start: {self.log}") from None
         return self
 
     def __exit__(self, *exc: object) -> None:
-        """Stops the server and keeps what it said on stderr in `.said`."""
+        """Stops the server and keeps what it wrote to stderr (its start-up lines and its log) in `.log`."""
         self.process.terminate()
         try:
-            self.said = self.process.communicate(timeout=10)[1].decode()
+            said = self.process.communicate(timeout=10)[1]
         except subprocess.TimeoutExpired:
             self.process.kill()
-            self.said = self.process.communicate()[1].decode()
-
-    said = ""
+            said = self.process.communicate()[1]
+        self.log = said.decode(errors="replace")
 
 
 @pytest.fixture

@@ -251,7 +251,7 @@ def test_a_large_apis_initial_toolset_fits_the_budget():
     session = Session(catalogue, SchemaOnlyExecutor())
     rendered = json.dumps(session.render_tools("openai"))
     assert estimate_tokens(rendered) <= 2000
-    assert "Query_*: node, nodes, search, repository" in rendered or "Query_repository" in rendered
+    assert "- Query_*: repository, user, " in rendered  # the root tools grouped, those handing out the most-used objects first
 
 
 def test_select_tools_description_stays_in_budget_with_many_objects_of_many_types():
@@ -305,3 +305,31 @@ def test_a_context_knows_its_calls_however_the_host_edits_its_messages():
     assert context.has_call("c") and not context.has_call("a") and not context.has_call("b")
     context.messages[:] = [Message(role="user", content="again")]
     assert not context.has_call("c")
+
+
+def test_select_tools_lists_objects_made_alike_on_one_line() -> None:
+    from graphql import build_schema
+
+    from dagtools import Handle, Step, compile_catalogue
+    from dagtools.executors._base import SchemaOnlyExecutor
+    from dagtools.session._session import Session
+
+    sdl = """
+      type Planet { name: String }
+      type Person { name: String  homeworld: Planet }
+      type Starship { name: String  pilots: [Person] }
+      type Query { starship(starshipID: ID): Starship  person(personID: ID): Person  planet(planetID: ID): Planet }
+    """
+    session = Session(compile_catalogue(build_schema(sdl)), SchemaOnlyExecutor())
+    mint = session.registry.mint
+    mint("Starship", Handle((Step.of("starship", {"starshipID": "10"}),)), expression='starship(starshipID: "10")')
+    for n in range(4):
+        mint("Person", Handle((Step.of("person", {"personID": str(n)}),)), expression=f"Starship#1.pilotConnection[{n}]")
+    for n in range(1, 5):
+        mint("Planet", Handle((Step.of("planet", {"planetID": str(n)}),)), expression=f"Person#{n}.homeworld")
+    mint("Planet", Handle((Step.of("planet", {"planetID": "9"}),)), expression="Person#2.homeworld")
+    description = session.tools()[0].description
+    assert '- Starship#1: starship(starshipID: "10")\n' in description
+    assert "- Person#1 to Person#4: Starship#1.pilotConnection[0..3]\n" in description
+    assert "- Planet#1 to Planet#4: Person#1..4.homeworld\n- Planet#5: Person#2.homeworld\n" in description
+    assert "Person#2:" not in description  # each object is still named, by the range it is in

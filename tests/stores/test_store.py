@@ -260,7 +260,7 @@ async def test_a_deleted_session_says_so_and_changes_nothing(store_url):
         before = session.state()
         assert session.keeper is not None
         await session.keeper.store.delete("gone")
-        with pytest.raises(ConfigError, match="no longer in the store"):
+        with pytest.raises(ConfigError, match="store no longer has session"):
             await call(session, "Potato_peel")
         assert session.state() == before
 
