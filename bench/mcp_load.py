@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[0] = str(ROOT)  # not bench/, whose mcp.py would hide the MCP SDK
 
 from bench._figures import exit_status, figure, unmeasured  # noqa: E402
+from tests.redis_cluster import start_redis_server  # noqa: E402
 from tests.servers import free_port, wait_for_port  # noqa: E402
 
 KITCHEN = ROOT / "examples" / "kitchen" / "mcp.yaml"
@@ -261,20 +261,6 @@ def measure(url: str, sessions: int, calls: int, call: tuple[str, dict[str, Any]
     return outcome
 
 
-def redis_store() -> tuple[str, subprocess.Popen[bytes]] | None:
-    binary = shutil.which("redis-server")
-    if binary is None:
-        return None
-    port = free_port()
-    process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    wait_for_port(port, alive=lambda: process.poll() is None)
-    return f"redis://127.0.0.1:{port}/0", process
-
-
 def report(label: str, outcome: Outcome, floor: Outcome | None) -> None:
     done = len(outcome.latencies)
     rate = done / outcome.seconds if outcome.seconds else 0.0
@@ -309,7 +295,7 @@ def run(counts: list[int], calls: int, stores: list[str], processes: int) -> Non
             if store == "sqlite":
                 url = f"sqlite:///{tempfile.mkdtemp(prefix='dagtools-load-')}/sessions.sqlite3"
             elif store == "redis":
-                found = redis_store()
+                found = start_redis_server()
                 if found is None:
                     for count in counts:
                         unmeasured(f"mcp_load_calls_ratio[redis,{count}]", "redis-server is not installed (apt-get install redis-server)")

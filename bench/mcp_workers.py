@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[0] = str(ROOT)  # not bench/, whose mcp.py would hide the MCP SDK
 
 from bench._figures import exit_status, figure, unmeasured  # noqa: E402
-from bench.mcp_load import DAGTOOLS_CALL, Outcome, Server, dagtools_server, measure, redis_store  # noqa: E402
+from bench.mcp_load import DAGTOOLS_CALL, Outcome, Server, dagtools_server, measure  # noqa: E402
+from tests.redis_cluster import start_redis_server  # noqa: E402
 
 
 def store_url(kind: str) -> tuple[str, Any] | None:
@@ -46,7 +47,7 @@ def store_url(kind: str) -> tuple[str, Any] | None:
             print(f"# no Redis Cluster: {why}", flush=True)
             return None
         return cluster.url, cluster
-    found = redis_store()
+    found = start_redis_server()
     if found is None:
         print("# redis-server is not installed (apt-get install redis-server)", flush=True)
     return found

@@ -20,8 +20,6 @@ where redis-server or redis-py is missing.
 from __future__ import annotations
 
 import asyncio
-import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,6 +36,7 @@ from bench._figures import figure as checked  # noqa: E402
 from dagtools import Handle, Step, ToolCall  # noqa: E402
 from dagtools.session._keeper import encode_state  # noqa: E402
 from tests.kitchen import kitchen_session  # noqa: E402
+from tests.redis_cluster import start_redis_server  # noqa: E402
 
 FRIES = [
     ("selectTools", {"tools": ["Potato_*", "Oven_bake", "Fries_plate"]}),
@@ -141,27 +140,17 @@ async def per_call_figures(label: str, store: str, calls: int = 40) -> None:
 
 
 def start_redis() -> tuple[subprocess.Popen | None, str | None]:
-    binary = shutil.which("redis-server")
     try:
         import redis  # noqa: F401
     except ImportError:
-        binary = None
-    if binary is None:
+        started = None
+    else:
+        started = start_redis_server()
+    if started is None:
         print("# redis-server or redis-py is missing: no Redis figures", flush=True)
         return None, None
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL
-    )
-    for _ in range(200):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-            break
-        except OSError:
-            time.sleep(0.02)
-    return server, f"redis://127.0.0.1:{port}/0"
+    url, server = started
+    return server, url
 
 
 async def main() -> None:

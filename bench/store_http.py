@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,6 +30,7 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != 
 from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
+from tests.redis_cluster import start_redis_server  # noqa: E402
 from tests.servers import free_port, wait_for_port  # noqa: E402
 
 DAGTOOLS = str(Path(sys.executable).with_name("dagtools"))
@@ -123,16 +123,12 @@ async def one_warmup(url: str) -> None:
 
 
 def start_redis() -> tuple[subprocess.Popen[bytes] | None, str | None]:
-    binary = shutil.which("redis-server")
-    if binary is None:
+    started = start_redis_server()
+    if started is None:
         print("# redis-server is not on PATH: no Redis figures", flush=True)
         return None, None
-    port = free_port()
-    server = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL
-    )
-    wait_for_port(port, timeout=10, alive=lambda: server.poll() is None)
-    return server, f"redis://127.0.0.1:{port}/0"
+    url, server = started
+    return server, url
 
 
 async def main() -> None:

@@ -21,7 +21,7 @@ TESTS = ROOT / "tests"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.thirdparty import media_closed_url, media_old_url, media_url, opened, swapi_url  # noqa: E402,F401  (servers on loopback, for any module)
+from tests.thirdparty import media_closed_url, media_old_url, media_url, opened, recorded, swapi_url  # noqa: E402,F401  (servers on loopback, for any module)
 
 os.environ["DAGTOOLS_DEBUG"] = os.environ.get("DAGTOOLS_DEBUG", "1")  # every document shape dagtools builds is validated against its schema
 

@@ -1,4 +1,5 @@
-"""A real Redis Cluster on loopback: 3 primaries and 3 replicas, for the store tests and the benches.
+"""Real Redis on loopback for the store tests and the benches: one redis-server (`start_redis_server`),
+or a Redis Cluster of 3 primaries and 3 replicas (`RedisCluster`).
 
 Six `redis-server --cluster-enabled yes` processes on free ports, joined by
 `redis-cli --cluster create ... --cluster-replicas 1 --cluster-yes`. `cluster-node-timeout` is 1 s, so a
@@ -16,10 +17,31 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.servers import wait_for_port
+from tests.servers import free_port, wait_for_port
 
 #: How long a primary may stay silent before the cluster counts it failed, in ms (Redis's default is 15,000).
 NODE_TIMEOUT_MS = 1000
+
+
+def start_redis_server() -> tuple[str, subprocess.Popen[bytes]] | None:
+    """One redis-server on a free loopback port, saving nothing to disk, once it accepts connections: its
+    URL and process (the caller terminates it), or None where redis-server is not installed."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        return None
+    port = free_port()
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, alive=lambda: process.poll() is None)
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
+    return f"redis://127.0.0.1:{port}/0", process
 
 
 class Unavailable(Exception):

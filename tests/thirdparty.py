@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests.recording import RecordingExecutor
 from tests.servers import free_port, wait_for_port
 
 if TYPE_CHECKING:
@@ -53,6 +54,8 @@ __all__ = [
     "attempt",
     "call_ok",
     "opened",
+    "recorded",
+    "Recorded",
     "jobs_url",
     "media_closed_url",
     "media_old_url",
@@ -224,6 +227,28 @@ async def opened() -> AsyncIterator[Open]:
         await session.executor.aclose()
 
 
+Recorded = Callable[..., Awaitable[tuple["Session", RecordingExecutor]]]
+
+
+@pytest.fixture
+async def recorded() -> AsyncIterator[Recorded]:
+    """Like `opened`, with every document sent recorded: yields `(session, executor)`."""
+    from dagtools import HttpExecutor, open_session
+
+    executors: list[RecordingExecutor] = []
+
+    async def open_on(url: str, **options: Any) -> tuple[Session, RecordingExecutor]:
+        executor = RecordingExecutor(HttpExecutor(url, retries=0))
+        executors.append(executor)
+        session = await open_session(url, executor=executor, cache=False, max_active_tools=128, **options)
+        session.select(session.catalogue.names())
+        return session, executor
+
+    yield open_on
+    for executor in executors:
+        await executor.aclose()
+
+
 async def attempt(session: Session, tool: str, /, **arguments: Any) -> ToolResult:
     from dagtools import ToolCall
 
@@ -233,5 +258,5 @@ async def attempt(session: Session, tool: str, /, **arguments: Any) -> ToolResul
 async def call_ok(session: Session, tool: str, /, **arguments: Any) -> Any:
     """Call `tool` with `arguments` and return its value, failing the test on an error result."""
     result = await attempt(session, tool, **arguments)
-    assert not result.is_error, (result.value, SERVER_VERSIONS)
+    assert not result.is_error, (tool, result.value, SERVER_VERSIONS)
     return result.value

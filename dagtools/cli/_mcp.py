@@ -44,7 +44,7 @@ def add_mcp_command(commands: Any) -> None:
         "--oauth-issuer",
         metavar="URL",
         help="HTTP: callers need an OAuth access token from this authorization server, minted for --public-url "
-        "(JWTs checked against its keys; see the Deployment page for scopes and introspection)",
+        "(JWTs checked against its keys; the Authorization page has the scopes and introspection)",
     )
     mcp.add_argument(
         "--oauth-introspection-env",
@@ -178,41 +178,5 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
 def _mcp(args: argparse.Namespace) -> int:
     from ..mcpserver._serve import serve_mcp
 
-    config = mcp_config_from_args(args)
-    if config.transport == "http":
-        check_port_free(config.host, config.port)
-    serve_mcp(config)
+    serve_mcp(mcp_config_from_args(args))
     return 0
-
-
-def check_port_free(host: str, port: int) -> None:
-    """Bind the address as the HTTP server will (address reuse on, as uvicorn sets it) and let it go: a
-    port another server holds is one line that says so, before the schema is loaded, not a start-up
-    block followed by the server's own traceback. (Another process may still take it in between;
-    then the server's error stands.)"""
-    import errno
-    import socket
-
-    from .._errors import ConfigError
-
-    if port == 0:
-        return
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as error:
-            where = f"[{host}]:{port}" if family == socket.AF_INET6 else f"{host}:{port}"
-            if error.errno == errno.EADDRINUSE:
-                raise ConfigError(
-                    f"{where} is already in use: another server (perhaps another dagtools mcp) listens there. Stop it, "
-                    "or choose a free port with --port (or port: in the config file); --port 0 takes any free one."
-                ) from None
-            if error.errno in (errno.EACCES, errno.EPERM):
-                raise ConfigError(
-                    f"{where} may not be bound by this user (ports below 1024 need privileges). Choose a port above 1024 with --port."
-                ) from None
-            raise ConfigError(
-                f"Cannot listen on {where}: {error.strerror or error}. Check --host: it must be an address of this machine."
-            ) from None

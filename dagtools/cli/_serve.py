@@ -79,7 +79,10 @@ def graphql_app(executor: Any, *, path: str = "/graphql") -> Any:
             params = {k: v[0] for k, v in parse_qs(scope.get("query_string", b"").decode("latin-1")).items()}
             if "query" not in params:
                 return await _answer(send, 400, {"errors": [{"message": f"Send a query: POST JSON to {path}, or GET {path}?query=..."}]})
-            request: Any = {**params, "variables": json.loads(params["variables"]) if params.get("variables") else None}
+            try:
+                request: Any = {**params, "variables": json.loads(params["variables"]) if params.get("variables") else None}
+            except ValueError:
+                return await _answer(send, 400, {"errors": [{"message": "variables= is not JSON: send it as a JSON object, URL-encoded."}]})
             if _is_mutation(request["query"]):
                 return await _answer(send, 405, {"errors": [{"message": "A mutation must be sent with POST."}]})
         elif scope["method"] == "POST":

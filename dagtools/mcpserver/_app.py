@@ -14,7 +14,6 @@ A server bound beyond loopback without tokens refuses to start unless the operat
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 import sys
@@ -26,7 +25,7 @@ import anyio
 
 from .._errors import ConfigError
 from ._auth import WELL_KNOWN, BearerTokens, OAuthResource, Refused
-from ._config import McpConfig
+from ._config import McpConfig, is_loopback
 from ._handshakes import Handshakes
 from ._keys import ISSUED_SCOPE_KEY, READ_ONLY_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER
 from ._limits import mark_invalid_text
@@ -42,15 +41,6 @@ server_log = logging.getLogger("uvicorn.error")
 
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 _WILDCARDS = ("", "0.0.0.0", "::", "[::]")
-
-
-def is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def check_exposure(config: McpConfig) -> BearerTokens | OAuthResource | None:

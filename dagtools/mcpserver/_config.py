@@ -22,6 +22,7 @@ outputs: {fries: {type: Plate, description: The fries, on a plate.}}
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import sys
@@ -35,7 +36,7 @@ from .._errors import ConfigError
 from .._yaml import read_data
 from ..executors._urls import check_port, check_url
 
-__all__ = ["McpConfig", "ToolsMode", "load_mcp_config"]
+__all__ = ["McpConfig", "ToolsMode", "is_loopback", "load_mcp_config"]
 
 ToolsMode = Literal["fixed", "dynamic"]
 Transport = Literal["stdio", "http"]
@@ -145,8 +146,7 @@ class McpConfig:
 
     def _check_oauth(self) -> None:
         check_url(self.oauth_issuer, "oauth_issuer")
-        host = (urlsplit(self.oauth_issuer).hostname or "").lower()
-        if not self.oauth_issuer.lower().startswith("https://") and host not in ("localhost", "127.0.0.1", "::1"):
+        if not self.oauth_issuer.lower().startswith("https://") and not is_loopback(urlsplit(self.oauth_issuer).hostname or ""):
             raise ConfigError(f"oauth_issuer must be an https:// URL (http:// only on loopback), not {self.oauth_issuer!r}.")
         if self.auth_token_env:
             raise ConfigError("Give either auth_token_env (static bearer tokens) or oauth_issuer (OAuth access tokens), not both.")
@@ -199,6 +199,16 @@ class McpConfig:
             "max_active_tools": self.max_active_tools,
             "operations": self.operations or None,
         }
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a host name or address is this machine's loopback (`localhost`, 127.0.0.0/8, `::1`)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def load_mcp_config(path: str | Path | None = None, data: Mapping[str, Any] | None = None) -> McpConfig:

@@ -12,6 +12,7 @@ from typing import Any
 
 import anyio
 
+from .._errors import ConfigError
 from ._app import check_exposure
 from ._auth import OAuthResource
 from ._banner import describe_server
@@ -19,13 +20,14 @@ from ._config import McpConfig
 from ._limits import mark_invalid_text
 from ._server import McpToolServer
 
-__all__ = ["serve_http", "serve_mcp", "serve_stdio"]
+__all__ = ["check_port_free", "serve_http", "serve_mcp", "serve_stdio"]
 
 
 def serve_mcp(config: McpConfig) -> None:
     """Serve the configured API over the configured transport, after the exposure check."""
     if config.transport == "http":
-        check_exposure(config)
+        check_exposure(config)  # what the config itself refuses comes first, then what this machine's state does
+        check_port_free(config.host, config.port)
     server = McpToolServer(config)
     print(describe_server(server), file=sys.stderr, flush=True)  # stdout is the protocol in stdio mode
     gc.collect()
@@ -97,3 +99,34 @@ def _checked_stdin() -> Any:
     os.close(null)
     text = io.TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8", errors="replace")
     return _CheckedLines(anyio.wrap_file(text))
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Bind the address as the HTTP server will (address reuse on, as uvicorn sets it) and let it go: a
+    port another server holds is one line that says so, before the schema is loaded, not a start-up
+    block followed by the server's own traceback. (Another process may still take it in between;
+    then the server's error stands.)"""
+    import errno
+    import socket
+
+    if port == 0:
+        return
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            where = f"[{host}]:{port}" if family == socket.AF_INET6 else f"{host}:{port}"
+            if error.errno == errno.EADDRINUSE:
+                raise ConfigError(
+                    f"{where} is already in use: another server (perhaps another dagtools mcp) listens there. Stop it, "
+                    "or choose a free port with --port (or port: in the config file); --port 0 takes any free one."
+                ) from None
+            if error.errno in (errno.EACCES, errno.EPERM):
+                raise ConfigError(
+                    f"{where} may not be bound by this user (ports below 1024 need privileges). Choose a port above 1024 with --port."
+                ) from None
+            raise ConfigError(
+                f"Cannot listen on {where}: {error.strerror or error}. Check --host: it must be an address of this machine."
+            ) from None

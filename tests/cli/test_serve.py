@@ -54,6 +54,7 @@ async def test_a_document_a_person_wrote_is_validated_and_errors_come_back_as_gr
         ("post", {"content": b" " * (MAX_BODY + 1)}, 413, "over"),
         ("get", {}, 400, "Send a query"),
         ("get", {"params": {"query": "mutation { __typename }"}}, 405, "POST"),
+        ("get", {"params": {"query": "{ __typename }", "variables": "{n:"}}, 400, "variables= is not JSON"),
         ("put", {"content": b"{}"}, 405, "Use POST"),
     ],
 )

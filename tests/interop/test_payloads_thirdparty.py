@@ -16,17 +16,15 @@ asked field fails the call, and a list keeps the items the API could read.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from dagtools import HttpExecutor, Session, ToolCall, open_session
-from tests.recording import RecordingExecutor
-from tests.thirdparty import SERVER_VERSIONS, _version, media_url, start_node_server  # noqa: F401 - fixtures
+from dagtools import Session, ToolCall
+from tests.thirdparty import SERVER_VERSIONS, Recorded, _version, attempt, media_url, start_node_server  # noqa: F401 - fixtures
 
 PARK = f"mercurius {_version('mercurius')} (fastify {_version('fastify')}, graphql {_version('graphql')})"
-Open = Callable[..., Awaitable[tuple[Session, RecordingExecutor]]]
 
 
 @pytest.fixture(scope="module")
@@ -34,27 +32,6 @@ def park_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The park app on Mercurius; yields its GraphQL URL."""
     with start_node_server("mercurius.js", "mercurius", tmp_path_factory) as port:
         yield f"http://127.0.0.1:{port}/graphql"
-
-
-@pytest.fixture
-async def opened() -> AsyncIterator[Open]:
-    """Opens sessions on a URL with every tool selected and every document recorded."""
-    executors: list[RecordingExecutor] = []
-
-    async def open_on(url: str, **options: Any) -> tuple[Session, RecordingExecutor]:
-        executor = RecordingExecutor(HttpExecutor(url, retries=0))
-        executors.append(executor)
-        session = await open_session(url, executor=executor, cache=False, max_active_tools=128, **options)
-        session.select(session.catalogue.names())
-        return session, executor
-
-    yield open_on
-    for executor in executors:
-        await executor.aclose()
-
-
-async def attempt(session: Session, tool: str, /, **arguments: Any) -> Any:
-    return await session.call_tool(ToolCall(name=tool, arguments=arguments))
 
 
 async def call(session: Session, tool: str, /, **arguments: Any) -> Any:
@@ -66,8 +43,8 @@ async def call(session: Session, tool: str, /, **arguments: Any) -> Any:
 # -- mutation payloads (Mercurius) ------------------------------------------------------------------------
 
 
-async def test_a_refused_write_shows_its_user_errors(park_url: str, opened: Open) -> None:
-    session, executor = await opened(park_url, mutations=True, relay_ids=True)
+async def test_a_refused_write_shows_its_user_errors(park_url: str, recorded: Recorded) -> None:
+    session, executor = await recorded(park_url, mutations=True, relay_ids=True)
     park = await call(session, "Query_park", name="Yellow Marsh")
     sent = len(executor.sent)
     refused = await call(session, "Mutation_createSighting", input={"parkId": park["result"], "species": "dragon", "count": 0})
@@ -88,8 +65,8 @@ async def test_a_refused_write_shows_its_user_errors(park_url: str, opened: Open
     assert len(executor.sent) == sent + 1
 
 
-async def test_a_write_shows_the_object_it_made_with_its_preview(park_url: str, opened: Open) -> None:
-    session, executor = await opened(park_url, mutations=True, relay_ids=True)
+async def test_a_write_shows_the_object_it_made_with_its_preview(park_url: str, recorded: Recorded) -> None:
+    session, executor = await recorded(park_url, mutations=True, relay_ids=True)
     park = await call(session, "Query_park", name="Stone Valley")
     sent = len(executor.sent)
     made = await call(session, "Mutation_createSighting", input={"parkId": park["result"], "species": "otter", "count": 2, "place": "weir"})
@@ -104,8 +81,8 @@ async def test_a_write_shows_the_object_it_made_with_its_preview(park_url: str, 
     assert await call(session, "Sighting_count") == {"result": 2}  # re-rooted on its id: a query now
 
 
-async def test_a_closed_issue_shows_its_state_and_the_field_it_may_not_read(park_url: str, opened: Open) -> None:
-    session, executor = await opened(park_url, mutations=True, relay_ids=True)
+async def test_a_closed_issue_shows_its_state_and_the_field_it_may_not_read(park_url: str, recorded: Recorded) -> None:
+    session, executor = await recorded(park_url, mutations=True, relay_ids=True)
     issue = await call(session, "Query_issue", number=2)
     assert issue["preview"]["state"] == "OPEN" and "estimate" not in issue["preview"]
     assert "estimate (FORBIDDEN: Not allowed to see estimates)" in issue["note"]
@@ -122,8 +99,8 @@ async def test_a_closed_issue_shows_its_state_and_the_field_it_may_not_read(park
     assert await call(session, "Issue_state") == {"result": "CLOSED"}
 
 
-async def test_a_failed_write_and_an_error_answer_are_told_apart(park_url: str, opened: Open) -> None:
-    session, _ = await opened(park_url, mutations=True)
+async def test_a_failed_write_and_an_error_answer_are_told_apart(park_url: str, recorded: Recorded) -> None:
+    session, _ = await recorded(park_url, mutations=True)
     failed = await attempt(session, "Mutation_closeIssue", input={"issueId": "no-such-issue"})
     assert failed.is_error  # the error is on the asked field: the call fails, in the API's words
     assert "NOT_FOUND: no-such-issue is not the id of an issue (at closeIssue)" in failed.value["error"]
@@ -139,8 +116,8 @@ async def test_a_failed_write_and_an_error_answer_are_told_apart(park_url: str, 
 # -- partial answers (Mercurius) ----------------------------------------------------------------------------
 
 
-async def test_a_forbidden_preview_field_is_a_note_and_the_asked_one_an_error(park_url: str, opened: Open) -> None:
-    session, _ = await opened(park_url)
+async def test_a_forbidden_preview_field_is_a_note_and_the_asked_one_an_error(park_url: str, recorded: Recorded) -> None:
+    session, _ = await recorded(park_url)
     park = await call(session, "Query_park", name="Yellow Marsh")
     assert park["result"] == "Park#1" and park["preview"] == {"name": "Yellow Marsh"}
     assert "budget (FORBIDDEN: Not allowed to see the budget)" in park["note"]
@@ -154,8 +131,8 @@ async def test_a_forbidden_preview_field_is_a_note_and_the_asked_one_an_error(pa
     assert await call(session, "Stats_visitors") == {"result": 5400}
 
 
-async def test_a_list_keeps_the_items_the_api_could_read(park_url: str, opened: Open) -> None:
-    session, _ = await opened(park_url)
+async def test_a_list_keeps_the_items_the_api_could_read(park_url: str, recorded: Recorded) -> None:
+    session, _ = await recorded(park_url)
     await call(session, "Query_park", name="Yellow Marsh")
     listed = await call(session, "Park_sightings")
     ids = listed["result"]
@@ -168,8 +145,8 @@ async def test_a_list_keeps_the_items_the_api_could_read(park_url: str, opened: 
     assert await call(session, "Sighting_place", Sighting=ids[3]) == {"result": "dam"}
 
 
-async def test_a_turn_of_reads_judges_each_call_on_its_own(park_url: str, opened: Open) -> None:
-    session, executor = await opened(park_url)
+async def test_a_turn_of_reads_judges_each_call_on_its_own(park_url: str, recorded: Recorded) -> None:
+    session, executor = await recorded(park_url)
     first = await session.call_tools([ToolCall(name="Query_park", arguments={"name": n}) for n in ("Yellow Marsh", "Stone Valley")])
     assert [r.value["result"] for r in first] == ["Park#1", "Park#2"]
     assert all("FORBIDDEN" in r.value["note"] for r in first)
@@ -191,8 +168,8 @@ async def test_a_turn_of_reads_judges_each_call_on_its_own(park_url: str, opened
 # -- mutation payloads (GraphQL Yoga) ------------------------------------------------------------------------
 
 
-async def test_media_payload_shows_the_movie_and_no_dead_query_tool(media_url: str, opened: Open) -> None:
-    session, executor = await opened(media_url, mutations=True)
+async def test_media_payload_shows_the_movie_and_no_dead_query_tool(media_url: str, recorded: Recorded) -> None:
+    session, executor = await recorded(media_url, mutations=True)
     sent = len(executor.sent)
     updated = await call(session, "Mutation_updateMovieById", input={"id": 3, "moviePatch": {"rating": 4, "tagline": "Again"}})
     assert len(executor.sent) == sent + 1
@@ -210,8 +187,8 @@ async def test_media_payload_shows_the_movie_and_no_dead_query_tool(media_url: s
     assert session.registry.count("UpdateMoviePayload") == 1
 
 
-async def test_a_write_whose_answer_was_lost_says_it_may_have_happened(park_url: str, opened: Open) -> None:
-    session, _ = await opened(park_url, mutations=True, relay_ids=True)
+async def test_a_write_whose_answer_was_lost_says_it_may_have_happened(park_url: str, recorded: Recorded) -> None:
+    session, _ = await recorded(park_url, mutations=True, relay_ids=True)
     park = await call(session, "Query_park", name="Stone Valley")
     before = (await call(session, "Park_stats"))["preview"]["visitors"]
     lost = await attempt(session, "Mutation_recordVisit", parkId=park["result"])

@@ -21,44 +21,22 @@ What they show, whatever the lookup returns:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+import functools
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dagtools import HttpExecutor, Session, ToolCall, open_session
+from dagtools import Session, open_session
 from tests.recording import RecordingExecutor
-from tests.thirdparty import SERVER_VERSIONS, jobs_url, workshops_url  # noqa: F401 - fixtures
-
-Open = Callable[[str], Awaitable[tuple[Session, RecordingExecutor]]]
+from tests.thirdparty import Recorded, attempt, jobs_url, workshops_url  # noqa: F401 - fixtures
+from tests.thirdparty import call_ok as call
 
 
 @pytest.fixture
-async def opened() -> AsyncIterator[Open]:
-    """Opens sessions that may write on a URL, every tool selected and every document recorded."""
-    executors: list[RecordingExecutor] = []
-
-    async def open_on(url: str) -> tuple[Session, RecordingExecutor]:
-        executor = RecordingExecutor(HttpExecutor(url, retries=0))
-        executors.append(executor)
-        session = await open_session(url, executor=executor, cache=False, max_active_tools=128, mutations=True)
-        session.select(session.catalogue.names())
-        return session, executor
-
-    yield open_on
-    for executor in executors:
-        await executor.aclose()
-
-
-async def attempt(session: Session, tool: str, /, **arguments: Any) -> Any:
-    return await session.call_tool(ToolCall(name=tool, arguments=arguments))
-
-
-async def call(session: Session, tool: str, /, **arguments: Any) -> Any:
-    result = await attempt(session, tool, **arguments)
-    assert not result.is_error, (tool, result.value, SERVER_VERSIONS)
-    return result.value
+def opened(recorded: Recorded) -> Recorded:
+    """The shared `recorded`, with mutations allowed: these tests write and then read again."""
+    return functools.partial(recorded, mutations=True)
 
 
 async def refused(session: Session, tool: str, /, **arguments: Any) -> str:
@@ -74,7 +52,7 @@ def where(executor: RecordingExecutor) -> int:
 # -- TypeGraphQL: interface and union lookups, nested and listed payloads ------------------------------
 
 
-async def test_a_booking_shows_the_held_workshop_as_its_handle_and_the_handle_reads_the_new_seats(opened: Open, workshops_url: str):
+async def test_a_booking_shows_the_held_workshop_as_its_handle_and_the_handle_reads_the_new_seats(opened: Recorded, workshops_url: str):
     session, executor = await opened(workshops_url)
     assert session.catalogue.identity("Workshop") is not None, "session(id:): Session is the lookup of a Workshop"
     listed = await call(session, "Query_sessions")
@@ -96,7 +74,7 @@ async def test_a_booking_shows_the_held_workshop_as_its_handle_and_the_handle_re
     assert (await call(session, "Workshop_seatsLeft", Workshop=first))["result"] == 0
 
 
-async def test_a_list_a_write_returns_shows_held_workshops_with_their_new_seats(opened: Open, workshops_url: str):
+async def test_a_list_a_write_returns_shows_held_workshops_with_their_new_seats(opened: Recorded, workshops_url: str):
     session, _ = await opened(workshops_url)
     listed = await call(session, "Query_sessions")
     second = listed["result"][1]
@@ -107,7 +85,7 @@ async def test_a_list_a_write_returns_shows_held_workshops_with_their_new_seats(
     assert (await call(session, "Workshop_seatsLeft", Workshop=second))["result"] == seats - 2
 
 
-async def test_an_older_payload_never_lends_its_copy_back_to_the_handle(opened: Open, workshops_url: str):
+async def test_an_older_payload_never_lends_its_copy_back_to_the_handle(opened: Recorded, workshops_url: str):
     session, _ = await opened(workshops_url)
     listed = await call(session, "Query_sessions")
     second = listed["result"][1]
@@ -124,7 +102,7 @@ async def test_an_older_payload_never_lends_its_copy_back_to_the_handle(opened: 
     assert (await call(session, "Workshop_seatsLeft", Workshop=second))["result"] == seats - 2
 
 
-async def test_a_reservation_shows_the_room_held_through_the_union_lookup(opened: Open, workshops_url: str):
+async def test_a_reservation_shows_the_room_held_through_the_union_lookup(opened: Recorded, workshops_url: str):
     session, executor = await opened(workshops_url)
     assert session.catalogue.identity("Room") is not None, "bookable(id:): Bookable is the lookup of a Room"
     rooms = await call(session, "Query_rooms")
@@ -136,7 +114,7 @@ async def test_a_reservation_shows_the_room_held_through_the_union_lookup(opened
     assert "bookable(" in executor.documents[-1]
 
 
-async def test_an_edit_refreshes_a_comment_held_through_a_list_with_no_lookup(opened: Open, workshops_url: str):
+async def test_an_edit_refreshes_a_comment_held_through_a_list_with_no_lookup(opened: Recorded, workshops_url: str):
     session, _ = await opened(workshops_url)
     await call(session, "Mutation_addComment", input={"workshopId": "w2", "author": "Gus", "text": "Bring a laptop?"})
     listed = await call(session, "Query_sessions")
@@ -166,7 +144,7 @@ async def test_a_hosts_write_operation_names_the_held_workshop_and_replaces_its_
         assert (await call(session, "Workshop_seatsLeft", Workshop=second))["result"] == seats - 1
 
 
-async def test_a_comment_over_the_limit_is_refused_with_class_validators_reason_first(opened: Open, workshops_url: str):
+async def test_a_comment_over_the_limit_is_refused_with_class_validators_reason_first(opened: Recorded, workshops_url: str):
     session, _ = await opened(workshops_url)
     text = "I loved this workshop. " * 13  # 299 characters
     error = await refused(session, "Mutation_addComment", input={"workshopId": "w1", "author": "Hal", "text": text})
@@ -183,7 +161,7 @@ async def test_a_comment_over_the_limit_is_refused_with_class_validators_reason_
 # -- graphene-django: Relay node(id:), a union lookup, Relay payloads, pydantic's errors ----------------
 
 
-async def test_an_application_and_closed_jobs_refresh_the_jobs_held_through_node(opened: Open, jobs_url: str):
+async def test_an_application_and_closed_jobs_refresh_the_jobs_held_through_node(opened: Recorded, jobs_url: str):
     session, executor = await opened(jobs_url)
     jobs = await call(session, "Query_allJobs")
     first, second, third = jobs["result"]
@@ -206,7 +184,7 @@ async def test_an_application_and_closed_jobs_refresh_the_jobs_held_through_node
     assert (await call(session, "JobNode_open", JobNode=second))["result"] is False
 
 
-async def test_pausing_hiring_refreshes_the_company_held_through_the_union_lookup(opened: Open, jobs_url: str):
+async def test_pausing_hiring_refreshes_the_company_held_through_the_union_lookup(opened: Recorded, jobs_url: str):
     session, executor = await opened(jobs_url)
     assert session.catalogue.identity("Company") is not None, "employer(id:): Employer is the lookup of a Company"
     companies = await call(session, "Query_companies")
@@ -218,7 +196,7 @@ async def test_pausing_hiring_refreshes_the_company_held_through_the_union_looku
     assert "employer(" in executor.documents[-1]
 
 
-async def test_an_application_pydantic_refuses_names_every_fields_reason_before_the_echoes(opened: Open, jobs_url: str):
+async def test_an_application_pydantic_refuses_names_every_fields_reason_before_the_echoes(opened: Recorded, jobs_url: str):
     session, _ = await opened(jobs_url)
     jobs = await call(session, "Query_allJobs")
     letter = "I have shipped GraphQL servers for ten years. " * 50  # 2,300 characters, echoed back in full

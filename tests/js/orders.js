@@ -14,8 +14,8 @@
 // POST /reset puts the data back as it started.
 'use strict';
 
-const http = require('http');
-const { ApolloServer, HeaderMap } = require('@apollo/server');
+const { ApolloServer } = require('@apollo/server');
+const { listen } = require('./apollo_http');
 const SchemaBuilder = require('@pothos/core').default;
 
 const port = Number(process.argv[2]);
@@ -188,40 +188,7 @@ builder.mutationType({
 async function main() {
   const server = new ApolloServer({ schema: builder.toSchema(), introspection: true });
   await server.start();
-  http.createServer((req, res) => serve(server, req, res).catch((error) => {
-    res.statusCode = 500;
-    res.end(String(error));
-  })).listen(port, '127.0.0.1');
-}
-
-// Apollo Server's own HTTP integration API on node:http, with POST /reset beside it.
-async function serve(server, req, res) {
-  const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
-  if (req.method === 'POST' && req.url === '/reset') {
-    reset();
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('{"reset": true}');
-    return;
-  }
-  const headers = new HeaderMap();
-  for (const [name, value] of Object.entries(req.headers)) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  const text = Buffer.concat(chunks).toString('utf8');
-  const httpGraphQLRequest = {
-    method: req.method.toUpperCase(),
-    headers,
-    search: new URL(req.url, 'http://127.0.0.1').search,
-    body: text ? JSON.parse(text) : undefined,
-  };
-  const result = await server.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: async () => ({}) });
-  for (const [name, value] of result.headers) res.setHeader(name, value);
-  res.statusCode = result.status || 200;
-  if (result.body.kind === 'complete') {
-    res.end(result.body.string);
-    return;
-  }
-  for await (const chunk of result.body.asyncIterator) res.write(chunk);
-  res.end();
+  listen(server, port, reset);
 }
 
 main().catch((error) => {

@@ -6,10 +6,8 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -32,6 +30,7 @@ from dagtools.cli._mcp import add_mcp_command, mcp_config_from_args  # noqa: E40
 from dagtools.mcpserver._config import McpConfig, load_mcp_config  # noqa: E402
 from dagtools.mcpserver._server import SESSION_HEADER, McpToolServer  # noqa: E402
 from tests.clients import measured  # noqa: E402
+from tests.servers import free_port, wait_for_port  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 KITCHEN = f"{ROOT / 'examples' / 'kitchen' / 'api.py'}:schema"
@@ -351,15 +350,9 @@ async def test_stdio_subprocess_dynamic_mode_both_eras() -> None:
 # -- over streamable HTTP -------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def http_url() -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [
             DAGTOOLS,
@@ -377,16 +370,11 @@ def http_url() -> Iterator[str]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise RuntimeError(f"dagtools mcp did not start: {process.stderr.read().decode() if process.stderr else ''}")
-            time.sleep(0.1)
+    try:
+        wait_for_port(port, timeout=30, alive=lambda: process.poll() is None)
+    except (RuntimeError, TimeoutError):
+        process.kill()
+        raise RuntimeError(f"dagtools mcp did not start: {process.stderr.read().decode() if process.stderr else ''}") from None
     yield f"http://127.0.0.1:{port}/mcp"
     process.terminate()
     try:

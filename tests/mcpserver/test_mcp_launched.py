@@ -18,7 +18,6 @@ import shutil
 import signal
 import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,8 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 
 from tests.clients import guarded_kitchen, launch_line, measured  # noqa: E402
 from tests.conftest import ROOT, shared_schema_path  # noqa: E402
-from tests.mcpserver.test_mcp import ERAS, _free_port, http_client, names  # noqa: E402
+from tests.mcpserver.test_mcp import ERAS, http_client, names  # noqa: E402
+from tests.servers import free_port, wait_for_port  # noqa: E402
 
 #: The setups that start an installed dagtools: the published ones run the same arguments through uvx
 #: (tests/mcpserver/test_mcp_clients.py checks that), which cannot install anything here.
@@ -52,6 +52,10 @@ def compiled(cache: Path) -> list[Path]:
     return sorted((cache / "compiled").glob("*.json"))
 
 
+#: The first tools fixed mode lists (describeTools runs by its name but is not listed).
+FIXED_TOOLS = ["selectTools", "callTool", "callChain"]
+
+
 def has_first_listing(cache: Path) -> bool:
     return any(json.loads(path.read_text()).get("listings") for path in compiled(cache))
 
@@ -59,7 +63,7 @@ def has_first_listing(cache: Path) -> bool:
 async def list_then_call_at_once(client: Client) -> None:
     """What a desktop client does on connecting: list, then call at once, then list while calling."""
     listed = names(await client.list_tools())
-    assert listed[:3] == ["selectTools", "callTool", "describeTools"]
+    assert listed[:3] == FIXED_TOOLS
     selected = await client.call_tool("selectTools", {"tools": ["Query_potato"]})
     assert not selected.is_error, selected.content[0].text
     results: dict[str, Any] = {}
@@ -180,7 +184,7 @@ def test_a_client_that_lists_and_hangs_up_at_once_exits_zero(source: str, era: s
     environment = measured({**os.environ, **env, "DAGTOOLS_CACHE_DIR": str(tmp_path / "cache")})
     for start in STARTS:
         status, tools, said = list_and_hang_up(line, environment, tmp_path, era)
-        assert tools[:3] == ["selectTools", "callTool", "describeTools"], f"{start} start:\n{said}"
+        assert tools[:3] == FIXED_TOOLS, f"{start} start:\n{said}"
         assert status == 0 and "Traceback" not in said, f"{start} start exited {status}:\n{said}"
     assert has_first_listing(tmp_path / "cache")
 
@@ -192,7 +196,7 @@ class LaunchedHttp:
     """`dagtools mcp ... --transport http` started as a user does, on a free loopback port."""
 
     def __init__(self, line: list[str], env: dict[str, str], cwd: Path) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         command = [*line, "--transport", "http", "--port", str(self.port)]
         self.process = subprocess.Popen(
@@ -200,18 +204,11 @@ class LaunchedHttp:
         )
 
     def wait_until_listening(self) -> None:
-        import socket
-
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    raise RuntimeError(f"dagtools mcp did not start:\n{self.stderr}")
-                time.sleep(0.05)
+        try:
+            wait_for_port(self.port, timeout=30, alive=lambda: self.process.poll() is None)
+        except (RuntimeError, TimeoutError):
+            self.stop()
+            raise RuntimeError(f"dagtools mcp did not start:\n{self.stderr}") from None
 
     def stop(self) -> int:
         """Stop it as a service manager does (SIGTERM); its exit status. uvicorn shuts down gracefully,
@@ -259,7 +256,7 @@ async def test_over_http_a_second_client_lists_while_the_first_calls_cold_then_w
                     tg.start_soon(health)
                 called = await first.call_tool("callTool", {"tool": "Query_potato", "arguments": {}})
                 assert json.loads(called.content[0].text)["result"] == "Potato#1", f"{start} start: {called.content[0].text}"
-            assert seen["second"][:3] == seen["health"][:3] == ["selectTools", "callTool", "describeTools"]
+            assert seen["second"][:3] == seen["health"][:3] == FIXED_TOOLS
         finally:
             status = server.stop()
         assert "Traceback" not in server.stderr and "partially initialized" not in server.stderr, f"{start} start:\n{server.stderr}"
@@ -297,7 +294,7 @@ def run_node_client(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _assert_listed_and_called(out: dict[str, Any], start: str) -> None:
-    assert out["first"][:3] == ["selectTools", "callTool", "describeTools"], start
+    assert out["first"][:3] == FIXED_TOOLS, start
     assert not out["selected"]["isError"], f"{start} start: {out['selected']['text']}"
     assert out["second"] == out["first"], start
     assert not out["called"]["isError"], f"{start} start: {out['called']['text']}"

@@ -13,7 +13,6 @@ import hashlib
 import json
 import re
 import secrets
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -39,6 +38,7 @@ from dagtools._errors import ConfigError  # noqa: E402
 from dagtools.mcpserver._config import McpConfig  # noqa: E402
 from dagtools.mcpserver._server import SESSION_HEADER  # noqa: E402
 from tests.mcpserver.test_mcp import ERAS, ROOT, value  # noqa: E402
+from tests.mcpserver.test_mcp_connections import ACCEPT, INITIALIZE  # noqa: E402
 from tests.mcpserver.test_mcp_security import bearer, client, peel, slice_  # noqa: E402
 from tests.mcpserver.test_mcp_url import MCP_YAML, McpHttp  # noqa: E402
 from tests.servers import Recorder, free_port  # noqa: E402
@@ -70,16 +70,6 @@ class OAuthMcp(McpHttp):
         public = f"http://127.0.0.1:{port}/mcp"
         super().__init__(source, cache_dir, "--port", str(port), "--public-url", public, "--oauth-issuer", issuer, *extra, env=env)
         self.port, self.url = port, public  # the last --port given is the one it listens on
-        self.said = ""
-
-    def __exit__(self, *exc: object) -> None:
-        """Stops the server and keeps what it said on stderr in `.said`."""
-        self.process.terminate()
-        try:
-            self.said = self.process.communicate(timeout=10)[1].decode()
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.said = self.process.communicate()[1].decode()
 
 
 def minted(issuer: str, resource: str, *, client_id: str = "machine", scope: str = BOTH) -> str:
@@ -96,15 +86,6 @@ def forged(issuer: str, resource: str, **claims: Any) -> str:
     now = int(time.time())
     body = {"iss": issuer, "aud": resource, "sub": "mallory", "scope": BOTH, "iat": now, "exp": now + 600, **claims}
     return jwt.encode(body, key, algorithm="RS256", headers={"kid": str(uuid.uuid4()), "typ": "at+jwt"})
-
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
-}
-ACCEPT = {"accept": "application/json, text/event-stream"}
 
 
 def post(url: str, body: dict[str, Any], **headers: str) -> httpx.Response:
@@ -450,8 +431,8 @@ async def test_while_the_authorization_server_is_down_tokens_get_503_with_retry_
         assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
         assert "cannot check tokens now" in refused.json()["error_description"]
         assert post(server.url, INITIALIZE).status_code == 401  # no token: still told where to get one
-    assert f"callers need an OAuth access token from {down}" in server.said
-    assert "cannot check tokens now" in server.said and "answered 503" in server.said  # said at start
+    assert f"callers need an OAuth access token from {down}" in server.log
+    assert "cannot check tokens now" in server.log and "answered 503" in server.log  # said at start
 
 
 # -- configuration ----------------------------------------------------------------------------------------

@@ -82,21 +82,18 @@ class McpHttp:
             wait_for_port(self.port, timeout=30, alive=lambda: self.process.poll() is None)
         except (RuntimeError, TimeoutError):
             self.__exit__()
-            stderr = self.process.stderr.read().decode() if self.process.stderr else ""
-            raise RuntimeError(f"dagtools mcp did not start: {stderr}") from None
+            raise RuntimeError(f"dagtools mcp did not start: {self.log}") from None
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Stops the server and keeps what it wrote to stderr (its start-up lines and its log) in `.log`."""
         self.process.terminate()
         try:
-            self.process.wait(timeout=10)
+            said = self.process.communicate(timeout=10)[1]
         except subprocess.TimeoutExpired:
             self.process.kill()
-            self.process.wait()
-        if self.process.stderr:
-            #: What the server wrote to stderr (its start-up lines and its log), once it has stopped.
-            self.log = self.process.stderr.read().decode(errors="replace")
-            self.process.stderr.close()
+            said = self.process.communicate()[1]
+        self.log = said.decode(errors="replace")
 
 
 @pytest.fixture

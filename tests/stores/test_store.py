@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -22,7 +21,7 @@ from dagtools.session._state import SessionState
 from dagtools.stores._sqlite import SqliteStore
 from dagtools.stores._store import MemoryStore, StoreConflictError, default_data_dir, open_store
 from tests.kitchen import call, kitchen_session
-from tests.servers import free_port, wait_for_port
+from tests.redis_cluster import start_redis_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,19 +29,13 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def redis_url():
     """A real redis-server on a free loopback port, for this module; skips, saying why, where there is none."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("redis-server is not installed (.ci/run installs it with apt-get): the Redis store is not tested here")
     pytest.importorskip("redis", reason="redis-py is not installed (pip install 'dagtools-graphql[redis]'): Redis store not tested")
-    port = free_port()
-    server = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    started = start_redis_server()
+    if started is None:
+        pytest.skip("redis-server is not installed (.ci/run installs it with apt-get): the Redis store is not tested here")
+    url, server = started
     try:
-        wait_for_port(port, alive=lambda: server.poll() is None)
-        yield f"redis://127.0.0.1:{port}/0"
+        yield url
     finally:
         server.terminate()
         server.wait(10)
