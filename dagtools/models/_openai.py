@@ -65,10 +65,9 @@ def to_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         if message.role == "tool":
             out.append({"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content})
         elif message.role == "assistant":
-            # No `"content": null` beside tool calls: some servers (llama-cpp-python) answer it with a 500.
-            item: dict[str, Any] = {"role": "assistant"}
-            if message.content or not message.tool_calls:
-                item["content"] = message.content
+            # Text beside tool calls, "" when there is none: llama-cpp-python answers `"content": null` with a
+            # 500, and its chat templates read `message.content`, so a message without the key fails too.
+            item: dict[str, Any] = {"role": "assistant", "content": message.content or ""}
             if message.tool_calls:
                 item["tool_calls"] = [
                     {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": arguments_text(call.arguments)}}

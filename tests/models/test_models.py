@@ -180,10 +180,12 @@ def test_anthropic_messages_alternate_and_flag_errors():
     assert wire[2]["content"][1]["type"] == "text"
 
 
-def test_assistant_tool_calls_carry_no_null_content():
+def test_assistant_tool_calls_carry_empty_text_never_null_or_none():
+    """llama-cpp-python refuses `"content": null` (500) and its templates read `content`, so a message
+    without the key fails as well ("'dict object' has no attribute 'content'"): "" is what every server takes."""
     call = ToolCall(name="Potato_peel", arguments={"Potato": "Potato#1"}, id="c1")
     wire = to_openai_messages([Message(role="assistant", tool_calls=(call,)), Message(role="assistant", content="")])
-    assert "content" not in wire[0] and wire[0]["tool_calls"][0]["id"] == "c1"
+    assert wire[0]["content"] == "" and wire[0]["tool_calls"][0]["id"] == "c1"
     assert wire[1] == {"role": "assistant", "content": ""}
 
 
