@@ -564,3 +564,28 @@ def test_an_address_dagtools_cannot_read_suggests_the_one_it_can(source, meant):
     with pytest.raises(SchemaLoadError, match="is not an address dagtools can read") as raised:
         load_schema(source)
     assert str(raised.value).endswith(f"Did you mean {meant}?")
+
+
+@pytest.mark.parametrize(
+    ("source", "meant"),
+    [
+        ("127.0.0.1:8000/graphql", "http://127.0.0.1:8000/graphql"),
+        ("localhost:4000", "http://localhost:4000"),
+        ("[::1]:8080/graphql", "http://[::1]:8080/graphql"),
+        ("api.github.com/graphql", "https://api.github.com/graphql"),
+        ("countries.example.org:8443/gql", "http://countries.example.org:8443/gql"),
+    ],
+)
+def test_an_address_written_without_its_scheme_suggests_the_url(source, meant, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no such file here, so it can only be an address
+    with pytest.raises(SchemaLoadError, match="a URL starts with http:// or https://") as raised:
+        load_schema(source)
+    assert str(raised.value).endswith(f"Did you mean {meant}?")
+
+
+@pytest.mark.parametrize("source", ["schemas/github.graphql", "github.graphql", "kitchen"])
+def test_a_missing_file_is_still_called_a_missing_file(source, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SchemaLoadError, match="does not exist") as raised:
+        load_schema(source)
+    assert "Did you mean" not in str(raised.value)
