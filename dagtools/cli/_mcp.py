@@ -185,7 +185,13 @@ def _mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-def check_port_free(host: str, port: int) -> None:
+def check_port_free(
+    host: str,
+    port: int,
+    *,
+    perhaps: str = "another dagtools mcp",
+    option: str = "--port (or port: in the config file); --port 0 takes any free one",
+) -> None:
     """Bind the address as the HTTP server will (address reuse on, as uvicorn sets it) and let it go: a
     port another server holds is one line that says so, before the schema is loaded, not a start-up
     block followed by the server's own traceback. (Another process may still take it in between;
@@ -206,8 +212,8 @@ def check_port_free(host: str, port: int) -> None:
             where = f"[{host}]:{port}" if family == socket.AF_INET6 else f"{host}:{port}"
             if error.errno == errno.EADDRINUSE:
                 raise ConfigError(
-                    f"{where} is already in use: another server (perhaps another dagtools mcp) listens there. Stop it, "
-                    "or choose a free port with --port (or port: in the config file); --port 0 takes any free one."
+                    f"{where} is already in use: another server (perhaps {perhaps}) listens there. Stop it, "
+                    f"or choose a free port with {option}."
                 ) from None
             if error.errno in (errno.EACCES, errno.EPERM):
                 raise ConfigError(

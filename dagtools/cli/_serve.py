@@ -57,6 +57,9 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from ._mcp import check_port_free
+
+    check_port_free(args.host, args.port, perhaps="another dagtools serve", option="--port, such as --port 8001")
     schema = loaded.strawberry_schema or loaded.schema
     path = "/" + args.path.strip("/")
     app = graphql_app(LocalExecutor(schema, validate_documents=True), path=path)

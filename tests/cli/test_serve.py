@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 
@@ -98,3 +99,16 @@ def test_dagtools_serve_gives_the_other_commands_a_live_api(tmp_path):
         server.terminate()
         _, stderr = server.communicate(timeout=10)
     assert f"serving the kitchen API at http://127.0.0.1:{port}/graphql" in stderr
+
+
+def test_a_port_in_use_is_said_in_one_line_before_serving_is_announced():
+    """The quickstart's `dagtools serve` started twice, or beside another server on 8000: one line with
+    what to do, exit 2, never "serving ... at" followed by the web server's own error."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = dagtools("serve", "--port", str(port))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"dagtools: 127.0.0.1:{port} is already in use"), result.stderr
+    assert "--port" in result.stderr and "serving" not in result.stderr and "ERROR" not in result.stderr
