@@ -161,6 +161,12 @@ def _from_file(path: Path, *, origin: str, lenient: bool) -> LoadedSchema:
 
 
 def _from_text(text: str, *, origin: str, lenient: bool, as_json: bool | None = None) -> LoadedSchema:
+    if Path(origin).suffix.lower() in (".yaml", ".yml"):  # read from a file (here or through the compiled cache)
+        raise SchemaLoadError(
+            f"{origin} is a YAML file, not a schema: pass an SDL or introspection JSON file, a URL or "
+            f"path/to/file.py:attribute. A dagtools mcp config file goes after --config (dagtools mcp --config {origin}); "
+            f"a call script goes after the schema (dagtools call SCHEMA {origin})."
+        )
     if not text.strip():
         raise SchemaLoadError(f"{origin} is empty. Expected SDL (type definitions) or an introspection result.")
     if as_json is None:

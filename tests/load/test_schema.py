@@ -25,6 +25,7 @@ from graphql import (
 
 from dagtools._errors import SchemaLoadError
 from dagtools.load._sources import LoadedSchema, load_schema, schema_fingerprint
+from dagtools.load._warm_start import load_cached
 from tests.conftest import shared_schema_names, shared_schema_path
 
 SMALL_SDL = """
@@ -589,3 +590,18 @@ def test_a_missing_file_is_still_called_a_missing_file(source, tmp_path, monkeyp
     with pytest.raises(SchemaLoadError, match="does not exist") as raised:
         load_schema(source)
     assert "Did you mean" not in str(raised.value)
+
+
+@pytest.mark.parametrize("name", ["mcp.yaml", "fries.YML"])
+def test_a_yaml_file_given_as_the_schema_says_where_it_goes(name, tmp_path, monkeypatch):
+    monkeypatch.setenv("DAGTOOLS_CACHE_DIR", str(tmp_path / "cache"))
+    # `dagtools mcp mcp.yaml` without --config, or a call script in the schema's place: YAML is never
+    # a schema, so the message says where such a file goes instead of reporting an SDL syntax error.
+    path = tmp_path / name
+    path.write_text("source: api.py:schema\ntools: fixed\n")
+    for load in (load_schema, load_cached):  # dagtools mcp reads files through the compiled cache
+        with pytest.raises(SchemaLoadError) as raised:
+            load(str(path))
+        said = str(raised.value)
+        assert "is a YAML file, not a schema" in said and f"dagtools mcp --config {path}" in said
+        assert "Syntax Error" not in said
