@@ -8,7 +8,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .._errors import DagtoolsError
 from ..catalogue._render import FORMATS
@@ -142,7 +142,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if mistyped:
         print(f"dagtools: {mistyped}", file=sys.stderr)
         return 2
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        _unrecognized(parser, args.command, extras)
     _configure_logging(args.verbose)
     try:
         check_addresses(args)
@@ -156,6 +158,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         return stdout_closed()
     except KeyboardInterrupt:
         return 130
+
+
+def _unrecognized(parser: argparse.ArgumentParser, command: str, extras: list[str]) -> NoReturn:
+    """Words the command does not take, said by the command itself (its usage, not the top-level one)
+    with what was probably meant: a close option of this command, the commands an option belongs to,
+    or quotes around a value of several words."""
+    import difflib
+
+    commands = next(a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    own: argparse.ArgumentParser = commands[command]
+    hints = []
+    loose = False  # a word that is no option's value
+    for index, extra in enumerate(extras):
+        if not extra.startswith("-"):
+            loose = loose or index == 0 or not extras[index - 1].startswith("-")
+        elif len(extra) > 1:
+            option = extra.split("=", 1)[0]
+            owners = [name for name, sub in commands.items() if name != command and option in sub._option_string_actions]
+            close = difflib.get_close_matches(option, [o for o in own._option_string_actions if o.startswith("--")], n=1)
+            if option in parser._option_string_actions:
+                hints.append(f"{option} goes before the command: dagtools {option} {command} ...")
+            elif close:
+                hints.append(f"{option}: did you mean {close[0]}?")
+            elif owners:
+                hints.append(f"{option} is an option of dagtools {', '.join(owners)}, not of dagtools {command}")
+    if loose and any(action.dest == "prompt" for action in own._positionals._group_actions):
+        hints.append('a value of several words, such as a prompt, goes in quotes: "bake the fries"')
+    said = f"unrecognized arguments: {' '.join(extras)}"
+    own.error(f"{said} ({'; '.join(hints)})" if hints else said)
 
 
 def _mistyped_command(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:

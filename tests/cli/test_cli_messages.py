@@ -181,3 +181,30 @@ def test_a_script_written_in_another_call_format_names_its_keys_and_what_they_me
     script.write_text("call:\n  - tool: Potato_peel\n")
     assert main(["call", str(ROOT / "examples/kitchen/api.py") + ":schema", str(script)]) == 2
     assert "unknown keys ['call'] (write call -> calls)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "command", "hint"),
+    [
+        (["tools", "schemas/kitchen.graphql", "--tools", "dynamic"], "tools", "--tools is an option of dagtools demo, run, mcp, eval"),
+        (["tools", "schemas/kitchen.graphql", "--serach", "potato"], "tools", "--serach: did you mean --search?"),
+        (["run", "schemas/kitchen.graphql", "Bake", "fries", "--model", "script:x.yaml"], "run", 'goes in quotes: "bake the fries"'),
+        (["call", "schemas/kitchen.graphql", "s.yaml", "--verbose"], "call", "--verbose goes before the command: dagtools --verbose call"),
+    ],
+)
+def test_an_argument_the_command_does_not_take_is_said_by_that_command_with_what_was_meant(
+    argv: list[str], command: str, hint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"usage: dagtools {command} ")  # the command's own usage, not the top-level one
+    assert f"dagtools {command}: error: unrecognized arguments: " in said and hint in said
+
+
+def test_an_unknown_option_with_nothing_like_it_is_said_plainly(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["tools", "schemas/kitchen.graphql", "--bogus", "extra"])
+    said = capsys.readouterr().err
+    assert said.rstrip().endswith("dagtools tools: error: unrecognized arguments: --bogus extra")
