@@ -176,13 +176,37 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
 
 
 def _mcp(args: argparse.Namespace) -> int:
+    from .._errors import ConfigError
     from ..mcpserver._serve import serve_mcp
 
     config = mcp_config_from_args(args)
     if config.transport == "http":
-        check_port_free(config.host, config.port)
+        try:
+            check_port_free(config.host, config.port)
+        except ConfigError:
+            _on_the_api_port(config.api_url, config.port)
+            raise
     serve_mcp(config)
     return 0
+
+
+def _on_the_api_port(api_url: str, port: int) -> None:
+    """The port is taken by the API this server reads (`dagtools serve` and `dagtools mcp --transport
+    http` both default to 8000): say that, since stopping it, as the general message advises, is wrong."""
+    from urllib.parse import urlsplit
+
+    from .._errors import ConfigError
+
+    try:
+        parts = urlsplit(api_url)
+        api_port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:
+        return
+    if api_port == port and parts.hostname in ("127.0.0.1", "localhost", "::1", "0.0.0.0"):
+        raise ConfigError(
+            f"Port {port} is where the API this server reads listens ({api_url}): serve MCP on another port, "
+            f"such as --port {port + 1} (or port: in the config file)."
+        ) from None
 
 
 def check_port_free(

@@ -208,3 +208,25 @@ def test_an_unknown_option_with_nothing_like_it_is_said_plainly(capsys: pytest.C
         main(["tools", "schemas/kitchen.graphql", "--bogus", "extra"])
     said = capsys.readouterr().err
     assert said.rstrip().endswith("dagtools tools: error: unrecognized arguments: --bogus extra")
+
+
+def test_an_mcp_server_on_the_port_of_the_api_it_reads_is_told_to_take_another():
+    """The quickstart's `dagtools serve` holds 8000, the MCP server's default HTTP port too: the message
+    names the API, not "another server" to stop, and the next port to use."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        api = f"http://127.0.0.1:{port}/graphql"
+        run = subprocess.run(
+            [sys.executable, "-m", "dagtools.cli", "mcp", api, "--transport", "http", "--port", str(port)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.strip() == (
+        f"dagtools: Port {port} is where the API this server reads listens ({api}): serve MCP on another port, "
+        f"such as --port {port + 1} (or port: in the config file)."
+    )
