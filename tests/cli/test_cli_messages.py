@@ -230,3 +230,17 @@ def test_an_mcp_server_on_the_port_of_the_api_it_reads_is_told_to_take_another()
         f"dagtools: Port {port} is where the API this server reads listens ({api}): serve MCP on another port, "
         f"such as --port {port + 1} (or port: in the config file)."
     )
+
+
+def test_a_list_given_as_a_script_says_what_it_is_and_how_to_write_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    kitchen = str(ROOT / "examples/kitchen/api.py") + ":schema"
+    calls = tmp_path / "calls.json"
+    calls.write_text('[{"tool": "Query_potato"}, {"tool": "Potato_peel", "arguments": {}}]')
+    assert main(["call", kitchen, str(calls)]) == 2
+    assert "this is a list of calls: put it under calls:" in capsys.readouterr().err
+    tools = tmp_path / "tools.json"
+    assert main(["tools", kitchen, "--all", "--json", "--format", "anthropic"]) == 0
+    tools.write_text(capsys.readouterr().out)
+    for listed in (tools, ROOT / "examples/kitchen/tools.json"):
+        assert main(["call", kitchen, str(listed)]) == 2
+        assert "a list of tool definitions (as dagtools tools --json prints, or a tools config), not of calls" in capsys.readouterr().err
