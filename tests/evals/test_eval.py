@@ -270,3 +270,15 @@ def test_the_legend_names_the_modes_in_the_order_of_the_bars(kitchen_eval):
 def test_the_console_says_when_the_model_is_a_script(kitchen_eval):
     run, _ = kitchen_eval
     assert "is a script, not a model" in run.stderr
+
+
+def test_modes_no_model_can_take_are_refused_and_the_last_report_is_kept(tmp_path):
+    out = tmp_path / "out"
+    first = dagtools("eval", str(KITCHEN_TASKS), "--model", KITCHEN_SCRIPTS, "-n", "1", "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    kept = {name: (out / name).read_bytes() for name in ("report.html", "results.jsonl")}
+    assert kept["results.jsonl"]
+    run = dagtools("eval", str(KITCHEN_TASKS), "--model", KITCHEN_SCRIPTS, "-n", "1", "--tools", "deferred", "--out", str(out))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "No model given can take the tool modes asked for (deferred)" in run.stderr and "--tools dynamic,deferred" in run.stderr
+    assert {name: (out / name).read_bytes() for name in kept} == kept  # not replaced by an empty report
