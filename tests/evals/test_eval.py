@@ -282,3 +282,11 @@ def test_modes_no_model_can_take_are_refused_and_the_last_report_is_kept(tmp_pat
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert "No model given can take the tool modes asked for (deferred)" in run.stderr and "--tools dynamic,deferred" in run.stderr
     assert {name: (out / name).read_bytes() for name in kept} == kept  # not replaced by an empty report
+
+
+def test_a_call_script_given_as_a_task_file_says_what_each_is_for(tmp_path):
+    run = dagtools("eval", str(ROOT / "examples/kitchen/fries.yaml"), "--model", KITCHEN_SCRIPTS, "--out", str(tmp_path / "out"))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "has calls: it reads as a call script, not a task" in run.stderr
+    assert "dagtools call SCHEMA" in run.stderr and "--model script:FOLDER" in run.stderr
+    assert not (tmp_path / "out").exists()
