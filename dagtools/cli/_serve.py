@@ -46,7 +46,9 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
     except ImportError:
-        print("dagtools: serving needs uvicorn: pip install 'dagtools-graphql[mcp]'", file=sys.stderr)
+        from .._errors import install_command
+
+        print(f"dagtools: serving needs uvicorn: {install_command('mcp')}", file=sys.stderr)
         return 2
     source = args.source or f"{KITCHEN / 'api.py'}:schema"
     loaded = load_schema(source)
