@@ -263,6 +263,7 @@ async def _replay_session(session: Session, script: Script, as_json: bool, *, tr
         print(_section("Tools the model starts with"))
         print(describe_tools(session.tools()))
     active = set(session.active_tools)
+    hinted = False
     async for record in run_script(session, script):
         if as_json:
             print(json.dumps(record.to_json(), ensure_ascii=False), flush=True)
@@ -275,6 +276,13 @@ async def _replay_session(session: Session, script: Script, as_json: bool, *, tr
         if record.problem:
             failures += 1
             print(f"dagtools: {record.problem}", file=sys.stderr)
+            if not hinted and (field := _a_mutation_not_allowed(session, record.call.name)):
+                hinted = True  # the model is told only the host can allow it; here the host is the one reading
+                print(
+                    f"dagtools: {record.call.name} is a mutation: run with --mutation {field} to allow it (repeatable), "
+                    "or --allow-mutations for every one",
+                    file=sys.stderr,
+                )
     if as_json:
         print(json.dumps({"outputs": session.saved}, ensure_ascii=False))
     else:
@@ -283,6 +291,16 @@ async def _replay_session(session: Session, script: Script, as_json: bool, *, tr
         print(f"dagtools: the script never saved {', '.join(session.missing_outputs)}", file=sys.stderr)
         failures += 1
     return 1 if failures else 0
+
+
+def _a_mutation_not_allowed(session: Session, name: str) -> str | None:
+    """The mutation field `name` calls, when it names one the session does not allow."""
+    catalogue = session.catalogue
+    root = catalogue.schema.mutation_type
+    if root is None or catalogue.mutation_type is None or name in catalogue:
+        return None
+    field = name.removeprefix(catalogue.prefix(catalogue.mutation_type) + "_")
+    return field if field != name and field in root.fields else None
 
 
 def _call_text(call: ToolCall) -> str:

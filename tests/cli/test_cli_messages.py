@@ -244,3 +244,18 @@ def test_a_list_given_as_a_script_says_what_it_is_and_how_to_write_it(tmp_path: 
     for listed in (tools, ROOT / "examples/kitchen/tools.json"):
         assert main(["call", kitchen, str(listed)]) == 2
         assert "a list of tool definitions (as dagtools tools --json prints, or a tools config), not of calls" in capsys.readouterr().err
+
+
+def test_a_script_calling_a_mutation_not_allowed_tells_its_host_how_to_allow_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    kitchen = str(ROOT / "examples/kitchen/api.py") + ":schema"
+    script = tmp_path / "tip.yaml"
+    script.write_text("calls:\n  - {tool: Mutation_tip, arguments: {amount: 2}}\n  - {tool: Mutation_tip, arguments: {amount: 3}}\n")
+    assert main(["call", kitchen, str(script)]) == 1
+    said = capsys.readouterr().err
+    assert "the host has not allowed" in said  # what the model reads, as it was
+    assert said.count("dagtools: Mutation_tip is a mutation: run with --mutation tip to allow it (repeatable), or --allow-mutations") == 1
+    script.write_text(
+        "calls:\n  - {tool: selectTools, arguments: {tools: [Mutation_tip]}}\n  - {tool: Mutation_tip, arguments: {amount: 2}}\n"
+    )
+    assert main(["call", kitchen, str(script), "--mutation", "tip"]) == 0
+    assert "is a mutation" not in capsys.readouterr().err
