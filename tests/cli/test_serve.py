@@ -112,3 +112,20 @@ def test_a_port_in_use_is_said_in_one_line_before_serving_is_announced():
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith(f"dagtools: 127.0.0.1:{port} is already in use"), result.stderr
     assert "--port" in result.stderr and "serving" not in result.stderr and "ERROR" not in result.stderr
+
+
+@pytest.mark.e2e
+def test_serve_on_port_0_announces_the_port_it_got(tmp_path):
+    """`--port 0` (any free port, as the port messages offer) is announced with the real port, which answers."""
+    server = subprocess.Popen([sys.executable, "-m", "dagtools.cli", "serve", "--port", "0"], stderr=subprocess.PIPE, text=True)
+    try:
+        announced = server.stderr.readline()
+        url = announced.split(" at ", 1)[1].split(" ", 1)[0]
+        port = int(url.rsplit(":", 1)[1].split("/", 1)[0])
+        assert port > 0, announced
+        wait_for_port(port, timeout=30, alive=lambda: server.poll() is None)
+        answer = httpx.post(url, json={"query": "{ potato { variety } }"}, timeout=10)
+        assert answer.status_code == 200 and answer.json()["data"]["potato"]["variety"]
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)
