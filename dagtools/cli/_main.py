@@ -8,12 +8,13 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from .._errors import DagtoolsError
 from ..catalogue._render import FORMATS
 from ._eval import add_eval_command
 from ._mcp import add_mcp_command
+from ._mistakes import mistyped_command, unrecognized
 from ._options import add_http_options, check_addresses, stdout_closed
 from ._run import add_model_options, add_run_arguments
 from ._serve import add_serve_command
@@ -138,13 +139,13 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    mistyped = _mistyped_command(parser, list(sys.argv[1:] if argv is None else argv))
+    mistyped = mistyped_command(parser, list(sys.argv[1:] if argv is None else argv))
     if mistyped:
         print(f"dagtools: {mistyped}", file=sys.stderr)
         return 2
     args, extras = parser.parse_known_args(argv)
     if extras:
-        _unrecognized(parser, args.command, extras)
+        unrecognized(parser, args.command, extras)
     _configure_logging(args.verbose)
     try:
         check_addresses(args)
@@ -158,50 +159,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return stdout_closed()
     except KeyboardInterrupt:
         return 130
-
-
-def _unrecognized(parser: argparse.ArgumentParser, command: str, extras: list[str]) -> NoReturn:
-    """Words the command does not take, said by the command itself (its usage, not the top-level one)
-    with what was probably meant: a close option of this command, the commands an option belongs to,
-    or quotes around a value of several words."""
-    import difflib
-
-    commands = next(a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    own: argparse.ArgumentParser = commands[command]
-    hints = []
-    loose = False  # a word that is no option's value
-    for index, extra in enumerate(extras):
-        if not extra.startswith("-"):
-            loose = loose or index == 0 or not extras[index - 1].startswith("-")
-        elif len(extra) > 1:
-            option = extra.split("=", 1)[0]
-            owners = [name for name, sub in commands.items() if name != command and option in sub._option_string_actions]
-            close = difflib.get_close_matches(option, [o for o in own._option_string_actions if o.startswith("--")], n=1)
-            if option in parser._option_string_actions:
-                hints.append(f"{option} goes before the command: dagtools {option} {command} ...")
-            elif close:
-                hints.append(f"{option}: did you mean {close[0]}?")
-            elif owners:
-                hints.append(f"{option} is an option of dagtools {', '.join(owners)}, not of dagtools {command}")
-    if loose and any(action.dest == "prompt" for action in own._positionals._group_actions):
-        hints.append('a value of several words, such as a prompt, goes in quotes: "bake the fries"')
-    said = f"unrecognized arguments: {' '.join(extras)}"
-    own.error(f"{said} ({'; '.join(hints)})" if hints else said)
-
-
-def _mistyped_command(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
-    """What to say when the first word is no command but looks like one (`dagtools tool`), else None
-    (argparse's own message covers the rest)."""
-    import difflib
-
-    word = next((a for a in argv if not a.startswith("-")), None)
-    commands = next((a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {})
-    if word is None or word in commands or argv.index(word) != len([a for a in argv[: argv.index(word)] if a.startswith("-")]):
-        return None
-    close = difflib.get_close_matches(word, sorted(commands), n=2, cutoff=0.6)
-    if not close:
-        return None
-    return f"there is no command {word!r}; did you mean {' or '.join(repr(c) for c in close)}? (`dagtools --help` lists them all)"
 
 
 def _configure_logging(verbosity: int) -> None:
