@@ -136,13 +136,10 @@ def install_command(extra: str, direct_url: str | None = None) -> str:
     import shlex
     from urllib.parse import unquote, urlsplit
 
-    if direct_url is None:
-        from importlib.metadata import PackageNotFoundError, distribution
+    if direct_url is None:  # the installed one: a checkout's own dagtools_graphql.egg-info, on the path first, has no record
+        from importlib.metadata import distributions
 
-        try:
-            direct_url = distribution("dagtools-graphql").read_text("direct_url.json")
-        except PackageNotFoundError:
-            direct_url = None
+        direct_url = next(filter(None, (d.read_text("direct_url.json") for d in distributions(name="dagtools-graphql"))), None)
     try:
         record = json.loads(direct_url) if direct_url else {}
     except ValueError:
