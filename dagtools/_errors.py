@@ -31,6 +31,7 @@ import math
 from ._limits import cap_text
 
 __all__ = [
+    "install_command",
     "CatalogueError",
     "ClosedError",
     "ConfigError",
@@ -125,3 +126,26 @@ class ToolCallError(DagtoolsError):
 
     def __init__(self, message: object = "", *args: object) -> None:
         super().__init__(cap_text(str(message)), *args)
+
+
+def install_command(extra: str, direct_url: str | None = None) -> str:
+    """The pip command that adds `extra` to this install, for the message of a missing optional package.
+    Installed from a checkout (`pip install -e .` in a clone, as the README has it), that checkout again;
+    else the published distribution. `direct_url` is the install's PEP 610 record, read when not given."""
+    import json
+    import shlex
+    from urllib.parse import unquote, urlsplit
+
+    if direct_url is None:  # the installed one: a checkout's own dagtools_graphql.egg-info, on the path first, has no record
+        from importlib.metadata import distributions
+
+        direct_url = next(filter(None, (d.read_text("direct_url.json") for d in distributions(name="dagtools-graphql"))), None)
+    try:
+        record = json.loads(direct_url) if direct_url else {}
+    except ValueError:
+        record = {}
+    url = record.get("url", "") if isinstance(record, dict) else ""
+    if url.startswith("file://") and isinstance(record.get("dir_info"), dict):
+        editable = "-e " if record["dir_info"].get("editable") else ""
+        return f"pip install {editable}{shlex.quote(unquote(urlsplit(url).path) + f'[{extra}]')}"
+    return f"pip install 'dagtools-graphql[{extra}]'"

@@ -46,7 +46,7 @@ from contextvars import ContextVar
 from typing import Any
 from urllib.parse import urlsplit
 
-from ._errors import ExecutorError
+from ._errors import ExecutorError, install_command
 
 __all__ = ["Telemetry", "active_telemetry", "note_answer", "note_attempt", "note_error", "session_opened", "use_providers"]
 
@@ -136,7 +136,7 @@ def _configure_from_env() -> Telemetry | None:
     except ImportError:
         _warn(
             "The OTEL_* variables ask for telemetry, but the OpenTelemetry SDK is not installed, so nothing is exported. "
-            "Install it with: pip install 'dagtools-graphql[otel]'"
+            f"Install it with: {install_command('otel')}"
         )
         return None
     for signal in ("", "_TRACES", "_METRICS"):

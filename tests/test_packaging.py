@@ -191,3 +191,32 @@ def test_the_release_workflow_builds_checks_and_publishes_from_the_tag():
     assert publish["permissions"] == {"id-token": "write"}, "trusted publishing: an OIDC token, no stored secret"
     assert any(step.get("uses", "").startswith("pypa/gh-action-pypi-publish@") for step in publish["steps"])
     assert not any("password" in step.get("with", {}) for step in publish["steps"])
+
+
+@pytest.mark.parametrize(
+    ("direct_url", "command"),
+    [
+        ('{"url": "file:///home/ada/dagtools", "dir_info": {"editable": true}}', "pip install -e '/home/ada/dagtools[mcp]'"),
+        ('{"url": "file:///home/ada/my%20clone", "dir_info": {}}', "pip install '/home/ada/my clone[mcp]'"),
+        ('{"url": "file:///tmp/dagtools_graphql-0.1.0-py3-none-any.whl", "archive_info": {}}', "pip install 'dagtools-graphql[mcp]'"),
+        (None, "pip install 'dagtools-graphql[mcp]'"),
+        ("not json", "pip install 'dagtools-graphql[mcp]'"),
+    ],
+)
+def test_a_missing_extra_is_installed_from_where_dagtools_came_from(direct_url, command):
+    """The distribution is not on PyPI yet: an install from a clone (the README's way) is told to add
+    the extra to that clone, not to fetch a distribution that is not there."""
+    from dagtools._errors import install_command
+
+    assert install_command("mcp", direct_url or "") == command
+
+
+def test_the_missing_extra_messages_name_this_install():
+    from dagtools._errors import ConfigError, install_command
+    from dagtools.models._sdk import import_sdk
+
+    with pytest.raises(ConfigError) as raised:
+        import_sdk("dagtools_no_such_sdk", "openai")
+    assert str(raised.value) == f"This model needs the dagtools_no_such_sdk package: {install_command('openai')}."
+    # this checkout is installed editable (as the README and .ci/run install it): the message says so
+    assert install_command("openai") in (f"pip install -e {shlex.quote(f'{ROOT}[openai]')}", "pip install 'dagtools-graphql[openai]'")

@@ -29,6 +29,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
 
 from dagtools import ToolCall, open_session  # noqa: E402
+from dagtools._errors import install_command  # noqa: E402
 from dagtools._telemetry import use_providers  # noqa: E402
 
 from .conftest import ROOT  # noqa: E402
@@ -239,7 +240,7 @@ def test_the_otel_variables_export_over_otlp_http(kitchen_server, collector):
 @pytest.mark.parametrize(
     ("variables", "said"),
     [
-        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}, "pip install 'dagtools-graphql[otel]'"),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}, install_command("otel")),
         ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", "OTEL_SDK_DISABLED": "true"}, ""),
     ],
 )

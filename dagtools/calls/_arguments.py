@@ -196,10 +196,11 @@ def bind_arguments(catalogue: Catalogue, registry: Registry, tool: Tool, argumen
         values[name] = value
         shown[name] = display
     if problems:
+        said = "; ".join(problems)
         raise ToolCallError(
-            f"Bad argument{'s' if len(problems) > 1 else ''} for {tool.name}: "
-            + "; ".join(problems)
-            + f". Its parameters: {signature(catalogue, tool)}."
+            f"Bad argument{'s' if len(problems) > 1 else ''} for {tool.name}: {said}"
+            + ("" if said.endswith(("?", "!")) else ".")  # graphql-core's own "Did you mean ...?" ends the sentence
+            + f" Its parameters: {signature(catalogue, tool)}."
         )
     return Bound(parent=parent, values=values, shown=shown)
 
@@ -297,4 +298,22 @@ def _check(arg: GraphQLArgument | GraphQLInputField, name: str, value: Any, prob
         if tool and isinstance(get_named_type(arg.type), GraphQLInputObjectType):  # the schema summarised deep inputs
             dotted = ".".join([tool, name, *(str(p) for p in path if not isinstance(p, int))])
             message += f" ({DESCRIBE_TOOLS} {dotted} shows its schema)"
+        elif "unknown field" in message and isinstance(owner := _type_at(arg.type, path), GraphQLInputObjectType):
+            names = list(owner.fields)
+            message += f" ({owner.name} takes {', '.join(names[:_FIELDS_NAMED])}{', ...' if len(names) > _FIELDS_NAMED else ''})"
         problems.append(f"{where}: {message}")
+
+
+#: The most fields of an input object a message names.
+_FIELDS_NAMED = 12
+
+
+def _type_at(type_: Any, path: list[str | int]) -> Any:
+    """The named type at `path` inside an input value of `type_` (field names and list indexes)."""
+    named = get_named_type(type_)
+    for step in path:
+        if isinstance(step, str):
+            if not isinstance(named, GraphQLInputObjectType) or step not in named.fields:
+                return None
+            named = get_named_type(named.fields[step].type)
+    return named

@@ -14,6 +14,7 @@ from .._errors import DagtoolsError
 from ..catalogue._render import FORMATS
 from ._eval import add_eval_command
 from ._mcp import add_mcp_command
+from ._mistakes import mistyped_command, unrecognized
 from ._options import add_http_options, check_addresses, stdout_closed
 from ._run import add_model_options, add_run_arguments
 from ._serve import add_serve_command
@@ -138,11 +139,13 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    mistyped = _mistyped_command(parser, list(sys.argv[1:] if argv is None else argv))
+    mistyped = mistyped_command(parser, list(sys.argv[1:] if argv is None else argv))
     if mistyped:
         print(f"dagtools: {mistyped}", file=sys.stderr)
         return 2
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        unrecognized(parser, args.command, extras)
     _configure_logging(args.verbose)
     try:
         check_addresses(args)
@@ -156,21 +159,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return stdout_closed()
     except KeyboardInterrupt:
         return 130
-
-
-def _mistyped_command(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
-    """What to say when the first word is no command but looks like one (`dagtools tool`), else None
-    (argparse's own message covers the rest)."""
-    import difflib
-
-    word = next((a for a in argv if not a.startswith("-")), None)
-    commands = next((a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {})
-    if word is None or word in commands or argv.index(word) != len([a for a in argv[: argv.index(word)] if a.startswith("-")]):
-        return None
-    close = difflib.get_close_matches(word, sorted(commands), n=2, cutoff=0.6)
-    if not close:
-        return None
-    return f"there is no command {word!r}; did you mean {' or '.join(repr(c) for c in close)}? (`dagtools --help` lists them all)"
 
 
 def _configure_logging(verbosity: int) -> None:
@@ -232,6 +220,7 @@ async def _replay_session(session: Session, script: Script, as_json: bool, *, tr
         print(_section("Tools the model starts with"))
         print(describe_tools(session.tools()))
     active = set(session.active_tools)
+    hinted = False
     async for record in run_script(session, script):
         if as_json:
             print(json.dumps(record.to_json(), ensure_ascii=False), flush=True)
@@ -244,6 +233,13 @@ async def _replay_session(session: Session, script: Script, as_json: bool, *, tr
         if record.problem:
             failures += 1
             print(f"dagtools: {record.problem}", file=sys.stderr)
+            if not hinted and (field := _a_mutation_not_allowed(session, record.call.name)):
+                hinted = True  # the model is told only the host can allow it; here the host is the one reading
+                print(
+                    f"dagtools: {record.call.name} is a mutation: run with --mutation {field} to allow it (repeatable), "
+                    "or --allow-mutations for every one",
+                    file=sys.stderr,
+                )
     if as_json:
         print(json.dumps({"outputs": session.saved}, ensure_ascii=False))
     else:
@@ -252,6 +248,16 @@ async def _replay_session(session: Session, script: Script, as_json: bool, *, tr
         print(f"dagtools: the script never saved {', '.join(session.missing_outputs)}", file=sys.stderr)
         failures += 1
     return 1 if failures else 0
+
+
+def _a_mutation_not_allowed(session: Session, name: str) -> str | None:
+    """The mutation field `name` calls, when it names one the session does not allow."""
+    catalogue = session.catalogue
+    root = catalogue.schema.mutation_type
+    if root is None or catalogue.mutation_type is None or name in catalogue:
+        return None
+    field = name.removeprefix(catalogue.prefix(catalogue.mutation_type) + "_")
+    return field if field != name and field in root.fields else None
 
 
 def _call_text(call: ToolCall) -> str:

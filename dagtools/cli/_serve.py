@@ -46,7 +46,9 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
     except ImportError:
-        print("dagtools: serving needs uvicorn: pip install 'dagtools-graphql[mcp]'", file=sys.stderr)
+        from .._errors import install_command
+
+        print(f"dagtools: serving needs uvicorn: {install_command('mcp')}", file=sys.stderr)
         return 2
     source = args.source or f"{KITCHEN / 'api.py'}:schema"
     loaded = load_schema(source)
@@ -57,14 +59,31 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from ..mcpserver._serve import check_port_free
+
+    check_port_free(args.host, args.port, perhaps="another dagtools serve", option="--port, such as --port 8001")
     schema = loaded.strawberry_schema or loaded.schema
     path = "/" + args.path.strip("/")
     app = graphql_app(LocalExecutor(schema, validate_documents=True), path=path)
-    url = f"http://{args.host if ':' not in args.host else f'[{args.host}]'}:{args.port}{path}"
+    listening = _listen(args.host, args.port)  # bound here, so --port 0 announces the port it got
+    port = listening.getsockname()[1]
+    url = f"http://{args.host if ':' not in args.host else f'[{args.host}]'}:{port}{path}"
     print(f"dagtools: serving {'the kitchen API' if not args.source else source} at {url} (Ctrl-C stops it)", file=sys.stderr)
     print(f"dagtools: try `dagtools tools {url}` or `dagtools mcp {url}` in another terminal", file=sys.stderr, flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", lifespan="off")
+    uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off")).run(sockets=[listening])
     return 0
+
+
+def _listen(host: str, port: int) -> Any:
+    """A listening socket on host:port, as uvicorn would open it (address reuse on)."""
+    import socket
+
+    listening = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listening.bind((host, port))
+    listening.listen(128)
+    listening.set_inheritable(True)
+    return listening
 
 
 def graphql_app(executor: Any, *, path: str = "/graphql") -> Any:

@@ -1,8 +1,8 @@
 """`--trace FILE`: after a run, replay or demo (also one that failed), draw its objects and calls.
 
 The file's suffix says what it holds: `.html` a page that draws the graph offline, `.mmd` a Mermaid
-flowchart, `.md` the same inside a Markdown block (for a bug report). The suffix is checked when the
-command line is read, so a run never ends with a picture it cannot write.
+flowchart, `.md` the same inside a Markdown block (for a bug report). The suffix and the folder are checked
+when the command line is read, so a run never ends with a picture it cannot write.
 """
 
 from __future__ import annotations
@@ -34,7 +34,15 @@ def _trace_path(text: str) -> Path:
     path = Path(text)
     if path.suffix.lower() not in _SUFFIXES:
         raise argparse.ArgumentTypeError(f"{text!r}: name the trace FILE.html (a page), FILE.mmd (Mermaid) or FILE.md")
-    return path
+    folder = path.expanduser().absolute().parent
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the folder {folder} does not exist, so the trace could not be written after the run; "
+            "make the folder first or name a file in one that exists"
+        )
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder: name a file in it, such as {path / ('trace' + path.suffix)}")
+    return path.expanduser()
 
 
 def save_trace(path: Path | None, session: Session, *, title: str) -> None:

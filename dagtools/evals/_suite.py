@@ -50,6 +50,11 @@ async def run_eval(
                     )
                 continue
             jobs += [(task, model, mode, n) for task in tasks for n in range(1, attempts + 1)]
+    if not jobs:  # before anything is written: the last report stays as it was
+        raise ConfigError(
+            f"No model given can take the tool modes asked for ({', '.join(modes)}): deferred tools need an anthropic: "
+            "or openai-responses: model. Add a mode any model takes, such as --tools dynamic,deferred, or such a model."
+        )
     limiter = anyio.CapacityLimiter(concurrency)
     done: dict[tuple[str, str, str, int], Attempt] = {}
 

@@ -109,6 +109,12 @@ def _task(path: Path, index: int, item: Any) -> EvalTask:
     if not isinstance(item, Mapping):
         raise ConfigError(f"{where} must be a mapping with name, prompt, outputs and checks.")
     extra = set(item) - _TASK_KEYS
+    if "calls" in extra:  # a `dagtools call` script: what a model did, not what it is asked to do
+        raise ConfigError(
+            f"{where} has calls: it reads as a call script, not a task. A task says what to do (name, source, prompt, "
+            f"outputs, checks); replay a script with `dagtools call SCHEMA {path}`, or let it stand in for a model "
+            f"with --model script:FOLDER (FOLDER/TASK/MODE.yaml)."
+        )
     if extra:
         raise ConfigError(f"{where} has unknown keys {sorted(extra)}; use {', '.join(sorted(_TASK_KEYS))}.")
     for key in ("name", "source", "prompt"):

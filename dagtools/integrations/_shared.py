@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from .._errors import install_command
 from .._tools import ToolCall, ToolResult
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ def require(module: str, extra: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as error:
-        raise ImportError(f'This integration needs {module}: pip install "dagtools-graphql[{extra}]" ({error}).') from error
+        raise ImportError(f"This integration needs {module}: {install_command(extra)} ({error}).") from error
 
 
 class SerialCalls:

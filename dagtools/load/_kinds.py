@@ -38,3 +38,21 @@ def other_scheme(source: str) -> str | None:
     """The scheme of a URL that is not http(s), or None for anything else."""
     match = _OTHER_SCHEME.match(source.strip())
     return match["scheme"] if match and not _URL.match(source.strip()) else None
+
+
+#: An address written without its scheme: `127.0.0.1:8000/graphql`, `localhost:4000`, `api.example.com/graphql`.
+_NO_SCHEME = re.compile(
+    r"^(?P<host>localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9A-Fa-f:]+\]|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)"
+    r"(?P<port>:\d{1,5})?(?P<path>/\S*)?$"
+)
+
+
+def missing_scheme(source: str) -> str | None:
+    """The URL a string that names no file probably meant, when it reads as an address without its
+    scheme (a host with a port or a path), else None. Loopback and bare IPs get http, names https."""
+    match = _NO_SCHEME.match(source.strip())
+    if match is None or not (match["port"] or match["path"]):
+        return None
+    host = match["host"]
+    local = host == "localhost" or host.startswith("[") or host.replace(".", "").isdigit()
+    return f"{'http' if local or match['port'] else 'https'}://{source.strip()}"

@@ -24,7 +24,7 @@ from graphql import (
 from graphql.validation.validate import validate_sdl
 
 from .._errors import SchemaLoadError
-from ._kinds import _PYTHON_ATTRIBUTE, _URL, _looks_like_path, other_scheme
+from ._kinds import _PYTHON_ATTRIBUTE, _URL, _looks_like_path, missing_scheme, other_scheme
 from ._loaded import LoadedSchema
 from ._python import call_factory, import_file, is_strawberry_schema, kind_of, schema_names
 from ._repair import SdlRepair
@@ -114,6 +114,10 @@ def _from_string(source: str, *, lenient: bool) -> LoadedSchema:
         path = Path(source).expanduser()
         if path.exists():
             return _from_file(path, origin=source, lenient=lenient)
+        if (meant := missing_scheme(source)) is not None:
+            raise SchemaLoadError(
+                f"{source!r} is neither a file nor a URL dagtools can read: a URL starts with http:// or https://. Did you mean {meant}?"
+            )
         raise SchemaLoadError(
             f"Schema file {source!r} does not exist (looked in {path.absolute().parent}). "
             "Check the path, or pass SDL text or an introspection result instead."
@@ -157,6 +161,12 @@ def _from_file(path: Path, *, origin: str, lenient: bool) -> LoadedSchema:
 
 
 def _from_text(text: str, *, origin: str, lenient: bool, as_json: bool | None = None) -> LoadedSchema:
+    if Path(origin).suffix.lower() in (".yaml", ".yml"):  # read from a file (here or through the compiled cache)
+        raise SchemaLoadError(
+            f"{origin} is a YAML file, not a schema: pass an SDL or introspection JSON file, a URL or "
+            f"path/to/file.py:attribute. A dagtools mcp config file goes after --config (dagtools mcp --config {origin}); "
+            f"a call script goes after the schema (dagtools call SCHEMA {origin})."
+        )
     if not text.strip():
         raise SchemaLoadError(f"{origin} is empty. Expected SDL (type definitions) or an introspection result.")
     if as_json is None:

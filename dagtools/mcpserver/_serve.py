@@ -27,7 +27,11 @@ def serve_mcp(config: McpConfig) -> None:
     """Serve the configured API over the configured transport, after the exposure check."""
     if config.transport == "http":
         check_exposure(config)  # what the config itself refuses comes first, then what this machine's state does
-        check_port_free(config.host, config.port)
+        try:
+            check_port_free(config.host, config.port)
+        except ConfigError:
+            _on_the_api_port(config.api_url, config.port)
+            raise
     server = McpToolServer(config)
     print(describe_server(server), file=sys.stderr, flush=True)  # stdout is the protocol in stdio mode
     gc.collect()
@@ -101,11 +105,17 @@ def _checked_stdin() -> Any:
     return _CheckedLines(anyio.wrap_file(text))
 
 
-def check_port_free(host: str, port: int) -> None:
+def check_port_free(
+    host: str,
+    port: int,
+    *,
+    perhaps: str = "another dagtools mcp",
+    option: str = "--port (or port: in the config file); --port 0 takes any free one",
+) -> None:
     """Bind the address as the HTTP server will (address reuse on, as uvicorn sets it) and let it go: a
     port another server holds is one line that says so, before the schema is loaded, not a start-up
     block followed by the server's own traceback. (Another process may still take it in between;
-    then the server's error stands.)"""
+    then the server's error stands.) `perhaps` names who likely holds it, `option` how to choose another."""
     import errno
     import socket
 
@@ -120,8 +130,8 @@ def check_port_free(host: str, port: int) -> None:
             where = f"[{host}]:{port}" if family == socket.AF_INET6 else f"{host}:{port}"
             if error.errno == errno.EADDRINUSE:
                 raise ConfigError(
-                    f"{where} is already in use: another server (perhaps another dagtools mcp) listens there. Stop it, "
-                    "or choose a free port with --port (or port: in the config file); --port 0 takes any free one."
+                    f"{where} is already in use: another server (perhaps {perhaps}) listens there. Stop it, "
+                    f"or choose a free port with {option}."
                 ) from None
             if error.errno in (errno.EACCES, errno.EPERM):
                 raise ConfigError(
@@ -130,3 +140,20 @@ def check_port_free(host: str, port: int) -> None:
             raise ConfigError(
                 f"Cannot listen on {where}: {error.strerror or error}. Check --host: it must be an address of this machine."
             ) from None
+
+
+def _on_the_api_port(api_url: str, port: int) -> None:
+    """The port is taken by the API this server reads (`dagtools serve` and `dagtools mcp --transport
+    http` both default to 8000): say that, since stopping it, as the general message advises, is wrong."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(api_url)
+        api_port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:
+        return
+    if api_port == port and parts.hostname in ("127.0.0.1", "localhost", "::1", "0.0.0.0"):
+        raise ConfigError(
+            f"Port {port} is where the API this server reads listens ({api_url}): serve MCP on another port, "
+            f"such as --port {port + 1} (or port: in the config file)."
+        ) from None

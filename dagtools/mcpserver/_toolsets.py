@@ -61,8 +61,19 @@ class FixedToolset(Toolset):
     async def call_tool(self, tool: Tool, arguments: dict[str, Any]) -> Any:
         return await self._own.call_tool(tool, arguments)
 
+    def unknown(self, name: str) -> str | None:
+        """A catalogue tool called by its own name: here it runs through callTool, so say how."""
+        catalogue = self.session.catalogue
+        if name in catalogue:
+            return (
+                f"{name} is not a tool of its own in this server: run it through {CALL_TOOL}, as "
+                f"{CALL_TOOL}(tool: {json.dumps(name)}, arguments: {{...}}) with the arguments you meant to pass."
+            )
+        return catalogue.unavailable(name)
+
     def suggest(self, name: str) -> list[str]:
-        return close_names(name, self._own.names())
+        own = close_names(name, self._own.names())
+        return own or suggest_tools(self.session.catalogue, name)
 
     # -- the tools -----------------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._closing import AsyncClosing
-from .._errors import ConfigError, ModelError
+from .._errors import ConfigError, ModelError, install_command
 from .._redact import redact
 from ..session._context import Message
 from ._base import ModelResponse, Reveals
@@ -29,7 +29,7 @@ def import_sdk(module: str, extra: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise ConfigError(f"This model needs the {module} package: pip install 'dagtools-graphql[{extra}]'.") from None
+        raise ConfigError(f"This model needs the {module} package: {install_command(extra)}.") from None
 
 
 class SdkModel(AsyncClosing):

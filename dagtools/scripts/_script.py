@@ -52,7 +52,7 @@ def load_script(source: str | Path | Mapping[str, Any]) -> Script:
         origin = str(source)
         data = read_data(source, "Script")
     if not isinstance(data, dict):
-        raise ConfigError(f"Script {origin} must be a mapping with inputs, outputs and calls.")
+        raise ConfigError(f"Script {origin} must be a mapping with inputs, outputs and calls{_what_list(data)}.")
     unknown = set(data) - {"inputs", "outputs", "calls"}
     if unknown:
         close = {
@@ -77,6 +77,22 @@ def load_script(source: str | Path | Mapping[str, Any]) -> Script:
         if "tool" not in call:
             raise ConfigError(f"Script {origin}: call {index + 1} needs a `tool` name.")
     return Script(inputs=dict(data.get("inputs") or {}), outputs=dict(data.get("outputs") or {}), calls=calls)
+
+
+def _what_list(data: Any) -> str:
+    """What a list given as a script probably is, said after the message: calls without their `calls:`
+    key, or the tool definitions `dagtools tools --json` prints (a list of schemas, not of calls)."""
+    items = [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+    if not items:
+        return ""
+    if any(key in item for item in items for key in ("parameters", "input_schema", "inputSchema", "function", "functionDeclarations")):
+        return (
+            "; this is a list of tool definitions (as dagtools tools --json prints, or a tools config), not of calls: "
+            "write calls: [{tool: NAME, arguments: {...}}]"
+        )
+    if any("tool" in item or "name" in item for item in items):
+        return "; this is a list of calls: put it under calls: (inputs and outputs are optional)"
+    return ""
 
 
 _CALL_KEYS = {"tool", "arguments", "expect", "expect_error", "id"}

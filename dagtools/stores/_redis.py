@@ -27,7 +27,7 @@ import logging
 import time
 from typing import Any
 
-from .._errors import ConfigError, ExecutorError
+from .._errors import ConfigError, ExecutorError, install_command
 from ._batches import Batches, BatchGroups, Job
 from ._store import SessionStore, StoreConflictError, StoredState, Taken
 
@@ -115,7 +115,7 @@ class RedisStore(SessionStore):
         try:
             from redis import asyncio as aioredis
         except ImportError:
-            raise ConfigError("The Redis session store needs redis-py: pip install 'dagtools-graphql[redis]'.") from None
+            raise ConfigError(f"The Redis session store needs redis-py: {install_command('redis')}.") from None
         self.url = url
         scheme, _, rest = url.partition("://")
         self.cluster = scheme.lower().endswith("+cluster")

@@ -181,3 +181,81 @@ def test_a_script_written_in_another_call_format_names_its_keys_and_what_they_me
     script.write_text("call:\n  - tool: Potato_peel\n")
     assert main(["call", str(ROOT / "examples/kitchen/api.py") + ":schema", str(script)]) == 2
     assert "unknown keys ['call'] (write call -> calls)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "command", "hint"),
+    [
+        (["tools", "schemas/kitchen.graphql", "--tools", "dynamic"], "tools", "--tools is an option of dagtools demo, run, mcp, eval"),
+        (["tools", "schemas/kitchen.graphql", "--serach", "potato"], "tools", "--serach: did you mean --search?"),
+        (["run", "schemas/kitchen.graphql", "Bake", "fries", "--model", "script:x.yaml"], "run", 'goes in quotes: "bake the fries"'),
+        (["call", "schemas/kitchen.graphql", "s.yaml", "--verbose"], "call", "--verbose goes before the command: dagtools --verbose call"),
+    ],
+)
+def test_an_argument_the_command_does_not_take_is_said_by_that_command_with_what_was_meant(
+    argv: list[str], command: str, hint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"usage: dagtools {command} ")  # the command's own usage, not the top-level one
+    assert f"dagtools {command}: error: unrecognized arguments: " in said and hint in said
+
+
+def test_an_unknown_option_with_nothing_like_it_is_said_plainly(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["tools", "schemas/kitchen.graphql", "--bogus", "extra"])
+    said = capsys.readouterr().err
+    assert said.rstrip().endswith("dagtools tools: error: unrecognized arguments: --bogus extra")
+
+
+def test_an_mcp_server_on_the_port_of_the_api_it_reads_is_told_to_take_another():
+    """The quickstart's `dagtools serve` holds 8000, the MCP server's default HTTP port too: the message
+    names the API, not "another server" to stop, and the next port to use."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        api = f"http://127.0.0.1:{port}/graphql"
+        run = subprocess.run(
+            [sys.executable, "-m", "dagtools.cli", "mcp", api, "--transport", "http", "--port", str(port)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.strip() == (
+        f"dagtools: Port {port} is where the API this server reads listens ({api}): serve MCP on another port, "
+        f"such as --port {port + 1} (or port: in the config file)."
+    )
+
+
+def test_a_list_given_as_a_script_says_what_it_is_and_how_to_write_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    kitchen = str(ROOT / "examples/kitchen/api.py") + ":schema"
+    calls = tmp_path / "calls.json"
+    calls.write_text('[{"tool": "Query_potato"}, {"tool": "Potato_peel", "arguments": {}}]')
+    assert main(["call", kitchen, str(calls)]) == 2
+    assert "this is a list of calls: put it under calls:" in capsys.readouterr().err
+    tools = tmp_path / "tools.json"
+    assert main(["tools", kitchen, "--all", "--json", "--format", "anthropic"]) == 0
+    tools.write_text(capsys.readouterr().out)
+    for listed in (tools, ROOT / "examples/kitchen/tools.json"):
+        assert main(["call", kitchen, str(listed)]) == 2
+        assert "a list of tool definitions (as dagtools tools --json prints, or a tools config), not of calls" in capsys.readouterr().err
+
+
+def test_a_script_calling_a_mutation_not_allowed_tells_its_host_how_to_allow_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    kitchen = str(ROOT / "examples/kitchen/api.py") + ":schema"
+    script = tmp_path / "tip.yaml"
+    script.write_text("calls:\n  - {tool: Mutation_tip, arguments: {amount: 2}}\n  - {tool: Mutation_tip, arguments: {amount: 3}}\n")
+    assert main(["call", kitchen, str(script)]) == 1
+    said = capsys.readouterr().err
+    assert "the host has not allowed" in said  # what the model reads, as it was
+    assert said.count("dagtools: Mutation_tip is a mutation: run with --mutation tip to allow it (repeatable), or --allow-mutations") == 1
+    script.write_text(
+        "calls:\n  - {tool: selectTools, arguments: {tools: [Mutation_tip]}}\n  - {tool: Mutation_tip, arguments: {amount: 2}}\n"
+    )
+    assert main(["call", kitchen, str(script), "--mutation", "tip"]) == 0
+    assert "is a mutation" not in capsys.readouterr().err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 
@@ -99,3 +100,33 @@ def test_dagtools_serve_gives_the_other_commands_a_live_api(tmp_path):
         server.terminate()
         _, stderr = server.communicate(timeout=10)
     assert f"serving the kitchen API at http://127.0.0.1:{port}/graphql" in stderr
+
+
+def test_a_port_in_use_is_said_in_one_line_before_serving_is_announced():
+    """The quickstart's `dagtools serve` started twice, or beside another server on 8000: one line with
+    what to do, exit 2, never "serving ... at" followed by the web server's own error."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = dagtools("serve", "--port", str(port))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"dagtools: 127.0.0.1:{port} is already in use"), result.stderr
+    assert "--port" in result.stderr and "serving" not in result.stderr and "ERROR" not in result.stderr
+
+
+@pytest.mark.e2e
+def test_serve_on_port_0_announces_the_port_it_got(tmp_path):
+    """`--port 0` (any free port, as the port messages offer) is announced with the real port, which answers."""
+    server = subprocess.Popen([sys.executable, "-m", "dagtools.cli", "serve", "--port", "0"], stderr=subprocess.PIPE, text=True)
+    try:
+        announced = server.stderr.readline()
+        url = announced.split(" at ", 1)[1].split(" ", 1)[0]
+        port = int(url.rsplit(":", 1)[1].split("/", 1)[0])
+        assert port > 0, announced
+        wait_for_port(port, timeout=30, alive=lambda: server.poll() is None)
+        answer = httpx.post(url, json={"query": "{ potato { variety } }"}, timeout=10)
+        assert answer.status_code == 200 and answer.json()["data"]["potato"]["variety"]
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)

@@ -288,3 +288,23 @@ def test_a_model_that_cannot_be_reached_says_why_in_each_attempt(tmp_path: Path)
     attempts, _ = read_lines(out)
     assert attempts and all(a["failure"].startswith("not saved (model error): the model failed: Nothing answers at") for a in attempts)
     assert f"{base}/chat/completions" in run.stderr and "--base-url" in run.stdout
+
+
+def test_modes_no_model_can_take_are_refused_and_the_last_report_is_kept(tmp_path):
+    out = tmp_path / "out"
+    first = dagtools("eval", str(KITCHEN_TASKS), "--model", KITCHEN_SCRIPTS, "-n", "1", "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    kept = {name: (out / name).read_bytes() for name in ("report.html", "results.jsonl")}
+    assert kept["results.jsonl"]
+    run = dagtools("eval", str(KITCHEN_TASKS), "--model", KITCHEN_SCRIPTS, "-n", "1", "--tools", "deferred", "--out", str(out))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "No model given can take the tool modes asked for (deferred)" in run.stderr and "--tools dynamic,deferred" in run.stderr
+    assert {name: (out / name).read_bytes() for name in kept} == kept  # not replaced by an empty report
+
+
+def test_a_call_script_given_as_a_task_file_says_what_each_is_for(tmp_path):
+    run = dagtools("eval", str(ROOT / "examples/kitchen/fries.yaml"), "--model", KITCHEN_SCRIPTS, "--out", str(tmp_path / "out"))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "has calls: it reads as a call script, not a task" in run.stderr
+    assert "dagtools call SCHEMA" in run.stderr and "--model script:FOLDER" in run.stderr
+    assert not (tmp_path / "out").exists()

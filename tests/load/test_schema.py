@@ -25,6 +25,7 @@ from graphql import (
 
 from dagtools._errors import SchemaLoadError
 from dagtools.load._sources import LoadedSchema, load_schema, schema_fingerprint
+from dagtools.load._warm_start import load_cached
 from tests.conftest import shared_schema_names, shared_schema_path
 
 SMALL_SDL = """
@@ -564,3 +565,43 @@ def test_an_address_dagtools_cannot_read_suggests_the_one_it_can(source, meant):
     with pytest.raises(SchemaLoadError, match="is not an address dagtools can read") as raised:
         load_schema(source)
     assert str(raised.value).endswith(f"Did you mean {meant}?")
+
+
+@pytest.mark.parametrize(
+    ("source", "meant"),
+    [
+        ("127.0.0.1:8000/graphql", "http://127.0.0.1:8000/graphql"),
+        ("localhost:4000", "http://localhost:4000"),
+        ("[::1]:8080/graphql", "http://[::1]:8080/graphql"),
+        ("api.github.com/graphql", "https://api.github.com/graphql"),
+        ("countries.example.org:8443/gql", "http://countries.example.org:8443/gql"),
+    ],
+)
+def test_an_address_written_without_its_scheme_suggests_the_url(source, meant, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no such file here, so it can only be an address
+    with pytest.raises(SchemaLoadError, match="a URL starts with http:// or https://") as raised:
+        load_schema(source)
+    assert str(raised.value).endswith(f"Did you mean {meant}?")
+
+
+@pytest.mark.parametrize("source", ["schemas/github.graphql", "github.graphql", "kitchen"])
+def test_a_missing_file_is_still_called_a_missing_file(source, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SchemaLoadError, match="does not exist") as raised:
+        load_schema(source)
+    assert "Did you mean" not in str(raised.value)
+
+
+@pytest.mark.parametrize("name", ["mcp.yaml", "fries.YML"])
+def test_a_yaml_file_given_as_the_schema_says_where_it_goes(name, tmp_path, monkeypatch):
+    monkeypatch.setenv("DAGTOOLS_CACHE_DIR", str(tmp_path / "cache"))
+    # `dagtools mcp mcp.yaml` without --config, or a call script in the schema's place: YAML is never
+    # a schema, so the message says where such a file goes instead of reporting an SDL syntax error.
+    path = tmp_path / name
+    path.write_text("source: api.py:schema\ntools: fixed\n")
+    for load in (load_schema, load_cached):  # dagtools mcp reads files through the compiled cache
+        with pytest.raises(SchemaLoadError) as raised:
+            load(str(path))
+        said = str(raised.value)
+        assert "is a YAML file, not a schema" in said and f"dagtools mcp --config {path}" in said
+        assert "Syntax Error" not in said

@@ -114,3 +114,17 @@ async def test_call_tool_keeps_within_the_cap_and_names_what_it_dropped() -> Non
     assert "dropped: Potato_rinse" in result.value["selected"]
     assert set(session.active_tools) == {"Potato_slice", "Potato_peel"}
     assert json.loads(result.content)["result"] == "Potato#2"
+
+
+async def test_a_catalogue_tool_called_by_name_in_fixed_mode_is_pointed_at_call_tool() -> None:
+    # A model that read a tool's name in selectTools' answer often calls it directly; in the fixed
+    # mode it exists but runs through callTool, so "there is no tool" would send it looking elsewhere.
+    async with Client(kitchen("fixed").server, mode="legacy") as client:
+        direct = await client.call_tool("Potato_peel", {"Potato": "Potato#1"})
+        text = value(direct)["error"]
+        assert direct.is_error and "There is no tool" not in text
+        assert 'callTool(tool: "Potato_peel", arguments: {...})' in text
+        typo = await client.call_tool("Potato_peal", {})
+        assert typo.is_error and "Did you mean Potato_peel" in typo.content[0].text
+        good = value(await client.call_tool("callTool", {"tool": "Potato_peel", "arguments": {"Potato": "Potato#1"}}))
+        assert good["result"] == "Potato#2"  # the direct call changed nothing: the first peel is Potato#2

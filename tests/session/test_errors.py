@@ -74,6 +74,20 @@ async def test_mistyped_argument(session):
     await check(session, "Oven_bake", {"item": "Potato#2", "settings": {"minutes": "long"}}, "settings.minutes", "Int cannot represent")
 
 
+async def test_an_unknown_field_of_an_input_object_names_the_fields_it_takes(session):
+    unknown = "settings: Expected value of type 'BakeSettings' not to include unknown field 'temp'"
+    takes = "BakeSettings takes minutes, temperature, fan"
+    await check(session, "Oven_bake", {"item": "Potato#2", "settings": {"temp": 200}}, unknown, takes)
+    nested = await session.call_tool(ToolCall(name="Oven_bake", arguments={"item": "Potato#2", "settings": {"minutez": 3, "fan": True}}))
+    assert takes in nested.value["error"]
+
+
+async def test_a_suggestion_ends_its_sentence_once(session):
+    result = await session.call_tool(ToolCall(name="Potato_slice", arguments={"shape": "sticks"}))
+    message = result.value["error"]
+    assert "Did you mean the enum value 'STICKS' or 'SLICES'? Its parameters: Potato_slice(" in message and "?." not in message
+
+
 async def test_bad_enum_value(session):
     await check(session, "Potato_slice", {"shape": "STIX"}, "shape", "SliceShape", "STICKS|SLICES")
 

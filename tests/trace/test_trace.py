@@ -161,8 +161,14 @@ def test_run_with_a_script_model_traces_the_fries(tmp_path: Path):
 def test_trace_options_are_checked_before_anything_runs(tmp_path: Path):
     bad = dagtools("demo", "--trace", str(tmp_path / "fries.png"))
     assert bad.returncode == 2 and "FILE.html" in bad.stderr and "Traceback" not in bad.stderr
-    nowhere = dagtools("demo", "--trace", str(tmp_path / "missing" / "fries.html"))
-    assert nowhere.returncode == 0 and "could not be written" in nowhere.stderr and "Traceback" not in nowhere.stderr
+    # A folder that does not exist is said before the run (which may be a long one, or write to the API),
+    # not after it, when the picture is lost.
+    nowhere = dagtools("call", KITCHEN, FRIES, "--trace", str(tmp_path / "missing" / "fries.html"))
+    assert nowhere.returncode == 2 and "Traceback" not in nowhere.stderr
+    assert f"the folder {tmp_path / 'missing'} does not exist" in nowhere.stderr and "Potato_rinse" not in nowhere.stdout
+    folder = tmp_path / "traces.html"
+    folder.mkdir()
+    assert dagtools("demo", "--trace", str(folder)).returncode == 2
 
 
 async def test_python_trace_of_a_session_and_of_its_stored_state(tmp_path: Path):
