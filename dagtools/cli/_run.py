@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 # The agent, the model clients and the session are imported when a run starts, not to print help.
 
-__all__ = ["add_model_options", "add_run_arguments", "run_command", "run_demo"]
+__all__ = ["add_model_options", "add_run_arguments", "model_option", "run_command", "run_demo"]
 
 DEMO_PROMPT = "Bake me some french fries."
 
@@ -38,7 +38,7 @@ def add_model_options(parser: argparse.ArgumentParser, *, required: bool = False
         "--model-option",
         action="append",
         default=[],
-        type=_model_option,
+        type=model_option,
         metavar="KEY=JSON",
         help="a field added to every model request, such as temperature=0.2 or top_k=40 (repeatable; a bare word is a string)",
     )
@@ -78,7 +78,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_options(parser, required=True)
 
 
-def _model_option(text: str) -> tuple[str, Any]:
+def model_option(text: str) -> tuple[str, Any]:
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
         raise argparse.ArgumentTypeError(f"{text!r}: write KEY=JSON, such as temperature=0.2 or stop='[\"END\"]'")

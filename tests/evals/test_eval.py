@@ -308,3 +308,16 @@ def test_a_call_script_given_as_a_task_file_says_what_each_is_for(tmp_path):
     assert "has calls: it reads as a call script, not a task" in run.stderr
     assert "dagtools call SCHEMA" in run.stderr and "--model script:FOLDER" in run.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_model_options_reach_every_model_request(anthropic_server, tmp_path):  # noqa: F811
+    """`--model-option` as for dagtools run: a field added to each request the eval's models send."""
+    tasks = tmp_path / "fries.yaml"
+    whole = KITCHEN_TASKS.read_text().split("  - name: varieties")[0].replace("../../kitchen/api.py", str(ROOT / "examples/kitchen/api.py"))
+    tasks.write_text(whole)
+    run = dagtools(
+        "eval", str(tasks), "--model", "anthropic:fake", "--base-url", anthropic_server.url, "-n", "1", "--tools", "dynamic",
+        "--model-option", "temperature=0.25", "--out", str(tmp_path / "out"), env={**os.environ, "ANTHROPIC_API_KEY": "test-key"},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert anthropic_server.requests and all(r.get("temperature") == 0.25 for r in anthropic_server.requests)
