@@ -16,7 +16,7 @@ import random
 import tempfile
 from pathlib import Path
 
-__all__ = ["FORGE_TYPES", "forge_path", "forge_sdl"]
+__all__ = ["FORGE_TYPES", "forge_introspection_path", "forge_path", "forge_sdl"]
 
 #: The types every forge has, then generated ones up to the size asked.
 FORGE_TYPES = ["Repository", "Issue", "PullRequest", "User", "Organization", "Commit", "Team", "Project", "Release", "Label"]
@@ -115,4 +115,26 @@ def forge_path() -> Path:
     folder = Path(tempfile.mkdtemp(prefix="dagtools-forge-"))
     path = folder / "forge.graphql"
     path.write_text(forge_sdl())
+    return path
+
+
+@functools.cache
+def forge_introspection_path() -> Path:
+    """The forge as an introspection answer (`{"data": {"__schema": ...}}`), as a live API gives it, with
+    one problem a lenient load tolerates, as GitHub's published introspection has some: a type that
+    says it implements `Commentable` without its field."""
+    import json
+
+    from graphql import introspection_from_schema
+
+    from dagtools import load_schema
+
+    schema = load_schema(forge_path()).schema
+    data = introspection_from_schema(schema)
+    for entry in data["__schema"]["types"]:
+        if entry["name"] == "Issue":  # the second forge type: Node only
+            entry["interfaces"] = [*entry["interfaces"], {"kind": "INTERFACE", "name": "Commentable", "ofType": None}]
+            break
+    path = forge_path().with_name("forge.introspection.json")
+    path.write_text(json.dumps({"data": data}))
     return path

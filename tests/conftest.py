@@ -34,16 +34,18 @@ HOW_TO_GET_SCHEMAS = (
     f"the public schemas are not in {SHARED_SCHEMAS}: set DAGTOOLS_SCHEMAS to a folder holding them "
     "(github.schema.graphql, linear.schema.graphql, ... as SOURCES.md in that folder lists), then run `pytest -m public_schemas`"
 )
-#: The generated stand-in for a large public schema, by the name tests give it.
+#: The generated stand-ins for a large public schema, by the names tests give them: SDL, and an
+#: introspection answer with a problem a lenient load tolerates.
 FORGE = "forge.graphql"
+FORGE_JSON = "forge.introspection.json"
 
 
 def shared_schema_path(name: str) -> Path:
     """Path of one public schema (or of the generated forge); skips the test, saying how to get them, where absent."""
-    if name == FORGE:
-        from tests.big_schema import forge_path
+    if name in (FORGE, FORGE_JSON):
+        from tests.big_schema import forge_introspection_path, forge_path
 
-        return forge_path()
+        return forge_path() if name == FORGE else forge_introspection_path()
     path = SHARED_SCHEMAS / name
     if not path.exists():
         pytest.skip(HOW_TO_GET_SCHEMAS)

@@ -30,7 +30,7 @@ pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
 
 from tests.clients import guarded_kitchen, launch_line, measured  # noqa: E402
-from tests.conftest import ROOT, shared_schema_path  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
 from tests.mcpserver.test_mcp import ERAS, http_client, names  # noqa: E402
 from tests.servers import free_port, wait_for_port  # noqa: E402
 
@@ -146,9 +146,9 @@ LIST_AND_HANG_UP = {
 
 
 def _sources(api: str) -> dict[str, tuple[list[str], dict[str, str]]]:
-    """A setup's API by URL, and a public schema file the issue of warm starts was not seen on."""
+    """A setup's API by URL, and a schema file (the project's own Relay example: SDL with no resolvers)."""
     line, env = launch_line("installed/vscode-mcp.json", api)
-    schema = str(shared_schema_path("rickandmorty.schema.graphql"))
+    schema = str(ROOT / "schemas" / "relay.graphql")
     return {"url": (line, env), "schema file": ([line[0], "mcp", schema], {})}
 
 

@@ -20,7 +20,7 @@ pytest.importorskip("mcp")
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from tests.conftest import shared_schema_path  # noqa: E402
+from tests.conftest import FORGE_JSON, shared_schema_path  # noqa: E402
 from tests.mcpserver.test_mcp import DAGTOOLS, ROOT, http_client  # noqa: E402
 from tests.mcpserver.test_mcp_url import McpHttp, subprocess_env  # noqa: E402
 
@@ -71,7 +71,10 @@ def said_at_start(url: str, cache: Path) -> str:
     return done.stderr
 
 
-@pytest.mark.parametrize("schema", ["github.schema.json", "shopify.storefront.schema.json"])
+@pytest.mark.parametrize(
+    "schema",
+    [FORGE_JSON, *(pytest.param(n, marks=pytest.mark.public_schemas) for n in ("github.schema.json", "shopify.storefront.schema.json"))],
+)
 async def test_a_url_with_tolerated_warnings_starts_warm_over_stdio(schema: str, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     with served(shared_schema_path(schema)) as url:
@@ -85,9 +88,10 @@ async def test_a_url_with_tolerated_warnings_starts_warm_over_stdio(schema: str,
             assert (await client.list_tools()).tools == first
 
 
-async def test_a_url_with_tolerated_warnings_starts_warm_over_http(tmp_path: Path) -> None:
+@pytest.mark.parametrize("schema", [FORGE_JSON, pytest.param("github.schema.json", marks=pytest.mark.public_schemas)])
+async def test_a_url_with_tolerated_warnings_starts_warm_over_http(schema: str, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    with served(shared_schema_path("github.schema.json")) as url:
+    with served(shared_schema_path(schema)) as url:
         for start in range(2):
             with McpHttp(url, cache) as server:
                 async with http_client(server.url, "auto") as client:
