@@ -23,13 +23,13 @@ from tests.servers import free_port, wait_for_port
 NODE_TIMEOUT_MS = 1000
 
 
-def start_redis_server() -> tuple[str, subprocess.Popen[bytes]] | None:
-    """One redis-server on a free loopback port, saving nothing to disk, once it accepts connections: its
-    URL and process (the caller terminates it), or None where redis-server is not installed."""
+def start_redis_server(port: int | None = None) -> tuple[str, subprocess.Popen[bytes]] | None:
+    """One redis-server on loopback (`port`, else a free one), saving nothing to disk, once it accepts
+    connections: its URL and process (the caller terminates it), or None where redis-server is not installed."""
     binary = shutil.which("redis-server")
     if binary is None:
         return None
-    port = free_port()
+    port = port or free_port()
     process = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
         stdout=subprocess.DEVNULL,

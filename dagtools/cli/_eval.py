@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._run import model_option
+from ._run import add_model_option_argument
 
 __all__ = ["add_eval_command"]
 
@@ -51,14 +51,7 @@ def add_eval_command(commands: Any) -> None:
     parser.add_argument("--out", type=Path, default=Path("eval-out"), metavar="DIR", help="where the report and attempts go (eval-out)")
     parser.add_argument("--min-success", type=float, metavar="RATE", help="exit 1 when a row's success rate is under RATE, such as 0.8")
     parser.add_argument("--base-url", help="a compatible server for the provider (vLLM, Ollama, llama.cpp for openai:NAME)")
-    parser.add_argument(
-        "--model-option",
-        action="append",
-        default=[],
-        type=model_option,
-        metavar="KEY=JSON",
-        help="a field added to every model request, such as temperature=0.2 or max_tokens=96 (repeatable), as for dagtools run",
-    )
+    add_model_option_argument(parser)
     parser.add_argument("--retries", type=int, default=2, metavar="N", help="times a failed model request is sent again (2)")
     parser.add_argument("--turn-timeout", type=float, default=300.0, metavar="SECONDS", help="the longest one model turn may take (300)")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="the longest one API call may take (30)")

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 # The agent, the model clients and the session are imported when a run starts, not to print help.
 
-__all__ = ["add_model_options", "add_run_arguments", "model_option", "run_command", "run_demo"]
+__all__ = ["add_model_option_argument", "add_model_options", "add_run_arguments", "model_option", "run_command", "run_demo"]
 
 DEMO_PROMPT = "Bake me some french fries."
 
@@ -34,14 +34,7 @@ def add_model_options(parser: argparse.ArgumentParser, *, required: bool = False
         help="openai:NAME (Chat Completions), openai-responses:NAME, anthropic:NAME, gemini:NAME, ollama:NAME or script:FILE",
     )
     parser.add_argument("--base-url", help="a compatible server for the provider (vLLM, Ollama, llama.cpp for openai:NAME)")
-    parser.add_argument(
-        "--model-option",
-        action="append",
-        default=[],
-        type=model_option,
-        metavar="KEY=JSON",
-        help="a field added to every model request, such as temperature=0.2 or top_k=40 (repeatable; a bare word is a string)",
-    )
+    add_model_option_argument(parser)
     parser.add_argument("--retries", type=int, default=2, metavar="N", help="times a failed model request is sent again (2)")
     parser.add_argument(
         "--turn-timeout", type=float, default=300.0, metavar="SECONDS", help="the longest one model turn may take, retries included (300)"
@@ -76,6 +69,18 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="an output the model must save, such as fries:Plate (repeatable)",
     )
     add_model_options(parser, required=True)
+
+
+def add_model_option_argument(parser: argparse.ArgumentParser) -> None:
+    """`--model-option KEY=JSON`, for every command that talks to a model (run, demo, eval)."""
+    parser.add_argument(
+        "--model-option",
+        action="append",
+        default=[],
+        type=model_option,
+        metavar="KEY=JSON",
+        help="a field added to every model request, such as temperature=0.2 or max_tokens=96 (repeatable; a bare word is a string)",
+    )
 
 
 def model_option(text: str) -> tuple[str, Any]:

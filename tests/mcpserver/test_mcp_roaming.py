@@ -5,8 +5,6 @@ official MCP client over streamable HTTP and stdio, with SQLite and a real redis
 from __future__ import annotations
 
 import secrets
-import shutil
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,7 +23,8 @@ from dagtools.mcpserver._server import SESSION_HEADER  # noqa: E402
 from tests.mcpserver.test_mcp import DAGTOOLS, KITCHEN, ROOT, value  # noqa: E402
 from tests.mcpserver.test_mcp_security import ALICE, TOKENS  # noqa: E402
 from tests.mcpserver.test_mcp_url import MCP_YAML, McpHttp  # noqa: E402
-from tests.servers import free_port, wait_for_port  # noqa: E402
+from tests.redis_cluster import start_redis_server
+from tests.servers import free_port  # noqa: E402
 
 
 def config(tmp_path: Path, **options: Any) -> str:
@@ -55,18 +54,12 @@ def ok(result: Any) -> Any:
 @contextmanager
 def redis_server(port: int | None = None) -> Iterator[str]:
     """A redis-server of this test's own on loopback, without persistence: a restart starts it empty."""
-    binary = shutil.which("redis-server")
-    if binary is None:
+    started = start_redis_server(port)
+    if started is None:
         pytest.skip("redis-server is not installed (.ci/run installs it with apt-get): the Redis store is not tested here")
-    port = port or free_port()
-    process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    url, process = started
     try:
-        wait_for_port(port, alive=lambda: process.poll() is None)
-        yield f"redis://127.0.0.1:{port}/0"
+        yield url
     finally:
         process.terminate()
         process.wait(10)
