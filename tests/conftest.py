@@ -29,7 +29,7 @@ os.environ["DAGTOOLS_DEBUG"] = os.environ.get("DAGTOOLS_DEBUG", "1")  # every do
 #: $DAGTOOLS_SCHEMAS (the variable bench/ reads too), else ../shared/schemas beside the checkout. Tests about
 #: those APIs themselves are marked `public_schemas`; without the folder a run leaves them out and says so
 #: in its header. Tests that only need a large schema use the forge that tests/big_schema.py writes.
-SHARED_SCHEMAS = Path(os.environ.get("DAGTOOLS_SCHEMAS") or os.environ.get("DAGTOOLS_SHARED_SCHEMAS") or ROOT.parent / "shared" / "schemas")
+SHARED_SCHEMAS = Path(os.environ.get("DAGTOOLS_SCHEMAS") or ROOT.parent / "shared" / "schemas")
 HOW_TO_GET_SCHEMAS = (
     f"the public schemas are not in {SHARED_SCHEMAS}: set DAGTOOLS_SCHEMAS to a folder holding them "
     "(github.schema.graphql, linear.schema.graphql, ... as SOURCES.md in that folder lists), then run `pytest -m public_schemas`"

@@ -167,6 +167,11 @@ class McpConfig:
         return replace(self, **{k: v for k, v in options.items() if v is not None})
 
     @property
+    def durable_store(self) -> bool:
+        """Whether sessions live in a store that outlives this process (anything but `memory:`)."""
+        return bool(self.store) and not self.store.lower().startswith("memory:")
+
+    @property
     def api_url(self) -> str:
         """Where calls are sent over HTTP: the endpoint, else a URL source; empty when nothing is."""
         if self.endpoint:

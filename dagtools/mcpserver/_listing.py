@@ -38,7 +38,7 @@ logger = logging.getLogger("dagtools")
 
 def listable_from_cache(config: McpConfig) -> bool:
     """Whether every fresh session of this server lists the same tools (no inputs, no store)."""
-    return not config.inputs and (not config.store or config.store.lower().startswith("memory:"))
+    return not config.inputs and not config.durable_store
 
 
 #: The built-in tools every session lists: part of the key, so a list written before one was added is never served.

@@ -105,7 +105,7 @@ class McpToolServer(AsyncClosing):
         self._upstream: UpstreamClient | None = None
         # memory: is today's behaviour (sessions in the pool only); any other store outlives the process.
         self._store: SessionStore | None = None
-        if config.store and not _in_memory(config.store):
+        if config.durable_store:
             from ..stores._store import open_store
 
             self._store = open_store(config.store)
@@ -380,10 +380,6 @@ class McpToolServer(AsyncClosing):
     def http_app(self) -> Any:
         """The streamable HTTP ASGI app (both protocol eras) at `config.path`, behind the gate of `_app`."""
         return build_http_app(self, check_exposure(self.config))
-
-
-def _in_memory(store: str) -> bool:
-    return store.lower().startswith("memory:")
 
 
 def _version() -> str:
