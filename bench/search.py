@@ -2,19 +2,24 @@
 
     python bench/search.py
 
-Two sets of needs, each a task in a user's words with the tools that serve it:
+Three sets of needs, each a task in a user's words with the tools that serve it:
 
 - bench/search_needs.yaml: the tuning set (GitHub and Linear). The search's word lists were written
   with these needs in view, so its recall says little about needs nobody has seen.
-- bench/search_needs_heldout.yaml: the held-out set (GitHub, Linear, Shopify's Storefront, Saleor),
-  written from the APIs' public docs and committed before any ranking change; nothing is tuned on it.
-  The target, recall at 5 >= 0.9, is this set's.
+- bench/search_needs_heldout.yaml: the first held-out set (GitHub, Linear, Shopify's Storefront,
+  Saleor), written from the APIs' public docs and committed before any ranking change. No word is
+  tuned on it, but its misses were printed while the ranking's structural rules were chosen, so it
+  is a development set now: its figure is reported, not aimed at.
+- bench/search_needs_blind.yaml: the blind set (the same four APIs, 100 needs), written from the
+  APIs' docs by someone who never saw the search's code, word lists or results, and committed before
+  it was first measured. The target, recall at 5 >= 0.9, is this set's. Its misses are not printed
+  (`--show-blind` prints them), so that the next change is not chosen by them either.
 
 The catalogue of each schema (every mutation allowed) is asked each need; a hit is any of the need's
-tools among the first five answers. Both sets are also measured with the synonym table emptied, to
-show how much the search leans on it. Prints every held-out miss with what came first, the time the
-first search takes (it builds the index) and the median time of one search on GitHub once the index
-is built (target <= 20 ms). Exits 1 when a target is missed.
+tools among the first five answers. Every set is also measured with the synonym table emptied, to
+show how much the search leans on it. Prints every tuning and development miss with what came first,
+the time the first search takes (it builds the index) and the median time of one search on GitHub
+once the index is built (target <= 20 ms). Exits 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -41,9 +46,11 @@ from dagtools import (  # noqa: E402
 )
 from dagtools.catalogue import _search  # noqa: E402
 from dagtools.catalogue._search import SearchIndex  # noqa: E402
+from dagtools.session._metatools import _SEARCH_LIMIT as ANSWERED  # noqa: E402  # what selectTools(search:) answers
 
 TUNING = ROOT / "bench" / "search_needs.yaml"
 HELDOUT = ROOT / "bench" / "search_needs_heldout.yaml"
+BLIND = ROOT / "bench" / "search_needs_blind.yaml"
 TOP = 5
 
 
@@ -57,26 +64,26 @@ def _without_synonyms() -> Iterator[None]:
         _words.SYNONYMS = kept
 
 
-def _recall(label: str, needs: dict[str, list[dict]], indexes: dict[str, SearchIndex], *, show: bool) -> float:
+def _recall(label: str, needs: dict[str, list[dict]], indexes: dict[str, SearchIndex], *, show: bool, top: int = TOP) -> float:
     hits = asked = 0
     for schema_file, items in needs.items():
         index = indexes[schema_file]
         name = schema_file.split(".")[0]
         found_here = 0
         for item in items:
-            found = [hit.name for hit in index.search(item["need"], limit=TOP)]
+            found = [hit.name for hit in index.search(item["need"], limit=top)]
             asked += 1
             if set(item["tools"]) & set(found):
                 found_here += 1
             elif show:
-                print(f"# {label} missed on {name}: {item['need']!r} wants {item['tools']}, top {TOP}: {found}", flush=True)
+                print(f"# {label} missed on {name}: {item['need']!r} wants {item['tools']}, top {top}: {found}", flush=True)
         hits += found_here
-        figure(f"search_{label}_{name}_recall_at_5", found_here / len(items))
+        figure(f"search_{label}_{name}_recall_at_{top}", found_here / len(items))
     return hits / asked if asked else 0.0
 
 
-def run_search_bench() -> None:
-    sets = {"tuning": yaml.safe_load(TUNING.read_text()), "heldout": yaml.safe_load(HELDOUT.read_text())}
+def run_search_bench(*, show_blind: bool = False) -> None:
+    sets = {name: yaml.safe_load(path.read_text()) for name, path in (("tuning", TUNING), ("heldout", HELDOUT), ("blind", BLIND))}
     indexes: dict[str, SearchIndex] = {}
     for needs in sets.values():
         for schema_file, items in needs.items():
@@ -84,7 +91,7 @@ def run_search_bench() -> None:
                 continue
             path = schema_path(schema_file)
             if path is None:
-                unmeasured("search_heldout_recall_at_5", f"{schema_file} is not here")
+                unmeasured("search_blind_recall_at_5", f"{schema_file} is not here")
                 return
             catalogue = compile_catalogue(load_schema(path).schema, mutations=True)
             start = time.perf_counter()
@@ -95,7 +102,11 @@ def run_search_bench() -> None:
     for label, needs in sets.items():
         figure(f"search_{label}_needs", sum(len(items) for items in needs.values()))
     figure("search_tuning_recall_at_5", _recall("tuning", sets["tuning"], indexes, show=True))
-    figure("search_heldout_recall_at_5", _recall("heldout", sets["heldout"], indexes, show=True), ">= 0.9")
+    figure("search_heldout_recall_at_5", _recall("heldout", sets["heldout"], indexes, show=True))
+    figure("search_blind_recall_at_5", _recall("blind", sets["blind"], indexes, show=show_blind), ">= 0.9")
+    # a search answers a model ten tools, not five: how often the need is among what it reads
+    for label, needs in sets.items():
+        figure(f"search_{label}_recall_at_{ANSWERED}", _recall(label, needs, indexes, show=False, top=ANSWERED))
     # The same searches with no synonym table: the index is rebuilt, as its postings never hold synonyms
     # but its write verbs are read through them.
     with _without_synonyms():
@@ -118,7 +129,7 @@ def run_search_bench() -> None:
 
 
 def main() -> int:
-    run_search_bench()
+    run_search_bench(show_blind="--show-blind" in sys.argv[1:])
     return exit_status()
 
 

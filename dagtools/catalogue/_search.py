@@ -1,18 +1,15 @@
 """Find tools by words: "who starred a repository" -> `Repository_stargazers`.
 
-A model facing Linear's 150 root tools or GitHub's thousands of fields should not have to guess a
-name. Each tool is a small document of fields: the words of its field name (camelCase and snake_case
-split), of the type it belongs to, of the type it returns (a connection's node type), of its
-arguments, and of its description. A query is ranked with BM25F: each field's words count with a
-weight (a word in the tool's name says more than one in its description), term frequencies saturate,
-and rare words weigh more than common ones. No network service and no model: the index is a dict of
-postings built once per catalogue (`Catalogue.derived`) and shared by every session on it.
+Each tool is a small document of fields: the words of its field name, of its owner type, of what it
+returns (a connection's node type), of its arguments and of its description, ranked with BM25F (a
+word in the name says more than one in the description; rare words weigh more). No service and no
+model: the index is a dict of postings built once per catalogue and shared by its sessions.
 
 The schema's structure speaks before any word list (`_Structure`): a type is also called by the
 fields that return it, a connection's edges and the returned type's description describe a field, a
-list of events reads as a history, and a need names what it wants before where from. Words are folded
-by `_words` (stems, a short synonym table); query words found in no tool are dropped. A name that is
-no tool is answered the same way (`suggest_tools`): by what its words mean, not only by spelling.
+list of events reads as a history, a need names what it wants before where from, and a field's place
+(objects, many of them, on a type much pointed at) counts before its words. Words are folded by
+`_words`. A name that is no tool is answered by what its words mean too (`suggest_tools`).
 """
 
 from __future__ import annotations
@@ -23,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from graphql import GraphQLObjectType, is_abstract_type
+from graphql import GraphQLObjectType, is_abstract_type, is_object_type
 
 from .. import _words
 from .._words import BOOKKEEPING, CONCEPTS, EVENT_WORDS, PERMISSION_WORDS, WRITE_VERBS, search_words, tool_line
@@ -67,6 +64,10 @@ _K1 = 1.2
 _B = 0.6
 #: Root tools are where a model starts; among equals they come first.
 _ROOT_BOOST = 1.15
+#: What a tool's place says before any word (`_prior`): a field returning objects gains the first share
+#: and one returning many of them the second again; a field gains the third per log of the types that
+#: point at its owner (an `Issue` many, a payload none), roots counted as pointed at by the fourth.
+_OBJECT, _MANY, _CENTRAL, _ROOT_REFERENCES = 0.3, 0.3, 0.3, 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +78,9 @@ class SearchEntry:
     fields: Mapping[str, str]
     line: str
     root: bool = False
+    #: what the tool's place says of it before any word (`_prior`); whether it returns many objects
+    prior: float = 1.0
+    many: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,8 +220,9 @@ class SearchIndex:
                 if wanted in returns and (sources & owners) - returns:
                     score *= 1 + _DIRECTION
                 elif wanted in owners and wanted not in returns and sources & returns:
-                    score /= 1 + _DIRECTION  # the same relation read from the other side
-            ranked.append(SearchHit(entry.name, entry.line, score * (_ROOT_BOOST if entry.root else 1.0)))
+                    # the same relation read from the other side, its many objects no gain
+                    score /= (1 + _DIRECTION) * ((1 + _MANY) if entry.many else 1)
+            ranked.append(SearchHit(entry.name, entry.line, score * entry.prior * (_ROOT_BOOST if entry.root else 1.0)))
         ranked.sort(key=lambda hit: (-hit.score, hit.name))
         return ranked[:limit]
 
@@ -253,6 +258,7 @@ def catalogue_entries(catalogue: Catalogue) -> list[SearchEntry]:
         line = tool_line(graphql_field.description, f"{ref.type_name} {ref.field_name}")
         many = connection is not None or is_list(graphql_field.type)
         shown = f"{returns} list" if many else returns
+        objects = is_object_type(returned := schema.get_type(returns)) or is_abstract_type(returned)
         entries.append(
             SearchEntry(
                 name=name,
@@ -270,9 +276,17 @@ def catalogue_entries(catalogue: Catalogue) -> list[SearchEntry]:
                 },
                 line=f"{line} Returns {shown}.",
                 root=root,
+                prior=_prior(root, structure.references.get(ref.type_name, 0), objects, many),
+                many=many and objects,
             )
         )
     return entries
+
+
+def _prior(root: bool, references: int, objects: bool, many: bool) -> float:
+    """Needs ask for things more than for values, for many more than one, and of central types."""
+    prior = 1 + _CENTRAL * math.log1p(_ROOT_REFERENCES if root else references)
+    return prior * (1 + _OBJECT) * ((1 + _MANY) if many else 1) if objects else prior
 
 
 _BOOKKEEPING = frozenset(search_words(BOOKKEEPING))
@@ -281,15 +295,10 @@ _PERMISSION_WORDS = frozenset(search_words(PERMISSION_WORDS))
 
 
 class _Structure:
-    """What a schema says of its types by how they are used, read once per catalogue.
-
-    - Other names of a type: the words of the fields that return it, where they differ from its own
-      (Saleor's `customers` and `staffUsers` return `User`, so a customer is a User there).
-    - A returned type's shape: its description's first sentence and its connection edges' values
-      (GitHub's collaborator edge carries `permission`).
-    - Kinds a shape shows: a list of events is a history, a list of the owner's own type holds its
-      parts, a field about permissions, roles or access says who may do what.
-    """
+    """What a schema says of its types by how they are used, read once per catalogue: other names of
+    a type (Saleor's `customers` return `User`), a returned type's shape (its description, its edges'
+    values), kinds a shape shows (a list of events is a history, of the owner's type its parts, a
+    role field says who may do what), and how many types point at each."""
 
     def __init__(self, catalogue: Catalogue) -> None:
         self._catalogue = catalogue
@@ -298,11 +307,14 @@ class _Structure:
         self._events: dict[str, bool] = {}
         self._roles: dict[str, bool] = {}
         counts: dict[str, dict[str, int]] = {}
+        referrers: dict[str, set[str]] = {}
         for name in catalogue.names():
             ref = catalogue.ref(name)
             target = catalogue.target(name)
             connection = catalogue.connection(target)
             returns = connection.node_type if connection is not None else target
+            if ref.type_name != catalogue.mutation_type:
+                referrers.setdefault(returns, set()).add(ref.type_name)
             graphql_field = catalogue.field(ref)
             if not (catalogue.is_root(ref.type_name) or connection is not None or is_list(graphql_field.type)):
                 continue
@@ -313,6 +325,8 @@ class _Structure:
                 by_word = counts.setdefault(returns, {})
                 by_word[word] = by_word.get(word, 0) + (2 if catalogue.is_root(ref.type_name) else 1)
         self._aliases = {type_name: " ".join(sorted(w for w, n in words.items() if n >= 2)[:12]) for type_name, words in counts.items()}
+        #: how many types have a field that returns each type (mutations aside)
+        self.references = {type_name: len(owners) for type_name, owners in referrers.items()}
 
     def aliases(self, type_name: str) -> str:
         return self._aliases.get(type_name, "")

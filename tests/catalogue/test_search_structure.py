@@ -70,3 +70,29 @@ def test_a_role_or_permission_says_who_may_do_something():
 def test_a_type_is_also_called_by_the_fields_that_return_it():
     # `shoppers` returns Account, so a shopper's badges are an Account's, not a Store's
     assert _top("badges of a shopper", 1) == ["Account_badges"]
+
+
+PLACES = """
+type Query { crate(id: ID!): Crate tray(id: ID!): Tray shelf(id: ID!): Shelf }
+type Box { id: ID! tags: [Tag!]! crate: Crate }
+type Crate { id: ID! tags: [Tag!]! boxes: [Box!]! }
+type Tray { id: ID! labels: [Sticker!]! shelf: Shelf }
+type Shelf { id: ID! labels: [String!]! crates: [Crate!]! trays: [Tray!]! }
+type Tag { id: ID! }
+type Sticker { id: ID! }
+"""
+
+
+def _places(query: str) -> list[str]:
+    catalogue = compile_catalogue(build_schema(PLACES))
+    return [hit.name for hit in catalogue_search(catalogue).search(query, limit=4)]
+
+
+def test_a_fields_place_counts_before_its_words():
+    # The same words, the same shape: a type three others point at (Crate) before one only Crate
+    # points at (Box), where the names alone would put Box first.
+    found = _places("tags")
+    assert found.index("Crate_tags") < found.index("Box_tags")
+    # The same words on types as central: objects (a Tray's Stickers) before plain values (a Shelf's strings).
+    found = _places("labels")
+    assert found.index("Tray_labels") < found.index("Shelf_labels")
