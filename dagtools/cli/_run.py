@@ -12,6 +12,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from .._words import counted
 from ..examples import KITCHEN
 from ._options import parse_input, parse_output, parse_value
 
@@ -185,7 +186,15 @@ async def run_agent(
         f"{usage.output_tokens} output tokens)",
         file=sys.stderr,
     )
-    return 0 if result.reason == "saved" or (not outputs and result.reason == "model_stopped") else 1
+    if result.reason == "saved":
+        return 0
+    calls = result.calls()
+    if not outputs and result.reason == "model_stopped" and calls and all(done is None or done.is_error for _, done in calls):
+        # no outputs were asked for, so the model's last words are the answer; a run whose every call
+        # failed answered from nothing, and a script must not read it as done
+        print(f"dagtools: every tool call failed ({counted(len(calls), 'call')}); the answer rests on no data.", file=sys.stderr)
+        return 1
+    return 0 if not outputs and result.reason == "model_stopped" else 1
 
 
 def run_script(result: RunResult, inputs: dict[str, Any], outputs: dict[str, Any]) -> dict[str, Any]:

@@ -201,6 +201,22 @@ def test_cli_run_with_a_script_model_and_replay_its_json(tmp_path):
     assert again.returncode == 0 and '{"fries": "Plate#2"}' in again.stdout
 
 
+def test_a_run_without_outputs_fails_when_every_call_failed(tmp_path):
+    """With no outputs asked for, the model's last words are the answer: a script may trust exit 0
+    only when some call brought data back."""
+    failing = tmp_path / "failing.json"
+    failing.write_text(json.dumps({"calls": [{"tool": "Potato_peal", "arguments": {"Potato": "Potato#1"}}]}))
+    done = dagtools("run", API, "Peel the potato.", *SEED_ARGS[:4], "--model", f"script:{failing}")
+    assert done.returncode == 1, done.stderr
+    assert "every tool call failed (1 call)" in done.stderr
+    working = tmp_path / "working.json"
+    peel = [{"tool": "selectTools", "arguments": {"tools": ["Potato_peel"]}}, {"tool": "Potato_peel", "arguments": {"Potato": "Potato#1"}}]
+    working.write_text(json.dumps({"calls": [{"tool": "Potato_peal", "arguments": {"Potato": "Potato#1"}}, *peel]}))
+    done = dagtools("run", API, "Peel the potato.", *SEED_ARGS[:4], "--model", f"script:{working}")
+    assert done.returncode == 0, done.stderr
+    assert "every tool call failed" not in done.stderr
+
+
 def test_cli_run_through_openai(openai_server):
     done = dagtools(
         "run",
