@@ -23,6 +23,7 @@ from ._errors import (
     SchemaLoadError,
     StoreBusyError,
     StoreConflictError,
+    StoreError,
     ToolCallError,
     TransportError,
 )
@@ -117,6 +118,7 @@ __all__ = [
     "Step",
     "StoreBusyError",
     "StoreConflictError",
+    "StoreError",
     "Tool",
     "ToolCall",
     "ToolCallError",

@@ -44,6 +44,7 @@ __all__ = [
     "SessionsFull",
     "StoreBusyError",
     "StoreConflictError",
+    "StoreError",
     "ToolCallError",
     "TransportError",
 ]
@@ -104,6 +105,23 @@ class NoServerError(ExecutorError):
 
     def failed_call(self, expression: str) -> str:
         return f"{expression} did not run: {self} Nothing was created; tell the user."
+
+
+class StoreError(ExecutorError):
+    """The session store failed (a Redis server down, a full disk): the API is not to blame. `ran` says
+    whether the call had run before its save failed, so a write may have happened."""
+
+    def __init__(self, message: str, *, ran: bool = False) -> None:
+        super().__init__(message)
+        self.ran = ran
+
+    def failed_call(self, expression: str) -> str:
+        if self.ran:
+            return (
+                f"{expression} ran, but the session could not be saved: {self} What it made is not kept; "
+                "if it was a write, check what the API holds before doing it again."
+            )
+        return f"{expression} did not run: {self} Nothing was run; try again in a moment, or tell the user if it keeps failing."
 
 
 class StoreConflictError(DagtoolsError):

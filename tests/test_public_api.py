@@ -19,7 +19,7 @@ Agent AgentEvent AnthropicModel BatchingToolset Catalogue CatalogueError Catalog
 CombinedToolset ConfigError Context DagtoolsError Dialect Executor ExecutorError FunctionModel FunctionToolset Handle
 HttpExecutor HttpStatusError LoadedSchema LocalExecutor Message Model ModelError ModelResponse NoServerError
 ObjectEntry OpenAIModel Output OwnedTool Registry Response RestApi RunResult SchemaLoadError ScriptedModel Session
-SessionOptions SessionState Step StoreBusyError StoreConflictError Tool ToolCall ToolCallError ToolResult ToolsConfig
+SessionOptions SessionState Step StoreBusyError StoreConflictError StoreError Tool ToolCall ToolCallError ToolResult ToolsConfig
 Toolset Trace TransportError Usage attach_tools_config compile_catalogue detect_dialect export_tools_config get_model
 load_schema load_tools_config open_session render_tools write_trace
 """.split()

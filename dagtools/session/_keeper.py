@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from itertools import islice
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._errors import ConfigError
+from .._errors import ConfigError, StoreError
 from ..stores._store import Lease, SessionStore, StoreConflictError, StoredState
 from ._context import Message
 from ._state import SessionState, message_json, object_json
@@ -347,9 +347,11 @@ class SessionKeeper:
                 f"Session {self.key!r} was changed by another process while this call ran; "
                 "nothing of this call was saved. Run the call again."
             ) from None
-        except BaseException:
+        except BaseException as error:
             self.version = None
             self.changes.forget()
+            if isinstance(error, StoreError) and not error.ran:  # the turn's calls ran before this save
+                raise StoreError(str(error), ran=True) from error
             raise
         if change is not None:
             self._log_bytes += len(data)

@@ -27,7 +27,7 @@ import logging
 import time
 from typing import Any
 
-from .._errors import ConfigError, ExecutorError, install_command
+from .._errors import ConfigError, StoreError, install_command
 from ._batches import Batches, BatchGroups, Job
 from ._store import SessionStore, StoreConflictError, StoredState, Taken
 
@@ -239,9 +239,9 @@ class RedisStore(SessionStore):
                 short[0],
             )
 
-    def _failed(self, error: BaseException) -> ExecutorError:
+    def _failed(self, error: BaseException) -> StoreError:
         said = str(error).rstrip(". ") or type(error).__name__
-        return ExecutorError(f"The Redis session store at {_safe(self.url)} failed: {said}. Check that it is running.")
+        return StoreError(f"The Redis session store at {_safe(self.url)} failed: {said}. Check that it is running.")
 
     async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
         keys = [self._name(_PREFIX, key), self._name(_LOG, key)]

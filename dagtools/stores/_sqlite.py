@@ -22,7 +22,7 @@ from typing import Any, Callable, TypeVar
 
 import anyio
 
-from .._errors import ConfigError, ExecutorError
+from .._errors import ConfigError, StoreError
 from ._batches import Batches, Job
 from ._store import SessionStore, StoreConflictError, StoredState, Taken
 
@@ -151,7 +151,7 @@ class SqliteStore(SessionStore):
                 job.result, job.error = None, error
         for job in batch:
             if isinstance(job.error, sqlite3.Error):  # disk full, a read-only file, a damaged one: say which store and what to do
-                job.error = ExecutorError(
+                job.error = StoreError(
                     f"The session store {self.path} failed: {job.error}. Check that the file and its folder are writable "
                     "and the disk has room, or start the server with another --store."
                 )

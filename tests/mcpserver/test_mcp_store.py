@@ -178,3 +178,36 @@ async def test_a_store_that_fails_while_serving_says_which_and_what_to_do(kitche
             writable(*files)
         # The store is writable again: the same server goes on, and the first session kept its objects.
         assert (await call(server.url, key, "Potato_slice", Potato="Potato#2", shape="STICKS"))["result"] == "Potato#3"
+
+
+async def test_a_redis_server_that_goes_away_is_named_never_the_api(kitchen_url: str, cache_dir: Path) -> None:  # noqa: F811
+    """Redis killed under a live session: the call says the store failed and that nothing ran; back
+    with no data (no persistence), the session is said to be gone, with what to do."""
+    from tests.redis_cluster import start_redis_server
+
+    pytest.importorskip("redis", reason="redis-py is not installed (pip install 'dagtools-graphql[redis]'): Redis store not tested")
+    started = start_redis_server()
+    if started is None:
+        pytest.skip("redis-server is not installed (.ci/run installs it with apt-get): the Redis store is not tested here")
+    url, server = started
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    try:
+        with McpHttp(kitchen_url, cache_dir, "--tools", "fixed", "--store", url, *FRIES_OPTIONS) as mcp:
+            async with keyed(mcp.url, secrets.token_hex(16)) as client:
+                peeled = await client.call_tool("callTool", {"tool": "Potato_peel", "arguments": {"Potato": "Potato#1"}})
+                assert not peeled.is_error, peeled.content[0].text
+                server.send_signal(signal.SIGKILL)
+                server.wait(10)
+                down = await client.call_tool("callTool", {"tool": "Potato_peeled", "arguments": {"Potato": "Potato#2"}})
+                text = down.content[0].text
+                assert down.is_error and "did not run" in text and "Nothing was run" in text, text
+                assert "Redis session store" in text and "Check that it is running" in text and "The API" not in text, text
+                again = start_redis_server(port)
+                assert again is not None
+                server = again[1]
+                back = await client.call_tool("callTool", {"tool": "Potato_peeled", "arguments": {"Potato": "Potato#2"}})
+                text = back.content[0].text
+                assert back.is_error and "no longer has session" in text and "open a new session" in text, text
+    finally:
+        server.terminate()
+        server.wait(10)

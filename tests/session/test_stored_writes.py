@@ -78,3 +78,36 @@ async def test_a_refresh_by_a_write_is_saved_with_the_call(tmp_path: Path):
         assert again is not None and held is not None
         assert again.preview == held.preview and again.preview["seatsLeft"] == 1
         assert again.handle == held.handle
+
+
+async def test_a_save_that_fails_after_a_write_says_the_write_ran():
+    """The store failing after the call ran is not "nothing was created": the write happened and its
+    result is not kept. The host gets the store's error marked so, and what a model is told (as an MCP
+    server tells it) says to look before writing again; the API is not blamed."""
+    import pytest
+
+    from dagtools import StoreError
+    from dagtools.stores._store import MemoryStore
+
+    class Failing(MemoryStore):
+        down = False
+
+        async def save(self, key: str, data: bytes, *, version: int, change: bool = False) -> int:
+            if self.down:
+                raise StoreError("The session store test-store failed: disk full.")
+            return await super().save(key, data, version=version, change=change)
+
+    store = Failing()
+    async with await open_session(make_schema(), store=store, key="k", mutations=True) as session:
+        session.select(session.catalogue.names())
+        assert (await call(session, "Query_session", id="w1")).value["preview"]["seatsLeft"] == 2
+        store.down = True
+        with pytest.raises(StoreError) as failed:
+            await call(session, "Mutation_book", workshopId="w1")
+        assert failed.value.ran
+        said = failed.value.failed_call("Mutation_book")
+        assert said.startswith("Mutation_book ran, but the session could not be saved: The session store test-store failed")
+        assert "check what the API holds before doing it again" in said and "could not be reached" not in said
+        store.down = False
+        # the next call starts again from what the store kept, and the API shows the write happened
+        assert (await call(session, "Query_session", id="w1")).value["preview"]["seatsLeft"] == 1
