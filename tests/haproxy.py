@@ -42,6 +42,13 @@ backend workers
 {servers}
 """
 SERVER = "    server {name} 127.0.0.1:{port} check inter 300ms fall 1 rise 2"
+#: For clients of the handshake era, whose session lives in the memory of the worker that answered
+#: `initialize`: the worker that handed out an `Mcp-Session-Id` gets every request that carries it.
+#: Keyed (2026-07-28) requests carry no such header and stay round-robin.
+STICKY = """\
+    stick-table type string len 128 size 100k expire 30m
+    stick match req.hdr(mcp-session-id)
+    stick store-response res.hdr(mcp-session-id)"""
 
 
 class Unavailable(Exception):
@@ -51,7 +58,7 @@ class Unavailable(Exception):
 class HAProxy:
     """HAProxy balancing `workers` (name to port); `.url` is the MCP endpoint clients use."""
 
-    def __init__(self, workers: dict[str, int], path: str = "/mcp") -> None:
+    def __init__(self, workers: dict[str, int], path: str = "/mcp", *, sticky: bool = False) -> None:
         binary = shutil.which("haproxy") or ("/usr/sbin/haproxy" if Path("/usr/sbin/haproxy").exists() else None)
         if binary is None:
             raise Unavailable("haproxy is not installed (.ci/run installs it with apt-get install haproxy)")
@@ -59,7 +66,7 @@ class HAProxy:
         self.url = f"http://127.0.0.1:{self.port}{path}"
         self.dir = Path(tempfile.mkdtemp(prefix="dagtools-haproxy-"))
         config = self.dir / "haproxy.cfg"
-        servers = "\n".join(SERVER.format(name=name, port=port) for name, port in workers.items())
+        servers = "\n".join([*([STICKY] if sticky else []), *(SERVER.format(name=name, port=port) for name, port in workers.items())])
         config.write_text(CONFIG.format(port=self.port, servers=servers))
         checked = subprocess.run([binary, "-c", "-f", str(config)], capture_output=True, text=True, timeout=30)
         if checked.returncode != 0:

@@ -43,8 +43,9 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 @contextmanager
-def balanced(source: str, cache: Path, count: int, *options: str) -> Iterator[tuple[str, dict[str, McpHttp]]]:
-    """`count` workers (`w1`, `w2`...) with `options`, behind HAProxy: its MCP URL and the workers by name."""
+def balanced(source: str, cache: Path, count: int, *options: str, sticky: bool = False) -> Iterator[tuple[str, dict[str, McpHttp]]]:
+    """`count` workers (`w1`, `w2`...) with `options`, behind HAProxy (with the lines that keep a
+    handshake-era session on its worker when `sticky`): its MCP URL and the workers by name."""
     from tests.haproxy import HAProxy, Unavailable
 
     workers: dict[str, McpHttp] = {}
@@ -53,7 +54,7 @@ def balanced(source: str, cache: Path, count: int, *options: str) -> Iterator[tu
         for n in range(1, count + 1):
             workers[f"w{n}"] = McpHttp(source, cache, *options).__enter__()
         try:
-            proxy = HAProxy({name: worker.port for name, worker in workers.items()})
+            proxy = HAProxy({name: worker.port for name, worker in workers.items()}, sticky=sticky)
         except Unavailable as why:
             pytest.skip(f"no load balancer: {why}")
         yield proxy.url, workers
@@ -83,11 +84,13 @@ class Seen:
         return [w for m, t, w in self.requests if m == method and (not tool or t == tool)]
 
 
-def balanced_client(url: str, key: str, seen: Seen, message_handler: Any = None) -> Client:
-    """An official client whose session is named by `key`, noting which worker answers each request."""
-    http = create_mcp_http_client(headers={SESSION_HEADER: key})
+def balanced_client(url: str, key: str | None, seen: Seen, message_handler: Any = None) -> Client:
+    """An official client whose session is named by `key` (with no key: the handshake era, whose
+    session is the one `initialize` opens), noting which worker answers each request."""
+    http = create_mcp_http_client(headers={SESSION_HEADER: key} if key else None)
     http.event_hooks["response"].append(seen.hook)
-    return Client(streamable_http_client(url, http_client=http), mode="auto", message_handler=message_handler)
+    mode = "auto" if key else "legacy"
+    return Client(streamable_http_client(url, http_client=http), mode=mode, message_handler=message_handler)
 
 
 async def test_one_clients_calls_move_between_workers_and_see_one_session(kitchen_url: str, cache_dir: Path, store_url: str) -> None:  # noqa: F811
@@ -190,13 +193,39 @@ async def test_a_worker_killed_under_load_loses_no_acknowledged_object(kitchen_u
         assert set(reader.workers("tools/call")) == {"w2"}
 
 
+async def _handshake_era_calls(url: str, seen: Seen, clients: int) -> None:
+    for n in range(clients):
+        async with balanced_client(url, None, seen) as client:
+            made = value(await client.call_tool("callTool", {"tool": "Query_potato", "arguments": {"variety": f"Variety{n}"}}))["result"]
+            for _ in range(3):
+                read = await client.call_tool("callTool", {"tool": "Potato_variety", "arguments": {"Potato": made}})
+                assert not read.is_error and value(read)["result"] == f"Variety{n}", read.content[0].text
+
+
+async def test_handshake_era_clients_stay_on_the_worker_that_opened_their_session(kitchen_url: str, cache_dir: Path) -> None:  # noqa: F811
+    """A client of the handshake era keeps its session in one worker's memory: with the sticky lines
+    of the Deployment page each client's requests all reach that worker, while new clients are spread
+    over both; without them the same client loses its session on its second request."""
+    seen = Seen()
+    with balanced(kitchen_url, cache_dir, 2, "--tools", "fixed", sticky=True) as (url, _):
+        await _handshake_era_calls(url, seen, clients=4)
+    opened = seen.workers("initialize")
+    assert set(opened) == {"w1", "w2"}, f"new sessions were not spread over the workers: {opened}"
+    calls = seen.workers("tools/call")  # each client's 4 calls, in order, went where its session was opened
+    assert calls == [worker for worker in opened for _ in range(4)], (opened, calls)
+    with balanced(kitchen_url, cache_dir, 2, "--tools", "fixed") as (url, _), pytest.raises(BaseExceptionGroup) as lost:
+        await _handshake_era_calls(url, Seen(), clients=1)
+    assert "Session not found" in repr(lost.value), repr(lost.value)
+
+
 def test_the_deployment_page_gives_the_tested_configurations() -> None:
     """The HAProxy configuration and the cluster settings on the Deployment page are the ones tested here."""
-    from tests.haproxy import CONFIG, SERVER
+    from tests.haproxy import CONFIG, SERVER, STICKY
     from tests.redis_cluster import NODE_TIMEOUT_MS
 
     page = (Path(__file__).resolve().parents[2] / "docs" / "deployment.md").read_text()
     servers = "\n".join(SERVER.format(name=f"w{n}", port=8000 + n) for n in (1, 2))
     shown = CONFIG.format(port=8000, servers=servers).replace("bind 127.0.0.1:8000", "bind 0.0.0.0:8000")
     assert shown.strip() in page
+    assert STICKY in page
     assert f"cluster-node-timeout {NODE_TIMEOUT_MS}\ncluster-require-full-coverage no" in page
