@@ -214,6 +214,46 @@ class Registry:
             if object_id in self._by_id:
                 self.touch(object_id)
 
+    def apply(self, entries: list[ObjectEntry], recent: list[str]) -> bool:
+        """Take in what calls elsewhere changed, leaving what `restore` of the whole would: `entries` (new
+        objects, or held ones read again, by ID) and `recent` (the IDs used since, in order). False, and
+        nothing changed, when they do not fit (an object made but not used, an unknown ID used)."""
+        new = {e.id for e in entries if e.id not in self._by_id}
+        held = (self._by_id.get(e.id) for e in entries)
+        if not new <= set(recent) or any(i not in self._by_id and i not in new for i in recent):
+            return False
+        if any(old is not None and old.type_name != e.type_name for old, e in zip(held, entries, strict=True)):
+            return False
+        for entry in entries:
+            old = self._by_id.get(entry.id)
+            self._by_id[entry.id] = entry
+            if old is not None and old.handle != entry.handle:
+                self._unindex(self._by_handle, (old.type_name, old.handle), old, lambda e: e.handle)
+            if old is not None and old.identified and (not entry.identified or old.key != entry.key):
+                self._unindex(self._by_key, (old.type_name, old.key), old, lambda e: e.key if e.identified else None)
+            self._index(self._by_handle, (entry.type_name, entry.handle), entry)
+            if entry.identified:
+                self._index(self._by_key, (entry.type_name, entry.key), entry)
+            self._counts[entry.type_name] = max(self._counts.get(entry.type_name, 0), entry.number)
+        for object_id in recent:
+            self.touch(object_id)
+        return True
+
+    def _index(self, table: dict[tuple[str, Any], str], at: tuple[str, Any], entry: ObjectEntry) -> None:
+        """Point `at` to `entry` unless a later object of its type holds it (`restore`: the last one wins)."""
+        holder = table.get(at)
+        if holder is None or self._by_id[holder].number <= entry.number:
+            table[at] = entry.id
+
+    def _unindex(self, table: dict[tuple[str, Any], str], at: tuple[str, Any], old: ObjectEntry, of: Any) -> None:
+        """`old` no longer holds `at`: it goes to the last other object of the type that does, if any."""
+        if table.get(at) != old.id:
+            return
+        del table[at]
+        for entry in self._by_id.values():
+            if entry.type_name == old.type_name and entry.id != old.id and of(entry) == at[1]:
+                self._index(table, at, entry)
+
     def __len__(self) -> int:
         return len(self._by_id)
 
