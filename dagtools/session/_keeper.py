@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .._errors import ConfigError, StoreError
 from ..stores._store import Lease, SessionStore, StoreConflictError, StoredState
 from ._context import Message
-from ._state import SessionState, message_json, object_json
+from ._state import SessionState, apply_changes, message_json, object_json, order_of_use, unchanged_order
 
 if TYPE_CHECKING:
     from ._session import Session
@@ -153,7 +153,7 @@ class Changes:
                 self._base = encoded
                 session.registry.settle(refreshed)
             else:
-                self._base = (*now, _order(session), _rest(session))
+                self._base = (*now, order_of_use(session), _rest(session))
                 session.registry.settle()
             return
         session.registry.settle()
@@ -161,6 +161,17 @@ class Changes:
         rest = {name: _dumps(value) for name, value in fields.items() if name not in ("objects", "context", "recent")}
         count = len(stored.context)
         self._base = (len(stored.objects), count, messages[count - 1] if count else None, list(stored.recent), rest)
+
+    def rebase(self, session: Session, count: int, rest: dict[str, str]) -> None:
+        """The store's changes were applied to the session: it holds them, the first `count` messages and `rest`."""
+        messages = session.context.messages
+        self._encoded, self._refreshed = None, ()
+        session.registry.settle()
+        self._base = (len(session.registry), count, messages[count - 1] if count else None, order_of_use(session), rest)
+
+    def stored_rest(self) -> dict[str, str] | None:
+        """The small fields as the store holds them (JSON texts), when known."""
+        return None if self._base is None else self._base[4]
 
     def forget(self) -> None:
         self._base = self._encoded = None
@@ -182,8 +193,8 @@ class Changes:
             change["objects"] = [object_json(e) for e in (*made, *again) if e is not None]
         if len(messages) > count:
             change["context_from"], change["context"] = count, [message_json(m) for m in messages[count:]]
-        now = _order(session)
-        tail = now[_unchanged(order, now) :]
+        now = order_of_use(session)
+        tail = now[unchanged_order(order, now) :]
         if tail:
             change["recent"] = tail
         rest_now = _rest(session)
@@ -194,28 +205,9 @@ class Changes:
         return _pack(_dumps(change).encode())
 
 
-def _order(session: Session) -> list[str]:
-    return [entry.id for entry in reversed(list(session.registry.recent()))]
-
-
 def _rest(session: Session) -> dict[str, str]:
     fields = SessionState.of(session, bulk=False).fields()
     return {name: _dumps(value) for name, value in fields.items() if name not in ("objects", "context", "recent")}
-
-
-def _unchanged(before: list[str], now: list[str]) -> int:
-    """How many IDs at the front of `now` are in the order they were in `before` with only used ones
-    taken out: everything after them is written again, in order (used objects move to the end)."""
-    position = {object_id: n for n, object_id in enumerate(now)}
-    i = j = 0
-    moved_from = len(now)
-    while i < len(now) and j < len(before) and i < moved_from:
-        if now[i] == before[j]:
-            i += 1
-        else:  # taken out of its place and used again: it is in the tail
-            moved_from = min(moved_from, position.get(before[j], len(now)))
-        j += 1
-    return min(i, moved_from)
 
 
 #: A snapshot is written instead of a change once the log would pass this many times the last
@@ -238,6 +230,8 @@ class SessionKeeper:
         self._mark: tuple[int, Message | None] = (0, None)  # the context's length and last message when last stored
         self._snapshot_bytes = 0
         self._log_bytes = 0
+        #: The snapshot and the log of changes after it that the session holds (to catch up on the log alone).
+        self._held: tuple[bytes, tuple[bytes, ...]] = (b"", ())
         #: Bytes the last save wrote, a change or a snapshot (for benches).
         self.last_written = 0
         #: When this process last found the session in the store or saved it (to say why it is gone).
@@ -251,11 +245,43 @@ class SessionKeeper:
 
     def _restore(self, session: Session, stored: StoredState, keep: list[Message] | None = None) -> None:
         assert stored.data is not None
+        if self._advance(session, stored):
+            return
         state = decode_state(stored.data, stored.log)
         session.restore(state, keep=keep or ())
         self._snapshot_bytes, self._log_bytes = len(stored.data), sum(len(change) for change in stored.log)
+        self._held = (stored.data, stored.log)
         self.version = stored.version
         self._remember(session, state)
+
+    def _advance(self, session: Session, stored: StoredState) -> bool:
+        """Apply only the changes saved after those the session holds, when the store still holds its
+        snapshot and its log only grew; False, for a full restore, in any other case."""
+        snapshot, log = self._held
+        rest = self.changes.stored_rest()
+        count, last = self._mark
+        messages = session.context.messages
+        if self.version is None or rest is None or len(stored.log) < len(log) or stored.data != snapshot or stored.log[: len(log)] != log:
+            return False
+        if len(messages) < count or (count and messages[count - 1] is not last):
+            return False
+        keep = messages[count:]
+        try:
+            changes = [_loads(change) for change in stored.log[len(log) :]]
+            rest = {**rest, **{name: _dumps(value) for change in changes for name, value in change.get("rest", {}).items()}}
+            state = SessionState.from_json({"objects": (), "context": (), **{name: json.loads(text) for name, text in rest.items()}})
+            applied = apply_changes(session, changes, count)
+        except (ValueError, KeyError, TypeError, AttributeError, zlib.error, ConfigError):
+            return False  # the full restore applies them again, or says the stored session is damaged
+        if applied is None:
+            return False
+        session.restore(state, keep=keep, whole=False)
+        self._log_bytes += sum(len(change) for change in stored.log[len(log) :])
+        self._held = (snapshot, stored.log)
+        self.version = stored.version
+        self._mark = (applied, messages[applied - 1] if applied else None)
+        self.changes.rebase(session, applied, rest)
+        return True
 
     def _unsaved_messages(self, session: Session) -> list[Message]:
         """Messages the host appended since the last save (an agent's prompt and replies): kept across a
@@ -355,8 +381,10 @@ class SessionKeeper:
             raise
         if change is not None:
             self._log_bytes += len(data)
+            self._held = (self._held[0], (*self._held[1], data))
         else:
             self._snapshot_bytes, self._log_bytes = len(data), 0
+            self._held = (data, ())
         self.last_written = len(data)
         self._seen = time.monotonic()
         self._remember(session)

@@ -232,13 +232,14 @@ class Session(AsyncClosing):
         """The key this session is kept under in its store (None without a store)."""
         return self.keeper.key if self.keeper is not None else None
 
-    def restore(self, state: SessionState, *, keep: Sequence[Message] = ()) -> None:
+    def restore(self, state: SessionState, *, keep: Sequence[Message] = (), whole: bool = True) -> None:
         """Hold exactly `state`, taken from a session on the same schema: IDs keep their meaning and
         later mints continue their numbering. Host tools are not state: add them again. `keep`:
-        messages to append after the restored context (and the client results among them)."""
+        messages to append after the restored context (and the client results among them). Without
+        `whole`, the registry and context are taken as up to date (see `restore_state`)."""
         self._check_open()
         outputs = list(self.outputs)
-        restore_state(self, state)
+        restore_state(self, state, whole=whole)
         self._calls = state.calls
         self._pending = pending_calls(state)
         self.context.messages.extend(keep)

@@ -23,7 +23,17 @@ from ._outputs import Output
 if TYPE_CHECKING:
     from ._session import Session
 
-__all__ = ["SessionState", "message_json", "object_json", "pending_calls", "restore_state"]
+__all__ = [
+    "SessionState",
+    "apply_changes",
+    "message_json",
+    "object_entry",
+    "object_json",
+    "order_of_use",
+    "pending_calls",
+    "restore_state",
+    "unchanged_order",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,38 +110,56 @@ def _lists(value: Any) -> Any:
     return value
 
 
-def restore_state(session: Session, state: SessionState) -> None:
+def restore_state(session: Session, state: SessionState, *, whole: bool = True) -> None:
     """Put the registry, toolset, inputs, outputs, long values and context of `state` into `session`, in place
-    (`Session.restore` adds the session's own counters)."""
-    entries = []
-    for item in state.objects:
-        parsed = parse_object_id(item["id"])
-        if parsed is None:
-            raise ConfigError(f"Stored object {item['id']!r} is not a Type#N ID; the stored session is damaged.")
-        key = _key(item.get("key")) or _identity_key(session, item["type"], item.get("identity"))
-        entries.append(
-            ObjectEntry(
-                id=item["id"],
-                type_name=item["type"],
-                number=parsed[1],
-                handle=Handle.from_json(item["handle"]),
-                expression=item.get("expression", ""),
-                description=item.get("description", ""),
-                identity=item.get("identity"),
-                preview=dict(item.get("preview") or {}),
-                key=key,
-                identified=identifies(session.catalogue, item["type"], key),
-            )
-        )
-    session.registry.restore(entries, list(state.recent))
+    (`Session.restore` adds the session's own counters). Without `whole`, the registry and the context
+    are left as they are (`apply_changes` brought them up to date)."""
+    if whole:
+        session.registry.restore([object_entry(session, item) for item in state.objects], list(state.recent))
     session.fields.active.restore(state.tool_uses or {name: 0 for name in state.active_tools})
     session.values[:] = [ValueInput(name=v["name"], value=v["value"], description=v.get("description", "")) for v in state.values]
     session.outputs[:] = [Output(name=o["name"], type=o["type"], description=o.get("description", "")) for o in state.outputs]
     session.saved = dict(state.saved)
     session.done = state.done
     session.long_values.restore(state.long_values)
-    session.context.messages[:] = [_from_message(m) for m in state.context]
+    if whole:
+        session.context.messages[:] = [_from_message(m) for m in state.context]
     session.held_bytes = state.held_bytes
+
+
+def object_entry(session: Session, item: dict[str, Any]) -> ObjectEntry:
+    """The registry entry a stored object (`object_json`) stands for."""
+    parsed = parse_object_id(item["id"])
+    if parsed is None:
+        raise ConfigError(f"Stored object {item['id']!r} is not a Type#N ID; the stored session is damaged.")
+    key = _key(item.get("key")) or _identity_key(session, item["type"], item.get("identity"))
+    return ObjectEntry(
+        id=item["id"],
+        type_name=item["type"],
+        number=parsed[1],
+        handle=Handle.from_json(item["handle"]),
+        expression=item.get("expression", ""),
+        description=item.get("description", ""),
+        identity=item.get("identity"),
+        preview=dict(item.get("preview") or {}),
+        key=key,
+        identified=identifies(session.catalogue, item["type"], key),
+    )
+
+
+def apply_changes(session: Session, changes: list[dict[str, Any]], count: int) -> int | None:
+    """Bring the registry and the first `count` messages (the stored context; any after them are dropped)
+    up to date with `changes` saved elsewhere: the stored context's new length, or None, nothing
+    changed, when the objects do not fit what the registry holds (a full restore is due)."""
+    messages = session.context.messages[:count]
+    for change in changes:
+        if "context" in change:
+            messages = messages[: change["context_from"]] + [_from_message(m) for m in change["context"]]
+    entries = [object_entry(session, item) for change in changes for item in change.get("objects", ())]
+    if not session.registry.apply(entries, [i for change in changes for i in change.get("recent", ())]):
+        return None
+    session.context.messages[:] = messages
+    return len(messages)
 
 
 def pending_calls(state: SessionState) -> dict[str, ToolCall]:
@@ -191,3 +219,23 @@ def message_json(message: Message) -> dict[str, Any]:
     if message.is_error:
         out["is_error"] = True
     return out
+
+
+def order_of_use(session: Session) -> list[str]:
+    """Object IDs from the least to the most recently used."""
+    return [entry.id for entry in reversed(list(session.registry.recent()))]
+
+
+def unchanged_order(before: list[str], now: list[str]) -> int:
+    """How many IDs at the front of `now` are in the order they were in `before` with only used ones
+    taken out: everything after them is written again, in order (used objects move to the end)."""
+    position = {object_id: n for n, object_id in enumerate(now)}
+    i = j = 0
+    moved_from = len(now)
+    while i < len(now) and j < len(before) and i < moved_from:
+        if now[i] == before[j]:
+            i += 1
+        else:  # taken out of its place and used again: it is in the tail
+            moved_from = min(moved_from, position.get(before[j], len(now)))
+        j += 1
+    return min(i, moved_from)
