@@ -7,7 +7,8 @@ session of 10,000 objects writes about what one in a session of 10 does.
 
 One turn on a key runs at a time, across tasks and processes (the store's lease). A turn first
 catches up with whatever another process saved since (only the version is read when nothing moved
-on), runs, then saves against the version it started from. Should that save still lose (the lease
+on; when the store still holds the snapshot this process holds, only the changes after those it
+holds are applied), runs, then saves against the version it started from. Should that save still lose (the lease
 ran out under a very slow turn), nothing is saved, the session reloads on its next turn and the
 caller gets `StoreConflictError`: the turn's calls are not run twice, since mutations run once.
 """
