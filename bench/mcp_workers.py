@@ -13,9 +13,9 @@ The store: a real redis-server started here (default), a SQLite file, or a real 
 primaries and 3 replicas (tests/redis_cluster.py). Per count of workers: calls/s, p50 and p99 of one call,
 errors. Targets: 0 errors; with 2 workers, calls/s >= 0.5x that of 1 worker. On a machine of 2 cores a
 second worker gains nothing (client processes, HAProxy, the store and the workers share the two cores),
-and round robin costs: a worker that did not make a session's previous call rebuilds the session from
-the store (its snapshot and changes) before the next, which with two workers is every call. The target
-is that this does not collapse, not that it scales here. Exits 1 when a target is missed.
+and round robin costs: a worker that did not make a session's previous call catches up with the store
+(the changes saved since it last matched it) before the next, which with two workers is every call.
+The target is that this does not collapse, not that it scales here. Exits 1 when a target is missed.
 """
 
 from __future__ import annotations
