@@ -40,6 +40,8 @@ logger = logging.getLogger("dagtools")
 #: States larger than this are stored zlib-compressed (fast level): handles and IDs repeat a lot, and a
 #: large session's save is dominated by the bytes written. Smaller ones stay readable JSON.
 COMPRESS_ABOVE = 64 * 1024
+#: What reading a damaged stored session raises (bad JSON or zlib, a field missing or of the wrong kind).
+_DAMAGED = (ValueError, KeyError, TypeError, AttributeError, zlib.error)
 
 
 def encode_state(state: SessionState) -> bytes:
@@ -106,7 +108,7 @@ def decode_state(data: bytes, log: Iterable[bytes] = ()) -> SessionState:
                 _apply(state, order, _loads(change), at)
             state["recent"] = list(order)
         return SessionState.from_json(state)
-    except (ValueError, KeyError, TypeError, AttributeError, zlib.error) as error:
+    except _DAMAGED as error:
         raise ConfigError(f"The stored session could not be read ({error}); delete it from the store and open a new one.") from None
 
 
@@ -272,7 +274,7 @@ class SessionKeeper:
             rest = {**rest, **{name: _dumps(value) for change in changes for name, value in change.get("rest", {}).items()}}
             state = SessionState.from_json({"objects": (), "context": (), **{name: json.loads(text) for name, text in rest.items()}})
             applied = apply_changes(session, changes, count)
-        except (ValueError, KeyError, TypeError, AttributeError, zlib.error, ConfigError):
+        except (*_DAMAGED, ConfigError):
             return False  # the full restore applies them again, or says the stored session is damaged
         if applied is None:
             return False

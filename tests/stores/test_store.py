@@ -26,14 +26,19 @@ from tests.redis_cluster import start_redis_server
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def redis_url():
-    """A real redis-server on a free loopback port, for this module; skips, saying why, where there is none."""
+def redis_server() -> tuple[str, subprocess.Popen[bytes]]:
+    """A real redis-server on a free loopback port (the caller stops it); skips, saying why, where there is none."""
     pytest.importorskip("redis", reason="redis-py is not installed (pip install 'dagtools-graphql[redis]'): Redis store not tested")
     started = start_redis_server()
     if started is None:
         pytest.skip("redis-server is not installed (.ci/run installs it with apt-get): the Redis store is not tested here")
-    url, server = started
+    return started
+
+
+@pytest.fixture(scope="module")
+def redis_url():
+    """A real redis-server on a free loopback port, for this module; skips, saying why, where there is none."""
+    url, server = redis_server()
     try:
         yield url
     finally:
