@@ -36,7 +36,7 @@ from ._keys import Key, held_entry, held_values, identifies, key_field, key_of
 from ._moved import dotted, moved, unreachable
 from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_payload, read_snapshot
-from ._preview_pages import page_room, shape_page
+from ._preview_pages import Keep, page_room, shape_page, table_of
 from ._references import Ref, known_types
 
 __all__ = ["UNANSWERED", "FieldCalls", "PreparedCall", "expression_of", "not_answered"]  # expression_of: where callers have long found it
@@ -72,6 +72,8 @@ class FieldCalls:
         self.queries = QueryBuilder.of(catalogue)
         self._prepared: dict[tuple[Any, ...], PreparedCall] = {}
         self._ranks: dict[str, dict[str, tuple[int, int]]] = {}  # per type: where each preview field is shown
+        #: Per type, the fields the model read on their own or named: later pages show them as columns.
+        self.wanted: dict[str, set[str]] = {}
 
     def prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
         """Everything a field call needs before it is sent; raises ToolCallError before anything runs.
@@ -109,7 +111,7 @@ class FieldCalls:
             held = parent.handle.held()  # values read when an object without identity was last found
             if ref.field_name in held:  # cost no request, as a mutation's result's do
                 answer = self.long_values.present(held[ref.field_name], f"{parent.id}.{ref.field_name}")
-                return PreparedCall((), operation, expression, field.type, answer=answer)
+                return PreparedCall((), operation, expression, field.type, answer=answer, holder=parent.id)
         step = Step.of(ref.field_name, bound.values, on=parent.type_name if parent else None)
         steps = (parent.handle.steps if parent else ()) + (step,)
         next_page = None
@@ -136,13 +138,26 @@ class FieldCalls:
     async def run(self, prepared: PreparedCall, *, description: str = "") -> Result:
         """Send the call's document and read the answer."""
         if prepared.answer is not None:
+            self.read_field(prepared)
             return prepared.answer
         document = self.document(prepared)
         try:
             response = await self.executor.execute(document.text, document.variables)
         except UNANSWERED as error:  # the API is down or answered nonsense: the model can only wait
             raise not_answered(error, prepared.expression) from error
-        return self.interpret(prepared, document.path, response.data, response.errors, description=description)
+        result = self.interpret(prepared, document.path, response.data, response.errors, description=description)
+        self.read_field(prepared)
+        return result
+
+    def read_field(self, prepared: PreparedCall) -> None:
+        """After a call read one argument-free value of a held object (`Job_salary`), later pages of
+        that type show it as a column: the model wanted it."""
+        holder = self.registry.get(prepared.holder or "") if prepared.holder else None
+        step = prepared.steps[-1] if prepared.steps else None
+        if holder is None or (step is not None and step.arguments) or is_composite_type(get_named_type(prepared.field_type)):
+            return
+        field = step.field if step is not None else prepared.expression.rsplit(".", 1)[-1].split("(", 1)[0]
+        self.want(holder.type_name, field)
 
     def interpret(
         self, prepared: PreparedCall, path: tuple[str | int, ...], data: Any, errors: list[dict[str, Any]], *, description: str = ""
@@ -203,7 +218,8 @@ class FieldCalls:
                 raise ToolCallError(f"{expression} is a list of lists, which objects cannot be taken from.")
             last = steps[-1]
             fresh = operation == "mutation"  # a write's result: met once, never the same place as another
-            return self.mint_items(value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression, fresh=fresh)
+            keep = _always if fresh else None  # what a write answered is shown as it is now
+            return self.mint_items(value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression, fresh=fresh, keep=keep)
         entry = self.mint(value, steps, operation, expression, description, fresh=operation == "mutation")
         if entry.handle.is_snapshot and isinstance(value, dict):  # a mutation's payload: what the write did
             return present_payload(self, entry, value)
@@ -220,11 +236,29 @@ class FieldCalls:
                 out["note"] = note
         return out
 
-    def shape(self, page: dict[str, tuple[str, dict[str, Any]]], out: Result) -> tuple[dict[str, dict[str, Any]], str | None]:
+    def shape(
+        self, page: dict[str, tuple[str, dict[str, Any]]], out: Result, *, keep: Keep | None = None
+    ) -> tuple[dict[str, dict[str, Any]], str | None]:
         """The previews of the objects on one page as the model sees them (see calls/_preview_pages.py):
-        the same fields for each, within the room the result `out` leaves, and a note on the rest."""
+        each type's columns, within the room the result `out` leaves, and a note on the rest. A field
+        the model read or named before (`wanted`), or `keep` says, stays a column."""
         room = page_room(self.long_values.budget, len(json.dumps(out, ensure_ascii=False)))
-        return shape_page(page, self._rank, room, self._is_tool)
+        return shape_page(page, self._rank, room, self._is_tool, keep or self.wants)
+
+    def table(self, page: dict[str, tuple[str, dict[str, Any]]], out: Result, *, keep: Keep | None = None) -> tuple[dict[str, Any], str | None]:
+        """`shape`, as the table the model reads a page of objects in (see calls/_preview_pages.py)."""
+        shown, note = self.shape(page, out, keep=keep)
+        return (table_of(shown) if shown else {}), note
+
+    def wants(self, type_name: str, field: str) -> bool:
+        """Whether the model read `field` of a `type_name` on its own or named it: it stays a column."""
+        return field in self.wanted.get(type_name, ())
+
+    def want(self, type_name: str, field: str) -> None:
+        """Remember that the model read or named `field` of `type_name` (see `wants`)."""
+        fields = self.wanted.setdefault(type_name, set())
+        if len(fields) < _WANTED_LIMIT:
+            fields.add(field)
 
     def _rank(self, type_name: str, field: str) -> tuple[int, int]:
         ranks = self._ranks.setdefault(type_name, {})
@@ -245,10 +279,11 @@ class FieldCalls:
         *,
         earlier: bool = False,
         fresh: bool = False,
+        keep: Keep | None = None,
     ) -> Result:
         """A list of objects as a list of IDs, with their previews as one table within the budget (and
         a note on what it leaves out). `extras` are what each item's edge says about it; `fresh` as
-        for `mint`."""
+        for `mint`; `keep` as for `shape`."""
         ids: list[str | None] = []
         previews: dict[str, tuple[str, dict[str, Any]]] = {}
         for index, item in enumerate(items):
@@ -262,7 +297,7 @@ class FieldCalls:
                 head = list(entry.preview.items())
                 previews[entry.id] = (entry.type_name, dict(head[:1] + list(extra.items()) + head[1:]))
         out = self.long_values.present(ids, expression)
-        shown, note = self.shape({i: previews[i] for i in out["result"] if i in previews}, out)
+        shown, note = self.table({i: previews[i] for i in out["result"] if i in previews}, out, keep=keep)
         if shown:
             out["preview"] = shown
         if note:
@@ -357,7 +392,13 @@ class FieldCalls:
         return current
 
 
+def _always(_type: str, _field: str) -> bool:
+    return True
+
+
 _PREPARED_LIMIT = 256
+#: Fields of one type a session remembers the model wanted (see FieldCalls.want).
+_WANTED_LIMIT = 32
 
 #: What sending a document may raise when the API gave no answer that can be read: an executor's own
 #: error, or an answer nested too deeply to decode (nonsense from the API like any other, whichever

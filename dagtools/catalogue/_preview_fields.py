@@ -29,6 +29,7 @@ from graphql import (
     GraphQLOutputType,
     GraphQLScalarType,
     GraphQLSchema,
+    Undefined,
     get_named_type,
     is_composite_type,
     is_list_type,
@@ -103,8 +104,10 @@ def preview_rank(field_name: str, scalar_name: str, reachable: frozenset[str] = 
     `author` is a foreign key whose object the `Type_author` tool reads, so it ranks with the surrogates."""
     if field_name in _NAMES:
         return NAMING, _NAMES.index(field_name)
-    if _BOOKKEEPING_NAME.match(field_name) or (scalar_name not in _NOT_TEXT and _BOOKKEEPING_TEXT.search(description or "")):
-        return BOOKKEEPING, 0
+    if scalar_name not in _NOT_TEXT and _BOOKKEEPING_TEXT.search(description or ""):
+        return BOOKKEEPING, 0  # the schema says so: the time a record was made or changed
+    if _BOOKKEEPING_NAME.match(field_name):
+        return TIMESTAMP, 1  # named like one: a date all the same (a review's `createdAt` is when it was written)
     if _URL_TYPE.match(scalar_name) or _URL_NAME.search(field_name):
         return URL, 0
     if _TIMESTAMP_TYPE.search(scalar_name) or _TIMESTAMP_NAME.search(field_name):
@@ -128,16 +131,37 @@ def preview_rank(field_name: str, scalar_name: str, reachable: frozenset[str] = 
 
 
 def _foreign_key(field_name: str, reachable: frozenset[str]) -> bool:
+    """Whether `field_name` holds the key of an object one of `reachable` reads: `authorId` beside
+    `author`, `authorByAuthorId` or a field of type `Author`, whatever the reading field is called."""
     match = _FOREIGN_KEY.match(field_name)
     if match is None:
         return False
     base, suffix = match.groups()
-    return base in reachable or (suffix.lower().endswith("s") and base + "s" in reachable)
+    base_lower = base.lower()
+    many = suffix.lower().endswith("s")
+    for name in reachable:
+        reader, _, type_name = name.partition(":")
+        lowered = reader.lower()
+        if lowered == base_lower or (many and lowered == base_lower + "s"):
+            return True
+        if lowered.startswith(base_lower) and field_name.lower() in lowered:  # PostGraphile's `authorByAuthorId`
+            return True
+        if type_name and type_name.lower() == base_lower:  # `writerId` beside `writtenBy: Writer`
+            return True
+    return False
 
 
 def reachable_fields(type_: GraphQLObjectType) -> frozenset[str]:
-    """The fields of `type_` that return objects (each one a tool): what a foreign key points to."""
-    return frozenset(name for name, field in type_.fields.items() if is_composite_type(get_named_type(field.type)))
+    """The fields of `type_` that return objects without arguments (each one a tool), with their named
+    type (`name:Type`) and alone: what a foreign key points to."""
+    out: set[str] = set()
+    for name, field in type_.fields.items():
+        named = get_named_type(field.type)
+        if is_composite_type(named):
+            out.add(name)
+            if not any(is_non_null_type(a.type) and a.default_value is Undefined for a in field.args.values()):
+                out.add(f"{name}:{named.name}")
+    return frozenset(out)
 
 
 def field_rank(schema: GraphQLSchema, type_name: str, field_name: str) -> tuple[int, int]:
