@@ -43,6 +43,7 @@ from ..catalogue._catalogue import Catalogue
 from ..registry._handles import Step, thaw
 from ._connections import connection_of
 from ._keys import key_field
+from ._selections import heads
 from ._validation import check_document, debugging
 
 __all__ = ["ABSTRACT_SELECTION_BYTES", "AnswerPath", "Document", "QueryBuilder"]
@@ -108,17 +109,19 @@ class QueryBuilder:
         alias: str | None = None,
         keys: tuple[str, ...] = (),
         types: tuple[str, ...] = (),
+        extra: tuple[str, ...] = (),
     ) -> Document:
         """The document that reads the end of `steps`: a leaf value, or an object's type, id and preview.
 
         `keys` are read beside the last step, on the object it is read on: what tells that object
         apart, so the caller can check the chain still ends at the same one (calls/_keys.py).
         `types` are the concrete types the end is known to be (`node(id:)` given a held `Issue#3`):
-        an interface or union result then selects only their fragments."""
-        key = (operation, alias, keys, types, *[(s.field, *[k for k, _ in s.arguments], s.on, s.index is not None) for s in steps])
+        an interface or union result then selects only their fragments. `extra` are the paths the
+        model asked to read of each object at the end (calls/_selections.py), checked already."""
+        key = (operation, alias, keys, types, extra, *[(s.field, *[k for k, _ in s.arguments], s.on, s.index is not None) for s in steps])
         shape = self._shapes.get(key)
         if shape is None:
-            shape = self._shape(steps, operation, alias, keys, types)
+            shape = self._shape(steps, operation, alias, keys, types, extra)
             if debugging():
                 check_document(self.catalogue.schema, shape.text)
             self._shapes[key] = shape
@@ -131,7 +134,13 @@ class QueryBuilder:
         return Document(shape.text, variables, path, operation)
 
     def _shape(
-        self, steps: tuple[Step, ...], operation: str, alias: str | None, keys: tuple[str, ...] = (), types: tuple[str, ...] = ()
+        self,
+        steps: tuple[Step, ...],
+        operation: str,
+        alias: str | None,
+        keys: tuple[str, ...] = (),
+        types: tuple[str, ...] = (),
+        extra: tuple[str, ...] = (),
     ) -> _Shape:
         schema = self.catalogue.schema
         current: Any = schema.mutation_type if operation == "mutation" else schema.query_type
@@ -163,7 +172,7 @@ class QueryBuilder:
         elif operation == "mutation":
             body = f" {{ {self.snapshot_selection(current.name)} }}"
         else:
-            body = f" {{ {self.selection(current.name, types)} }}"
+            body = f" {{ {self.selection(current.name, types, extra)} }}"
         for position, (condition, field_text) in enumerate(reversed(pieces)):
             body = field_text + body
             if position == 0 and keys and len(pieces) > 1:
@@ -176,16 +185,21 @@ class QueryBuilder:
         renames = {a: self.renames[a] for a in set(_ALIASED.findall(text)) & self.renames.keys()}
         return _Shape(text, tuple(path), tuple(names), renames)
 
-    def selection(self, type_name: str, types: tuple[str, ...] = ()) -> str:
+    def selection(self, type_name: str, types: tuple[str, ...] = (), extra: tuple[str, ...] = ()) -> str:
         """What minting reads: `__typename`, and per concrete type its identity and preview fields
-        (of `types` only, when the concrete types are known)."""
+        (of `types` only, when the concrete types are known), and the `extra` paths the model asked for."""
         key = f"{type_name} as {' '.join(types)}" if types else type_name
+        if extra:
+            key += " with " + " ".join(extra)
         cached = self._selections.get(key)
         if cached is not None:
             return cached
         connection = connection_of(self.catalogue, type_name)
         if connection is not None:
-            out = self._selections[key] = connection.selection(self.selection(connection.node_type))
+            out = self._selections[key] = connection.selection(self.selection(connection.node_type, extra=extra))
+            return out
+        if extra:
+            out = self._selections[key] = " ".join([self.selection(type_name, types), *self._extra(type_name, extra)])
             return out
         schema = self.catalogue.schema
         type_ = schema.get_type(type_name)
@@ -198,6 +212,33 @@ class QueryBuilder:
             out = "__typename"
         self._selections[key] = out
         return out
+
+    def _extra(self, type_name: str, paths: tuple[str, ...]) -> list[str]:
+        """The fragments that read `paths` (checked by calls/_selections.py) on each concrete type of
+        `type_name` that has their first field: a value as it is, an object as minting reads it (its
+        identity, and its preview where the path ends there, else the rest of the path)."""
+        schema = self.catalogue.schema
+        type_ = schema.get_type(type_name)
+        concretes = list(schema.get_possible_types(type_)) if is_abstract_type(type_) else [type_]
+        members: list[tuple[str, list[tuple[str, str]]]] = []
+        for concrete in concretes:
+            if not isinstance(concrete, GraphQLObjectType):
+                continue
+            fields: list[tuple[str, str]] = []
+            for head, rest in heads(paths).items():
+                field = concrete.fields.get(head)
+                if field is None:
+                    continue
+                named = get_named_type(field.type)
+                if is_leaf_type(named):
+                    fields.append((head, ""))
+                    continue
+                inner = self.selection(named.name) if not rest else self._identity_selection(named.name) or "__typename"
+                if rest:
+                    inner = " ".join([inner, *self._extra(named.name, rest)])
+                fields.append((head, f" {{ {inner} }}"))
+            members.append((concrete.name, fields))
+        return self._fragments(members)
 
     def _abstract_selection(self, abstract: Any, members: list[GraphQLObjectType]) -> str:
         """`__typename`, the fields every member reads asked once where an interface declares them,

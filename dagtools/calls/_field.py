@@ -16,12 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphql import get_named_type, is_composite_type, is_leaf_type
+from graphql import get_named_type, is_abstract_type, is_composite_type, is_leaf_type
 
 from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._preview_fields import field_rank
+from ..catalogue._tool import fields_parameter
 from ..executors._base import Executor
 from ..registry._handles import Handle, Step, freeze
 from ..registry._long_values import LongValues
@@ -38,6 +39,7 @@ from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_payload, read_snapshot
 from ._preview_pages import Keep, page_room, shape_page, table_of
 from ._references import Ref, known_types
+from ._selections import check_paths, heads
 
 __all__ = ["UNANSWERED", "FieldCalls", "PreparedCall", "expression_of", "not_answered"]  # expression_of: where callers have long found it
 
@@ -59,6 +61,7 @@ class PreparedCall:
     via: Handle | None = None  # the holder's handle when the call was bound
     keys: Key = ()  # the holder's key, checked at the end of the chain before the answer is used
     types: tuple[str, ...] = ()  # the concrete types the answer is known to be (see calls/_references.py's known_types)
+    extra: tuple[str, ...] = ()  # the paths read of each object returned beside its preview (see calls/_selections.py)
 
 
 class FieldCalls:
@@ -74,6 +77,10 @@ class FieldCalls:
         self._ranks: dict[str, dict[str, tuple[int, int]]] = {}  # per type: where each preview field is shown
         #: Per type, the fields the model read on their own or named: later pages show them as columns.
         self.wanted: dict[str, set[str]] = {}
+        # Writes sent by this session, and how many had been sent when each object was last read here:
+        # values kept from before a write are never answered after it (see `_fresh`).
+        self._writes = 0
+        self._read_at: dict[str, int] = {}
 
     def prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
         """Everything a field call needs before it is sent; raises ToolCallError before anything runs.
@@ -95,12 +102,47 @@ class FieldCalls:
 
     def _build(self, prepared: PreparedCall, alias: str | None = None) -> Document:
         keys = tuple(name for name, _ in prepared.keys)
-        return self.queries.build(prepared.steps, operation=prepared.operation, alias=alias, keys=keys, types=prepared.types)
+        return self.queries.build(
+            prepared.steps, operation=prepared.operation, alias=alias, keys=keys, types=prepared.types, extra=prepared.extra
+        )
 
     def _prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
-        bound = bind_arguments(self.catalogue, self.registry, tool, arguments)
         ref = self.catalogue.ref(tool.name)
         field = self.catalogue.field(ref)
+        asked: tuple[str, ...] = ()
+        named = get_named_type(field.type)
+        if is_composite_type(named) and ref.type_name != self.catalogue.mutation_type and self.catalogue.previews:
+            parameter = fields_parameter(field.args, tool.object_parameter)
+            if parameter in arguments:
+                arguments = dict(arguments)
+                asked = check_paths(self.catalogue, named.name, arguments.pop(parameter), tool.name, parameter)
+        bound = bind_arguments(self.catalogue, self.registry, tool, arguments)
+        extra = self._extra(named.name, asked) if is_composite_type(named) and ref.type_name != self.catalogue.mutation_type else ()
+        if extra:
+            prepared = self._prepare_bound(tool, ref, field, bound)
+            return replace(prepared, extra=extra, answer=None) if prepared.answer is None else prepared
+        return self._prepare_bound(tool, ref, field, bound)
+
+    def _extra(self, type_name: str, asked: tuple[str, ...]) -> tuple[str, ...]:
+        """The paths a call reads of each object beside its preview: those the model asked for now,
+        and the argument-free values it read or named before on that type that no preview reads."""
+        connection = connection_of(self.catalogue, type_name)
+        end = connection.node_type if connection is not None else type_name
+        schema = self.catalogue.schema
+        end_type: Any = schema.get_type(end)
+        ends = [end, *(t.name for t in schema.get_possible_types(end_type))] if is_abstract_type(end_type) else [end]
+        before: list[str] = []
+        for name in ends:
+            type_ = schema.get_type(name)
+            fields = getattr(type_, "fields", {})
+            preview = set(self.catalogue.preview_fields(name))
+            for wanted in sorted(self.wanted.get(name, ())):
+                field = fields.get(wanted)
+                if field is not None and wanted not in preview and not field.args and is_leaf_type(get_named_type(field.type)):
+                    before.append(wanted)
+        return tuple(dict.fromkeys([*asked, *before]))
+
+    def _prepare_bound(self, tool: Tool, ref: Any, field: Any, bound: Any) -> PreparedCall:
         parent = bound.parent
         expression = expression_of(parent.id if parent else None, ref.field_name, bound.shown)
         operation = "mutation" if ref.type_name == self.catalogue.mutation_type else "query"
@@ -109,7 +151,7 @@ class FieldCalls:
             return PreparedCall((), operation, expression, field.type, answer=answer)
         if parent is not None and not bound.values and is_leaf_type(get_named_type(field.type)):
             held = parent.handle.held()  # values read when an object without identity was last found
-            if ref.field_name in held:  # cost no request, as a mutation's result's do
+            if ref.field_name in held and self._fresh(parent.id):  # cost no request, as a mutation's result's do
                 answer = self.long_values.present(held[ref.field_name], f"{parent.id}.{ref.field_name}")
                 return PreparedCall((), operation, expression, field.type, answer=answer, holder=parent.id)
         step = Step.of(ref.field_name, bound.values, on=parent.type_name if parent else None)
@@ -141,6 +183,8 @@ class FieldCalls:
             self.read_field(prepared)
             return prepared.answer
         document = self.document(prepared)
+        if prepared.operation == "mutation":
+            self._writes += 1  # sent: whatever comes back, what was read before may have changed
         try:
             response = await self.executor.execute(document.text, document.variables)
         except UNANSWERED as error:  # the API is down or answered nonsense: the model can only wait
@@ -148,6 +192,12 @@ class FieldCalls:
         result = self.interpret(prepared, document.path, response.data, response.errors, description=description)
         self.read_field(prepared)
         return result
+
+    def _fresh(self, object_id: str) -> bool:
+        """Whether the values kept of `object_id` were read here since this session's last write: only
+        then may a read be answered from them. Anything else (a write since, or values restored from a
+        store) is read again through the chain that found the object, which refuses if it moved."""
+        return self._read_at.get(object_id, -1) == self._writes
 
     def read_field(self, prepared: PreparedCall) -> None:
         """After a call read one argument-free value of a held object (`Job_salary`), later pages of
@@ -212,28 +262,42 @@ class FieldCalls:
         steps, operation = prepared.steps, prepared.operation
         connection = connection_of(self.catalogue, named.name) if operation == "query" else None
         if connection is not None and isinstance(value, dict):
-            return self._walk_connection(connection, value, steps, expression, prepared.next_page)
+            return self._walk_connection(connection, value, steps, expression, prepared.next_page, extra=prepared.extra)
         if isinstance(value, list):
             if any(isinstance(item, list) for item in value):
                 raise ToolCallError(f"{expression} is a list of lists, which objects cannot be taken from.")
             last = steps[-1]
             fresh = operation == "mutation"  # a write's result: met once, never the same place as another
             keep = _always if fresh else None  # what a write answered is shown as it is now
-            return self.mint_items(value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression, fresh=fresh, keep=keep)
-        entry = self.mint(value, steps, operation, expression, description, fresh=operation == "mutation")
+            return self.mint_items(
+                value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression, fresh=fresh, keep=keep, extra=prepared.extra
+            )
+        reached: dict[str, tuple[str, dict[str, Any]]] = {}
+        entry = self.mint(
+            value, steps, operation, expression, description, fresh=operation == "mutation", extra=prepared.extra, page=reached
+        )
         if entry.handle.is_snapshot and isinstance(value, dict):  # a mutation's payload: what the write did
             return present_payload(self, entry, value)
-        return self.present(entry)
+        return self.present(entry, reached)
 
-    def present(self, entry: ObjectEntry) -> Result:
-        """A lone object's result: its ID and its preview, a page of one, with a note on the rest."""
+    def present(self, entry: ObjectEntry, reached: dict[str, tuple[str, dict[str, Any]]] | None = None) -> Result:
+        """A lone object's result: its ID and its preview, a page of one, with a note on the rest; the
+        objects the paths the model asked for reached (`reached`) as a table under `objects`."""
         out: Result = {"result": entry.id}
+        notes = []
         if entry.preview:
             shown, note = self.shape({entry.id: (entry.type_name, entry.preview)}, out)
             if entry.id in shown:
                 out["preview"] = shown[entry.id]
-            if note:
-                out["note"] = note
+            notes.append(note)
+        if reached:
+            objects, note = self.table({i: p for i, p in reached.items() if i != entry.id}, out)
+            if objects:
+                out["objects"] = objects
+            notes.append(note)
+        note = " ".join(n for n in notes if n)
+        if note:
+            out["note"] = note
         return out
 
     def shape(
@@ -245,7 +309,9 @@ class FieldCalls:
         room = page_room(self.long_values.budget, len(json.dumps(out, ensure_ascii=False)))
         return shape_page(page, self._rank, room, self._is_tool, keep or self.wants)
 
-    def table(self, page: dict[str, tuple[str, dict[str, Any]]], out: Result, *, keep: Keep | None = None) -> tuple[dict[str, Any], str | None]:
+    def table(
+        self, page: dict[str, tuple[str, dict[str, Any]]], out: Result, *, keep: Keep | None = None
+    ) -> tuple[dict[str, Any], str | None]:
         """`shape`, as the table the model reads a page of objects in (see calls/_preview_pages.py)."""
         shown, note = self.shape(page, out, keep=keep)
         return (table_of(shown) if shown else {}), note
@@ -257,8 +323,9 @@ class FieldCalls:
     def want(self, type_name: str, field: str) -> None:
         """Remember that the model read or named `field` of `type_name` (see `wants`)."""
         fields = self.wanted.setdefault(type_name, set())
-        if len(fields) < _WANTED_LIMIT:
+        if field not in fields and len(fields) < _WANTED_LIMIT:
             fields.add(field)
+            self._prepared.clear()  # calls prepared before read what it did not want yet
 
     def _rank(self, type_name: str, field: str) -> tuple[int, int]:
         ranks = self._ranks.setdefault(type_name, {})
@@ -280,24 +347,30 @@ class FieldCalls:
         earlier: bool = False,
         fresh: bool = False,
         keep: Keep | None = None,
+        extra: tuple[str, ...] = (),
     ) -> Result:
         """A list of objects as a list of IDs, with their previews as one table within the budget (and
         a note on what it leaves out). `extras` are what each item's edge says about it; `fresh` as
         for `mint`; `keep` as for `shape`."""
         ids: list[str | None] = []
         previews: dict[str, tuple[str, dict[str, Any]]] = {}
+        reached: dict[str, tuple[str, dict[str, Any]]] = {}  # what the paths the model asked for reached
         for index, item in enumerate(items):
             if item is None:
                 ids.append(None)
                 continue
-            entry = self.mint(item, steps_of(index), operation, f"{expression}[{index}]", "", earlier=earlier, fresh=fresh)
+            entry = self.mint(
+                item, steps_of(index), operation, f"{expression}[{index}]", "", earlier=earlier, fresh=fresh, extra=extra, page=reached
+            )
             ids.append(entry.id)
-            extra = extras[index] if extras and index < len(extras) else {}
-            if entry.preview or extra:
+            edge = extras[index] if extras and index < len(extras) else {}
+            if entry.preview or edge:
                 head = list(entry.preview.items())
-                previews[entry.id] = (entry.type_name, dict(head[:1] + list(extra.items()) + head[1:]))
+                previews[entry.id] = (entry.type_name, dict(head[:1] + list(edge.items()) + head[1:]))
         out = self.long_values.present(ids, expression)
-        shown, note = self.table({i: previews[i] for i in out["result"] if i in previews}, out, keep=keep)
+        page = {i: previews[i] for i in out["result"] if i in previews}
+        page.update((i, p) for i, p in reached.items() if i not in page)
+        shown, note = self.table(page, out, keep=keep)
         if shown:
             out["preview"] = shown
         if note:
@@ -311,10 +384,12 @@ class FieldCalls:
         steps: tuple[Step, ...],
         expression: str,
         next_page: Callable[[str], str] | None,
+        *,
+        extra: tuple[str, ...] = (),
     ) -> Result:
         """One page of a connection as the list of its node IDs, its scalars and the call for the next page."""
         items, extras = connection.items(value), connection.edge_values(value)
-        out = self.mint_items(items, lambda i: steps + connection.item_steps(i), "query", expression, extras)
+        out = self.mint_items(items, lambda i: steps + connection.item_steps(i), "query", expression, extras, extra=extra)
         for name in connection.scalars:
             if value.get(name) is not None:
                 out[name] = value[name]
@@ -333,6 +408,8 @@ class FieldCalls:
         *,
         earlier: bool = False,
         fresh: bool = False,
+        extra: tuple[str, ...] = (),
+        page: dict[str, tuple[str, dict[str, Any]]] | None = None,
     ) -> ObjectEntry:
         """The registry entry for an object read from an answer: the one its type and identity already
         have, however it was reached then, else the one found at this place before, else a new one.
@@ -343,7 +420,29 @@ class FieldCalls:
         keeps only the snapshot. `fresh`: the place is a write's result, met this once.
 
         A write's answer replaces what the entry held (see `Registry.refresh`); a snapshot's older copy
-        (`earlier`) never replaces what the session holds of the object: that entry is the answer."""
+        (`earlier`) never replaces what the session holds of the object: that entry is the answer.
+
+        `extra` are the paths the model asked to read of it (calls/_selections.py): their values join
+        its preview, and each object they reach is minted too, its ID in the preview and its own
+        preview added to `page`."""
+        entry = self._mint(value, steps, operation, expression, description, earlier=earlier, fresh=fresh, extra=extra, page=page)
+        if not earlier:
+            self._read_at[entry.id] = self._writes
+        return entry
+
+    def _mint(
+        self,
+        value: dict[str, Any],
+        steps: tuple[Step, ...],
+        operation: str,
+        expression: str,
+        description: str,
+        *,
+        earlier: bool,
+        fresh: bool,
+        extra: tuple[str, ...],
+        page: dict[str, tuple[str, dict[str, Any]]] | None,
+    ) -> ObjectEntry:
         type_name = value.get("__typename") or self._end_type(steps, operation).name
         if earlier and (held := held_entry(self.catalogue, self.registry, type_name, value)) is not None:
             return self.registry.refresh(held.id)  # the most recent of its type, its values as they are
@@ -353,16 +452,20 @@ class FieldCalls:
         preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
         if identity is not None and id_value is not None:  # its identity is its key
             key: Key = ((identity.field, freeze(id_value)),)
+            handle = Handle((Step.of(identity.root_field, {identity.argument: id_value}),))
+            if extra:
+                preview.update(self._asked(type_name, value, handle.steps, expression, extra, page))
             known = self.registry.keyed(type_name, key)
             if known is not None:  # its handle is its identity too: nothing to build
                 return self.registry.refresh(known, description=description, preview=preview, written=written)
-            handle = Handle((Step.of(identity.root_field, {identity.argument: id_value}),))
         elif operation == "mutation":
             handle = Handle(steps, "mutation", freeze(value))
             named = key_field(self.catalogue, type_name)
             key = key_of(self.catalogue, type_name, value) if named is not None and value.get(named) is not None else ()
         else:
             key, handle = key_of(self.catalogue, type_name, value), Handle(steps, "query", held_values(value))
+            if extra:
+                preview.update(self._asked(type_name, value, steps, expression, extra, page))
         return self.registry.mint(
             type_name,
             handle,
@@ -375,6 +478,57 @@ class FieldCalls:
             identified=identifies(self.catalogue, type_name, key),
             fresh=fresh,
         )
+
+    def _asked(
+        self,
+        type_name: str,
+        value: dict[str, Any],
+        steps: tuple[Step, ...],
+        expression: str,
+        extra: tuple[str, ...],
+        page: dict[str, tuple[str, dict[str, Any]]] | None,
+    ) -> dict[str, Any]:
+        """The preview values of the paths the model asked to read of one object: a value as read, an
+        object (or a list of them) as its ID, minted on the way, its own preview added to `page`."""
+        out: dict[str, Any] = {}
+        for head, rest in heads(extra).items():
+            if head not in value:
+                continue
+            item = value[head]
+            self.want(type_name, head)
+            field = getattr(self.catalogue.schema.get_type(type_name), "fields", {}).get(head)
+            if field is None or not is_composite_type(get_named_type(field.type)):
+                out[head] = _glimpse(item)
+                continue
+            step = Step.of(head, on=type_name)
+            if isinstance(item, dict):
+                out[head] = self._reached(item, steps + (step,), f"{expression}.{head}", rest, page)
+            elif isinstance(item, list):
+                ids = [
+                    None
+                    if not isinstance(one, dict)
+                    else self._reached(one, steps + (replace(step, index=i),), f"{expression}.{head}[{i}]", rest, page)
+                    for i, one in enumerate(item[:_NESTED_ITEMS])
+                ]
+                out[head] = ids + ([f"+{len(item) - _NESTED_ITEMS} more"] if len(item) > _NESTED_ITEMS else [])
+            else:
+                out[head] = None
+        return out
+
+    def _reached(
+        self,
+        value: dict[str, Any],
+        steps: tuple[Step, ...],
+        expression: str,
+        extra: tuple[str, ...],
+        page: dict[str, tuple[str, dict[str, Any]]] | None,
+    ) -> str:
+        entry = self.mint(value, steps, "query", expression, "", extra=extra, page=page)
+        for name in (p.split(".", 1)[0] for p in extra):
+            self.want(entry.type_name, name)
+        if page is not None and entry.preview:
+            page.setdefault(entry.id, (entry.type_name, dict(entry.preview)))
+        return entry.id
 
     def _unreachable(self, prepared: PreparedCall, path: tuple[str | int, ...], depth: int) -> str:
         holder = self.registry.get(prepared.holder or "")
@@ -397,6 +551,8 @@ def _always(_type: str, _field: str) -> bool:
 
 
 _PREPARED_LIMIT = 256
+#: Objects of one list a path the model asked for reaches, per object (the rest counted).
+_NESTED_ITEMS = 20
 #: Fields of one type a session remembers the model wanted (see FieldCalls.want).
 _WANTED_LIMIT = 32
 
