@@ -40,6 +40,7 @@ from typing import Any
 from graphql import GraphQLInterfaceType, GraphQLObjectType, get_named_type, is_abstract_type, is_leaf_type
 
 from ..catalogue._catalogue import Catalogue
+from ..catalogue._preview_fields import value_fields
 from ..registry._handles import Step, thaw
 from ._connections import connection_of
 from ._keys import key_field
@@ -204,7 +205,7 @@ class QueryBuilder:
         schema = self.catalogue.schema
         type_ = schema.get_type(type_name)
         if isinstance(type_, GraphQLObjectType):
-            out = " ".join(["__typename", *self._fields_read(type_name)])
+            out = " ".join(["__typename", *(f + self._sub(type_name, f) for f in self._fields_read(type_name))])
         elif is_abstract_type(type_):
             members = [m for m in schema.get_possible_types(type_) if not types or m.name in types]
             out = self._abstract_selection(type_, members or list(schema.get_possible_types(type_)))
@@ -296,13 +297,14 @@ class QueryBuilder:
         spreads: dict[str, list[str]] = {}
         for name, holder in shared.items():
             declared = abstract if holder is None else self.catalogue.schema.get_type(holder)
-            first[name] = (str(declared.fields[name].type), "")  # type: ignore[union-attr]
+            sub = self._sub(reads[0][0].name, name) if reads else ""
+            first[name] = (str(declared.fields[name].type), sub)  # type: ignore[union-attr]
             if holder is None:
-                parts.append(name)
+                parts.append(name + sub)
             else:
-                spreads.setdefault(holder, []).append(name)
+                spreads.setdefault(holder, []).append(name + sub)
         parts += [f"... on {holder} {{ {' '.join(names)} }}" for holder, names in spreads.items()]
-        rest = [(m.name, [(f, "") for f in fields if f not in shared]) for m, fields in reads]
+        rest = [(m.name, [(f, self._sub(m.name, f)) for f in fields if f not in shared]) for m, fields in reads]
         return " ".join(parts + self._fragments(rest, first))
 
     def snapshot_selection(self, type_name: str) -> str:
@@ -324,7 +326,7 @@ class QueryBuilder:
             if not isinstance(concrete, GraphQLObjectType):
                 continue
             read = self._fields_read(concrete.name)
-            fields = [(f, "") for f in read]
+            fields = [(f, self._sub(concrete.name, f)) for f in read]
             if self.catalogue.identity(concrete.name) is None:  # else re-rooted, so read again at will
                 for name, field in concrete.fields.items():
                     if field.args or name in read or field.deprecation_reason is not None:
@@ -414,6 +416,16 @@ class QueryBuilder:
                 written.append(f"{alias}: {name}{sub}")
             out.append(f"... on {member} {{ {' '.join(written)} }}")
         return out
+
+    def _sub(self, type_name: str, field: str) -> str:
+        """The subselection a preview reads a field with: ` { amount currency }` for a value object read
+        whole (catalogue/_preview_fields.py's `value_fields`), nothing for a scalar."""
+        type_ = self.catalogue.schema.get_type(type_name)
+        found = getattr(type_, "fields", {}).get(field)
+        if found is None or is_leaf_type(get_named_type(found.type)):
+            return ""
+        inner = value_fields(self.catalogue.schema, self.catalogue.dialect, found)
+        return f" {{ {' '.join(inner)} }}" if inner else ""
 
     def _fields_read(self, type_name: str) -> list[str]:
         fields: list[str] = []

@@ -29,7 +29,7 @@ from ..registry._long_values import LongValues
 from ..registry._registry import ObjectEntry, Registry
 from ._answers import answer_problem, locate
 from ._arguments import bind_arguments
-from ._connections import Connection, connection_of
+from ._connections import Connection, connection_of, page_items
 from ._documents import Document, QueryBuilder
 from ._expressions import expression_of, nonsense
 from ._expressions import next_page as hint_next_page
@@ -128,6 +128,9 @@ class FieldCalls:
         and the argument-free values it read or named before on that type that no preview reads."""
         connection = connection_of(self.catalogue, type_name)
         end = connection.node_type if connection is not None else type_name
+        items = page_items(self.catalogue, type_name) if connection is None else None
+        if items is not None and not any(p.split(".", 1)[0] == items for p in asked):
+            asked = (*asked, items)  # a page's point is its items: shown with it, each a handle
         schema = self.catalogue.schema
         end_type: Any = schema.get_type(end)
         ends = [end, *(t.name for t in schema.get_possible_types(end_type))] if is_abstract_type(end_type) else [end]
@@ -390,9 +393,11 @@ class FieldCalls:
         """One page of a connection as the list of its node IDs, its scalars and the call for the next page."""
         items, extras = connection.items(value), connection.edge_values(value)
         out = self.mint_items(items, lambda i: steps + connection.item_steps(i), "query", expression, extras, extra=extra)
-        for name in connection.scalars:
+        for name in (*connection.scalars, *(v.split(" ", 1)[0] for v in connection.values)):
             if value.get(name) is not None:
-                out[name] = value[name]
+                out[name] = (
+                    value[name] if name in connection.scalars else self.long_values.present(value[name], f"{expression}.{name}")["result"]
+                )
         page = value.get("pageInfo") or {}
         if page.get("hasNextPage") and page.get("endCursor") is not None:
             out["more"] = next_page(page["endCursor"]) if next_page else "More items follow on later pages."

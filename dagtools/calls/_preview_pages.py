@@ -49,6 +49,8 @@ _MORE = re.compile(r"\+(\d+) more")
 # An opaque string: no space, letters and digits mixed at length (a token, a cursor, an encoded id, a hash).
 _OPAQUE = re.compile(r"^(?=[^\s]*[0-9])(?=[^\s]*[A-Za-z])[A-Za-z0-9+/=_:.-]{16,}$")
 _WORDS = re.compile(r"[A-Za-z]{3,}[ -][A-Za-z]{3,}")
+# A date or a time, however it is written (`2024-05-02`, `2024-05-02T09:00:00.000Z`, `09:30`): never opaque.
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}")
 
 #: (type, field) -> where the field goes in a preview (catalogue/_preview_fields.py's rank).
 RankOf = Callable[[str, str], tuple[int, int]]
@@ -71,7 +73,7 @@ def page_room(budget: int, used: int) -> int:
 
 
 def _opaque(value: Any) -> bool:
-    return isinstance(value, str) and bool(_OPAQUE.match(value)) and not _WORDS.search(value)
+    return isinstance(value, str) and bool(_OPAQUE.match(value)) and not _WORDS.search(value) and not _DATE.match(value)
 
 
 def _url(value: Any) -> bool:

@@ -51,9 +51,11 @@ __all__ = [
     "SURROGATE",
     "TIMESTAMP",
     "URL",
+    "VALUE_FIELDS",
     "choose_preview_fields",
     "field_rank",
     "preview_rank",
+    "value_fields",
 ]
 
 #: Fields a preview reads of one type. Each costs its name in every document that reads the type and
@@ -198,6 +200,27 @@ def _scalar_list(type_: GraphQLOutputType) -> bool:
     return isinstance(item, (GraphQLScalarType, GraphQLEnumType))
 
 
+#: Fields a value object a preview reads whole may have (`Money { amount currency }`).
+VALUE_FIELDS = 4
+
+
+def value_fields(schema: GraphQLSchema, dialect: Dialect, field: GraphQLField) -> tuple[str, ...]:
+    """The fields of the value object `field` gives, where a preview reads it whole as one value: an
+    object type with no identity (no id, no lookup) whose few fields are all argument-free scalars
+    and enums (a price's amount and currency, a size's width and height); () for anything else."""
+    if field.args or field.deprecation_reason is not None or _is_list(field.type):
+        return ()
+    named = get_named_type(field.type)
+    if not isinstance(named, GraphQLObjectType) or named in (schema.query_type, schema.mutation_type) or "id" in named.fields:
+        return ()
+    if dialect.identity(named.name) is not None or len(named.fields) > VALUE_FIELDS:
+        return ()
+    inner = named.fields.values()
+    if any(f.args or _is_list(f.type) or not isinstance(get_named_type(f.type), (GraphQLScalarType, GraphQLEnumType)) for f in inner):
+        return ()
+    return tuple(named.fields)
+
+
 def choose_preview_fields(schema: GraphQLSchema, dialect: Dialect, type_name: str) -> tuple[str, ...]:
     """Scalar and enum fields without arguments, not deprecated and not object references, in the
     order a preview shows them (see `preview_rank`); at most PREVIEW_LIMIT of them.
@@ -217,6 +240,9 @@ def choose_preview_fields(schema: GraphQLSchema, dialect: Dialect, type_name: st
     for name, field in type_.fields.items():
         named = get_named_type(field.type)
         if field.args or field.deprecation_reason is not None or name == opaque:
+            continue
+        if value_fields(schema, dialect, field):  # a price, a size: a value in its own right, read whole
+            candidates[name] = (OTHER, 2)
             continue
         if not isinstance(named, (GraphQLScalarType, GraphQLEnumType)) or (_is_list(field.type) and not _scalar_list(field.type)):
             continue
