@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphql import get_named_type, is_abstract_type, is_composite_type, is_leaf_type
+from graphql import GraphQLObjectType, get_named_type, is_abstract_type, is_composite_type, is_leaf_type
 
 from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
-from ..catalogue._catalogue import Catalogue
-from ..catalogue._preview_fields import field_rank
+from ..catalogue._catalogue import Catalogue, is_list
+from ..catalogue._preview_fields import ID_LIKE, field_rank
 from ..catalogue._tool import fields_parameter
 from ..executors._base import Executor
 from ..registry._handles import Handle, Step, freeze
@@ -131,6 +131,8 @@ class FieldCalls:
         items = page_items(self.catalogue, type_name) if connection is None else None
         if items is not None and not any(p.split(".", 1)[0] == items for p in asked):
             asked = (*asked, items)  # a page's point is its items: shown with it, each a handle
+        heads_asked = {p.split(".", 1)[0] for p in asked}
+        asked = (*asked, *(p for p in self.references(end) if p.split(".", 1)[0] not in heads_asked))
         schema = self.catalogue.schema
         end_type: Any = schema.get_type(end)
         ends = [end, *(t.name for t in schema.get_possible_types(end_type))] if is_abstract_type(end_type) else [end]
@@ -144,6 +146,17 @@ class FieldCalls:
                 if field is not None and wanted not in preview and not field.args and is_leaf_type(get_named_type(field.type)):
                     before.append(wanted)
         return tuple(dict.fromkeys([*asked, *before]))
+
+    def references(self, type_name: str) -> tuple[str, ...]:
+        """The paths every read of a `type_name` takes to the objects it names (a book's author, a job's
+        company): at most REFERENCES argument-free fields giving one object with identity and a name,
+        each read as its handle and that name (`author.name`), so a page says who or what each row
+        points to without a call a row. Only for a concrete type: an interface of many members would
+        multiply the document."""
+        cache: dict[str, tuple[str, ...]] = self.catalogue.derived("references", dict)
+        if type_name not in cache:
+            cache[type_name] = _references(self.catalogue, type_name)
+        return cache[type_name]
 
     def _prepare_bound(self, tool: Tool, ref: Any, field: Any, bound: Any) -> PreparedCall:
         parent = bound.parent
@@ -549,6 +562,30 @@ class FieldCalls:
                 current = schema.get_type(step.on)
             current = get_named_type(current.fields[step.field].type)
         return current
+
+
+#: Objects a read of one type names by a reference (see FieldCalls.references).
+REFERENCES = 2
+
+
+def _references(catalogue: Catalogue, type_name: str) -> tuple[str, ...]:
+    type_ = catalogue.schema.get_type(type_name)
+    if not isinstance(type_, GraphQLObjectType) or catalogue.is_root(type_name) or not catalogue.previews:
+        return ()
+    out: list[str] = []
+    for name, field in type_.fields.items():
+        named = get_named_type(field.type)
+        if field.args or field.deprecation_reason is not None or not isinstance(named, GraphQLObjectType) or is_list(field.type):
+            continue
+        if catalogue.identity(named.name) is None or connection_of(catalogue, named.name) is not None or named.name == type_name:
+            continue
+        lead = next(iter(catalogue.preview_fields(named.name)), None)
+        if lead is None or field_rank(catalogue.schema, named.name, lead) >= ID_LIKE:
+            continue  # nothing that names it in words: its handle alone says little
+        out.append(f"{name}.{lead}")
+        if len(out) == REFERENCES:
+            break
+    return tuple(out)
 
 
 def _always(_type: str, _field: str) -> bool:
