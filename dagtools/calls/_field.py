@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphql import GraphQLObjectType, get_named_type, is_abstract_type, is_composite_type, is_leaf_type
+from graphql import get_named_type, is_composite_type, is_leaf_type
 
 from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
-from ..catalogue._catalogue import Catalogue, is_list
-from ..catalogue._preview_fields import ID_LIKE, field_rank
+from ..catalogue._catalogue import Catalogue
+from ..catalogue._preview_fields import field_rank
 from ..catalogue._tool import fields_parameter
 from ..executors._base import Executor
 from ..registry._handles import Handle, Step, freeze
@@ -29,7 +29,7 @@ from ..registry._long_values import LongValues
 from ..registry._registry import ObjectEntry, Registry
 from ._answers import answer_problem, locate
 from ._arguments import bind_arguments
-from ._connections import Connection, connection_of, page_items
+from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder
 from ._expressions import expression_of, nonsense
 from ._expressions import next_page as hint_next_page
@@ -39,7 +39,7 @@ from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_payload, read_snapshot
 from ._preview_pages import Keep, page_room, shape_page, table_of
 from ._references import Ref, known_types
-from ._selections import check_paths, heads
+from ._selections import Wanted, check_paths, heads, read_paths
 
 __all__ = ["UNANSWERED", "FieldCalls", "PreparedCall", "expression_of", "not_answered"]  # expression_of: where callers have long found it
 
@@ -76,7 +76,7 @@ class FieldCalls:
         self._prepared: dict[tuple[Any, ...], PreparedCall] = {}
         self._ranks: dict[str, dict[str, tuple[int, int]]] = {}  # per type: where each preview field is shown
         #: Per type, the fields the model read on their own or named: later pages show them as columns.
-        self.wanted: dict[str, set[str]] = {}
+        self.wanted = Wanted(on_new=self._prepared.clear)  # calls prepared before read what it did not want yet
         # Writes sent by this session, and how many had been sent when each object was last read here:
         # values kept from before a write are never answered after it (see `_fresh`).
         self._writes = 0
@@ -117,46 +117,12 @@ class FieldCalls:
                 arguments = dict(arguments)
                 asked = check_paths(self.catalogue, named.name, arguments.pop(parameter), tool.name, parameter)
         bound = bind_arguments(self.catalogue, self.registry, tool, arguments)
-        extra = self._extra(named.name, asked) if is_composite_type(named) and ref.type_name != self.catalogue.mutation_type else ()
+        reads = is_composite_type(named) and ref.type_name != self.catalogue.mutation_type
+        extra = read_paths(self.catalogue, self.wanted, named.name, asked) if reads else ()
         if extra:
             prepared = self._prepare_bound(tool, ref, field, bound)
             return replace(prepared, extra=extra, answer=None) if prepared.answer is None else prepared
         return self._prepare_bound(tool, ref, field, bound)
-
-    def _extra(self, type_name: str, asked: tuple[str, ...]) -> tuple[str, ...]:
-        """The paths a call reads of each object beside its preview: those the model asked for now,
-        and the argument-free values it read or named before on that type that no preview reads."""
-        connection = connection_of(self.catalogue, type_name)
-        end = connection.node_type if connection is not None else type_name
-        items = page_items(self.catalogue, type_name) if connection is None else None
-        if items is not None and not any(p.split(".", 1)[0] == items for p in asked):
-            asked = (*asked, items)  # a page's point is its items: shown with it, each a handle
-        heads_asked = {p.split(".", 1)[0] for p in asked}
-        asked = (*asked, *(p for p in self.references(end) if p.split(".", 1)[0] not in heads_asked))
-        schema = self.catalogue.schema
-        end_type: Any = schema.get_type(end)
-        ends = [end, *(t.name for t in schema.get_possible_types(end_type))] if is_abstract_type(end_type) else [end]
-        before: list[str] = []
-        for name in ends:
-            type_ = schema.get_type(name)
-            fields = getattr(type_, "fields", {})
-            preview = set(self.catalogue.preview_fields(name))
-            for wanted in sorted(self.wanted.get(name, ())):
-                field = fields.get(wanted)
-                if field is not None and wanted not in preview and not field.args and is_leaf_type(get_named_type(field.type)):
-                    before.append(wanted)
-        return tuple(dict.fromkeys([*asked, *before]))
-
-    def references(self, type_name: str) -> tuple[str, ...]:
-        """The paths every read of a `type_name` takes to the objects it names (a book's author, a job's
-        company): at most REFERENCES argument-free fields giving one object with identity and a name,
-        each read as its handle and that name (`author.name`), so a page says who or what each row
-        points to without a call a row. Only for a concrete type: an interface of many members would
-        multiply the document."""
-        cache: dict[str, tuple[str, ...]] = self.catalogue.derived("references", dict)
-        if type_name not in cache:
-            cache[type_name] = _references(self.catalogue, type_name)
-        return cache[type_name]
 
     def _prepare_bound(self, tool: Tool, ref: Any, field: Any, bound: Any) -> PreparedCall:
         parent = bound.parent
@@ -165,11 +131,13 @@ class FieldCalls:
         if parent is not None and parent.handle.is_snapshot:
             answer = read_snapshot(self, parent, ref.field_name, bound.values, field.type)
             return PreparedCall((), operation, expression, field.type, answer=answer)
+        stale = False  # a value kept from before a write: read again, and the object must still have it
         if parent is not None and not bound.values and is_leaf_type(get_named_type(field.type)):
             held = parent.handle.held()  # values read when an object without identity was last found
             if ref.field_name in held and self._fresh(parent.id):  # cost no request, as a mutation's result's do
                 answer = self.long_values.present(held[ref.field_name], f"{parent.id}.{ref.field_name}")
                 return PreparedCall((), operation, expression, field.type, answer=answer, holder=parent.id)
+            stale = ref.field_name in held
         step = Step.of(ref.field_name, bound.values, on=parent.type_name if parent else None)
         steps = (parent.handle.steps if parent else ()) + (step,)
         next_page = None
@@ -185,7 +153,7 @@ class FieldCalls:
             )
             return PreparedCall(steps, operation, expression, field.type, next_page=next_page, types=types)
         chained = parent.handle.snapshot is not None  # reached by a chain: check it still ends at this object
-        keys = tuple((name, value) for name, value in parent.key if name != ref.field_name) if chained else ()
+        keys = tuple((name, value) for name, value in parent.key if stale or name != ref.field_name) if chained else ()
         return PreparedCall(steps, operation, expression, field.type, next_page=next_page, holder=parent.id, via=parent.handle, keys=keys)
 
     def document(self, prepared: PreparedCall, *, alias: str | None = None) -> Document:
@@ -334,14 +302,11 @@ class FieldCalls:
 
     def wants(self, type_name: str, field: str) -> bool:
         """Whether the model read `field` of a `type_name` on its own or named it: it stays a column."""
-        return field in self.wanted.get(type_name, ())
+        return self.wanted.wants(type_name, field)
 
     def want(self, type_name: str, field: str) -> None:
         """Remember that the model read or named `field` of `type_name` (see `wants`)."""
-        fields = self.wanted.setdefault(type_name, set())
-        if field not in fields and len(fields) < _WANTED_LIMIT:
-            fields.add(field)
-            self._prepared.clear()  # calls prepared before read what it did not want yet
+        self.wanted.want(type_name, field)
 
     def _rank(self, type_name: str, field: str) -> tuple[int, int]:
         ranks = self._ranks.setdefault(type_name, {})
@@ -564,30 +529,6 @@ class FieldCalls:
         return current
 
 
-#: Objects a read of one type names by a reference (see FieldCalls.references).
-REFERENCES = 2
-
-
-def _references(catalogue: Catalogue, type_name: str) -> tuple[str, ...]:
-    type_ = catalogue.schema.get_type(type_name)
-    if not isinstance(type_, GraphQLObjectType) or catalogue.is_root(type_name) or not catalogue.previews:
-        return ()
-    out: list[str] = []
-    for name, field in type_.fields.items():
-        named = get_named_type(field.type)
-        if field.args or field.deprecation_reason is not None or not isinstance(named, GraphQLObjectType) or is_list(field.type):
-            continue
-        if catalogue.identity(named.name) is None or connection_of(catalogue, named.name) is not None or named.name == type_name:
-            continue
-        lead = next(iter(catalogue.preview_fields(named.name)), None)
-        if lead is None or field_rank(catalogue.schema, named.name, lead) >= ID_LIKE:
-            continue  # nothing that names it in words: its handle alone says little
-        out.append(f"{name}.{lead}")
-        if len(out) == REFERENCES:
-            break
-    return tuple(out)
-
-
 def _always(_type: str, _field: str) -> bool:
     return True
 
@@ -595,8 +536,6 @@ def _always(_type: str, _field: str) -> bool:
 _PREPARED_LIMIT = 256
 #: Objects of one list a path the model asked for reaches, per object (the rest counted).
 _NESTED_ITEMS = 20
-#: Fields of one type a session remembers the model wanted (see FieldCalls.want).
-_WANTED_LIMIT = 32
 
 #: What sending a document may raise when the API gave no answer that can be read: an executor's own
 #: error, or an answer nested too deeply to decode (nonsense from the API like any other, whichever

@@ -1,4 +1,5 @@
-"""What the model asks a call to read of each object it returns: `fields`, checked against the schema.
+"""What a call reads of each object beyond its preview: what the model asks for (`fields`), what it
+wanted before, a page's items and the objects a row names.
 
 A tool whose field returns objects takes `fields`, a list of field names or dotted paths read for
 every object the call returns, beside its preview:
@@ -12,11 +13,18 @@ minted as a handle like any other (`Company#2`), shown in the same page with its
 anything is sent: its fields must exist on the type reached (any member's, for an interface or a
 union), take no required argument, and every step but the last must return objects; values still
 travel as variables (the paths name fields, never values). At most MAX_PATHS paths of at most
-MAX_DEPTH steps. A field named once stays a column of its type for the rest of the session.
+MAX_DEPTH steps. A field named once stays a column of its type for the rest of the session (`Wanted`), and so does
+one the model read with its own tool (`Job_salary`): later reads of that type read it too.
+
+Some paths every read takes, whatever was asked (`read_paths`): a page type that is no Relay
+connection (`{items, total, hasMore}`) reads its items, since they are its point; and a type's
+references to named objects (`references`: a book's author, a person's homeworld) are read as
+their handles and names, so a page says what each row points to without a call a row.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from difflib import get_close_matches
 from typing import TYPE_CHECKING, Any
 
@@ -31,16 +39,34 @@ from graphql import (
 )
 
 from .._errors import ToolCallError
+from ..catalogue._catalogue import is_list
+from ..catalogue._preview_fields import ID_LIKE, field_rank
 from ..catalogue._tool import FIELDS, fields_parameter
+from ._connections import connection_of, page_items
 
 if TYPE_CHECKING:
     from ..catalogue._catalogue import Catalogue
 
-__all__ = ["FIELDS", "MAX_DEPTH", "MAX_PATHS", "check_paths", "fields_parameter", "heads"]
+__all__ = [
+    "FIELDS",
+    "MAX_DEPTH",
+    "MAX_PATHS",
+    "REFERENCES",
+    "Wanted",
+    "check_paths",
+    "fields_parameter",
+    "heads",
+    "read_paths",
+    "references",
+]
 
 #: Paths one call may name, and steps in one path.
 MAX_PATHS = 12
 MAX_DEPTH = 3
+#: Fields of one type a session remembers the model wanted (see `Wanted`).
+WANTED_LIMIT = 32
+#: Objects a read of one type names by a reference (see `references`).
+REFERENCES = 2
 
 
 def _members(catalogue: Catalogue, type_name: str) -> list[Any]:
@@ -121,3 +147,80 @@ def heads(paths: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
         if rest:
             out[head].append(rest)
     return {head: tuple(rest) for head, rest in out.items()}
+
+
+class Wanted:
+    """Per type, the fields the model read on their own or named: they stay columns of that type,
+    and later reads of it read them where no preview does. `on_new` runs when a field is added."""
+
+    def __init__(self, on_new: Callable[[], None] = lambda: None) -> None:
+        self._fields: dict[str, set[str]] = {}
+        self._on_new = on_new
+
+    def wants(self, type_name: str, field: str) -> bool:
+        return field in self._fields.get(type_name, ())
+
+    def want(self, type_name: str, field: str) -> None:
+        fields = self._fields.setdefault(type_name, set())
+        if field not in fields and len(fields) < WANTED_LIMIT:
+            fields.add(field)
+            self._on_new()
+
+    def of(self, type_name: str) -> tuple[str, ...]:
+        return tuple(sorted(self._fields.get(type_name, ())))
+
+
+def read_paths(catalogue: Catalogue, wanted: Wanted, type_name: str, asked: tuple[str, ...]) -> tuple[str, ...]:
+    """The paths a call returning `type_name` reads of each object beside its preview: those the
+    model asked for now, a page's items, the references of a concrete type, and the argument-free
+    values the model read or named before on that type that no preview reads."""
+    connection = connection_of(catalogue, type_name)
+    end = connection.node_type if connection is not None else type_name
+    items = page_items(catalogue, type_name) if connection is None else None
+    if items is not None and not any(p.split(".", 1)[0] == items for p in asked):
+        asked = (*asked, items)
+    taken = {p.split(".", 1)[0] for p in asked}
+    asked = (*asked, *(p for p in references(catalogue, end) if p.split(".", 1)[0] not in taken))
+    schema = catalogue.schema
+    end_type: Any = schema.get_type(end)
+    ends = [end, *(t.name for t in schema.get_possible_types(end_type))] if is_abstract_type(end_type) else [end]
+    before: list[str] = []
+    for name in ends:
+        fields = getattr(schema.get_type(name), "fields", {})
+        preview = set(catalogue.preview_fields(name))
+        for field_name in wanted.of(name):
+            field = fields.get(field_name)
+            if field is not None and field_name not in preview and not field.args and not is_composite_type(get_named_type(field.type)):
+                before.append(field_name)
+    return tuple(dict.fromkeys([*asked, *before]))
+
+
+def references(catalogue: Catalogue, type_name: str) -> tuple[str, ...]:
+    """The paths every read of a `type_name` takes to the objects it names: at most REFERENCES
+    argument-free fields giving one object with identity and a name, each read as its handle and
+    that name (`author.name`). Only for a concrete type: an interface of many members would
+    multiply the document."""
+    cache: dict[str, tuple[str, ...]] = catalogue.derived("references", dict)
+    if type_name not in cache:
+        cache[type_name] = _references(catalogue, type_name)
+    return cache[type_name]
+
+
+def _references(catalogue: Catalogue, type_name: str) -> tuple[str, ...]:
+    type_ = catalogue.schema.get_type(type_name)
+    if not isinstance(type_, GraphQLObjectType) or catalogue.is_root(type_name) or not catalogue.previews:
+        return ()
+    out: list[str] = []
+    for name, field in type_.fields.items():
+        named = get_named_type(field.type)
+        if field.args or field.deprecation_reason is not None or not isinstance(named, GraphQLObjectType) or is_list(field.type):
+            continue
+        if catalogue.identity(named.name) is None or connection_of(catalogue, named.name) is not None or named.name == type_name:
+            continue
+        lead = next(iter(catalogue.preview_fields(named.name)), None)
+        if lead is None or field_rank(catalogue.schema, named.name, lead) >= ID_LIKE:
+            continue  # nothing that names it in words: its handle alone says little
+        out.append(f"{name}.{lead}")
+        if len(out) == REFERENCES:
+            break
+    return tuple(out)
