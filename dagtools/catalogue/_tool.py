@@ -20,7 +20,7 @@ FIELDS = "fields"
 FIELDS_SCHEMA: dict[str, Any] = {
     "type": "array",
     "items": {"type": "string"},
-    "description": 'Fields to read of each object returned, beyond its preview: names, or paths such as "author.name".',
+    "description": 'More fields to read of each object, such as ["price", "author.name"].',
 }
 
 

@@ -8,6 +8,7 @@ select now. They stay inside a token budget however big the schema or the regist
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -204,11 +205,11 @@ def search_answer(index: SearchIndex, query: Any, *, budget_tokens: int = 1500, 
     if not hits:
         return f"No tool matches {query!r}. Try other words: the kind of object you want, or a field you expect it to have."
     selected = set(active)
-    head = f"Tools matching {query!r}, best first (a search selects none: select the ones you need with selectTools(tools: [...])):"
+    head = "Best first; a search selects none (select with selectTools(tools: [...])):"
     lines = [head]
     size = len(head)
     for hit in hits:
-        line = f"- {hit.name}: {hit.line}" + (" (selected)" if hit.name in selected else "")
+        line = f"- {_hit_line(hit.name, hit.line)}" + (" (selected)" if hit.name in selected else "")
         if len(lines) > 1 and size + len(line) + 1 > budget_tokens * 4:
             break
         lines.append(line)
@@ -217,6 +218,20 @@ def search_answer(index: SearchIndex, query: Any, *, budget_tokens: int = 1500, 
 
 
 _SEARCH_QUERY_LIMIT = 500
+_RETURNS = re.compile(r"^(?P<text>.*?)\s*Returns (?P<returns>.+?)\.$", re.DOTALL)
+
+
+def _hit_line(name: str, line: str) -> str:
+    """One search hit: `Person_homeworld -> Planet: A planet that ...`, without the description a
+    field without one falls back to (`Person homeworld`), which only repeats the name."""
+    found = _RETURNS.match(line)
+    if found is None:
+        return f"{name}: {line}"
+    text, returns = found.group("text").strip(), found.group("returns")
+    field = name.split("_", 1)[-1]
+    if text.split(" ", 1)[-1] == field and " " in text:
+        return f"{name} -> {returns}"
+    return f"{name} -> {returns}: {text}"
 
 
 def search_index(session: Session) -> SearchIndex:
