@@ -238,6 +238,7 @@ E2E_FIXTURES = frozenset(
         "conference_url",
         "warehouse",
         "orders",
+        "orders_url",
     }
     | {"issuer", "other_issuer", "opaque_issuer"}
 )
