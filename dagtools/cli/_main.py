@@ -18,6 +18,7 @@ from ._mistakes import mistyped_command, unrecognized
 from ._options import add_http_options, check_addresses, stdout_closed
 from ._run import add_model_options, add_run_arguments
 from ._serve import add_serve_command
+from ._shell import add_shell_command
 from ._trace import add_trace_option
 
 if TYPE_CHECKING:
@@ -109,6 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     add_mcp_command(commands)
     add_eval_command(commands)
     add_serve_command(commands)
+    add_shell_command(commands, add_source_options)
 
     tools = commands.add_parser("tools", help="print the toolset a model starts with (or the whole catalogue)")
     add_source_options(tools)
