@@ -141,7 +141,11 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    mistyped = mistyped_command(parser, list(sys.argv[1:] if argv is None else argv))
+    words = list(sys.argv[1:] if argv is None else argv)
+    checked = _eval_check(words)
+    if checked is not None:
+        return checked
+    mistyped = mistyped_command(parser, words)
     if mistyped:
         print(f"dagtools: {mistyped}", file=sys.stderr)
         return 2
@@ -159,6 +163,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # `dagtools ... | head`: the reader has all it wanted
         return stdout_closed()
+    except KeyboardInterrupt:
+        return 130
+
+
+def _eval_check(words: list[str]) -> int | None:
+    """`dagtools [-v] eval check ...`, a command of its own beside `dagtools eval TASKS...` (whose first
+    task file may not be named `check`; `./check` still is one). None for any other command line."""
+    command = next((i for i, w in enumerate(words) if not w.startswith("-")), None)
+    if command is None or words[command] != "eval" or words[command + 1 : command + 2] != ["check"]:
+        return None
+    _configure_logging(sum(w.count("v") for w in words[:command] if w.startswith("-") and not w.startswith("--")))
+    from ._eval import eval_check
+
+    try:
+        return eval_check(words[command + 2 :])
+    except DagtoolsError as error:
+        print(f"dagtools: {error}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

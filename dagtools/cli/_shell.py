@@ -70,6 +70,7 @@ def _shell(args: argparse.Namespace) -> int:
     from ..examples import KITCHEN
     from ._main import source_options
 
+    written = args.source
     if args.source == "kitchen" and not _exists(args.source):  # the example API that ships with dagtools
         args.source = f"{KITCHEN / 'api.py'}:schema"
     options = source_options(args)
@@ -90,9 +91,9 @@ def _shell(args: argparse.Namespace) -> int:
     inputs.update(parse_value(item) for item in args.value)
     outputs.update(parse_output(item) for item in args.output)
     if args.agent_help:
-        return _agent_help(args, source, options)
+        return _agent_help(args, written, source, options)
     interactive = not args.command and sys.stdin.isatty() and sys.stdout.isatty()
-    return int(anyio.run(lambda: _serve(args, source, options, inputs, outputs, interactive, task)))
+    return int(anyio.run(lambda: _serve(args, written, source, options, inputs, outputs, interactive, task)))
 
 
 def _exists(path: str) -> bool:
@@ -101,7 +102,7 @@ def _exists(path: str) -> bool:
     return Path(path).exists()
 
 
-def _agent_help(args: argparse.Namespace, source: str, options: dict[str, Any]) -> int:
+def _agent_help(args: argparse.Namespace, written: str, source: str, options: dict[str, Any]) -> int:
     from ..load._sources import load_schema
     from ..session._open import catalogue_for
     from ..shell._help import agent_help
@@ -118,7 +119,7 @@ def _agent_help(args: argparse.Namespace, source: str, options: dict[str, Any]) 
         refresh=cache == "refresh",
     )
     catalogue = catalogue_for(loaded.schema, **options)
-    command = ["dagtools", "shell", args.source]
+    command = ["dagtools", "shell", written]
     if args.task:
         command += ["--task", args.task]
     command += ["--session", args.session or "agent", "-c"]
@@ -128,6 +129,7 @@ def _agent_help(args: argparse.Namespace, source: str, options: dict[str, Any]) 
 
 async def _serve(
     args: argparse.Namespace,
+    written: str,
     source: str,
     options: dict[str, Any],
     inputs: dict[str, Any],
@@ -152,7 +154,7 @@ async def _serve(
         runner = ShellRunner(session, yes=args.yes)
         if interactive:
             name = args.session or "dagtools"
-            banner = f"dagtools shell on {args.source}" + (f", session {args.session}" if args.session else "")
+            banner = f"dagtools shell on {written}" + (f", session {args.session}" if args.session else "")
             if task is not None:
                 banner += f"\nTask {task.name}: {task.prompt}"
             banner += "\n`help` lists the built-ins; Tab completes; Ctrl-C stops a call, Ctrl-D leaves."
