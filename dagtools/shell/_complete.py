@@ -17,10 +17,11 @@ _MOST = 200  # candidates offered at once: a prefix narrows GitHub's 6,000 tools
 def complete_line(catalogue: Catalogue, held: Iterable[tuple[str, str]], text: str) -> tuple[int, list[str]]:
     """What may replace the word at the end of `text`: (how many characters back it starts, candidates).
     `held` gives (ID, type name) of each object the session holds."""
-    segment = text.rsplit("|", 1)[-1]
-    first_segment = "|" not in text
-    words = segment.split()
-    current = "" if not segment or segment[-1].isspace() else words.pop()
+    words = _loose_words(text)
+    pipes = [i for i, w in enumerate(words) if w == "|"]
+    first_segment = not pipes
+    words = words[pipes[-1] + 1 :] if pipes else words
+    current = "" if not text or text[-1].isspace() or text[-1] == "|" else words.pop() if words else ""
     if not words:  # the tool (or a built-in) itself
         names = [*BUILTINS] if first_segment else []
         return -len(current), _starting(current, [*names, *_tools(catalogue, current)])
@@ -41,6 +42,30 @@ def complete_line(catalogue: Catalogue, held: Iterable[tuple[str, str]], text: s
     if object_name and first_segment and not any("#" in w and "=" not in w for w in words[1:]):
         candidates = [i for i, type_name in reversed(ids) if type_name == object_name] + candidates
     return -len(current), _starting(current, candidates)
+
+
+def _loose_words(text: str) -> list[str]:
+    """Words as `split_words` finds them, for a line still being typed: an open quote or bracket is fine."""
+    words: list[str] = []
+    current = ""
+    depth = 0
+    quote = ""
+    for char in text:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "\"'":
+            quote = char
+        elif char in "[{(":
+            depth += 1
+        elif char in "]})":
+            depth = max(0, depth - 1)
+        elif not depth and (char.isspace() or char == "|"):
+            words += [current] if current else []
+            words += ["|"] if char == "|" else []
+            current = ""
+            continue
+        current += char
+    return words + ([current] if current else [])
 
 
 def _tools(catalogue: Catalogue, prefix: str) -> list[str]:

@@ -40,8 +40,15 @@ class Outcome:
 
 
 def mcp_json(text: str, is_error: bool = False) -> dict[str, Any]:
-    """A tool result as an MCP `CallToolResult` is sent: its text content, flagged when it is an error."""
-    return {"content": [{"type": "text", "text": text}], "isError": is_error}
+    """A tool result as the MCP server sends it (`CallToolResult`: its text, flagged when it is an error),
+    made by the SDK's own model where the `mcp` extra is installed."""
+    try:
+        import mcp_types
+    except ImportError:
+        return {"content": [{"type": "text", "text": text}], "isError": is_error}
+    result = mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text=text)], is_error=is_error)
+    dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return dumped
 
 
 def _outcome(result: ToolResult, hint: str = "") -> Outcome:
