@@ -19,8 +19,9 @@ __all__ = ["run_interactive", "show"]
 
 
 class LineReader(Protocol):
-    async def read(self, prompt: str) -> str:
-        """The next line; EOFError at the end (Ctrl-D), KeyboardInterrupt for a line abandoned (Ctrl-C)."""
+    async def read(self, prompt: str, *, keep: bool = True) -> str:
+        """The next line (kept in the history unless `keep` is False, as an answer to a question);
+        EOFError at the end (Ctrl-D), KeyboardInterrupt for a line abandoned (Ctrl-C)."""
         ...
 
     def interrupted(self) -> None:
@@ -49,7 +50,7 @@ async def run_interactive(runner: ShellRunner, *, prompt: str, banner: str, hist
 
     async def confirm(question: str) -> bool:
         try:
-            answer = await reader.read(question)
+            answer = await reader.read(question, keep=False)
         except (KeyboardInterrupt, EOFError):
             print(file=sys.stdout)
             return False
@@ -57,30 +58,33 @@ async def run_interactive(runner: ShellRunner, *, prompt: str, banner: str, hist
 
     runner.confirm = confirm
     print(banner, flush=True)
-    loop.add_signal_handler(signal.SIGINT, interrupt)
-    try:
-        while True:
-            try:
-                line = await reader.read(prompt)
-            except KeyboardInterrupt:
-                continue
-            except EOFError:
-                print(flush=True)
-                return 0
+    while True:
+        loop.add_signal_handler(signal.SIGINT, interrupt)  # prompt_toolkit takes SIGINT while it prompts, and gives it back
+        try:
+            line = await reader.read(prompt)
+        except KeyboardInterrupt:
+            continue
+        except EOFError:
+            print(flush=True)
+            return 0
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+        loop.add_signal_handler(signal.SIGINT, interrupt)
+        try:
             with anyio.CancelScope() as scope:
                 running.append(scope)
                 try:
                     outcome = await runner.run(line)
                 finally:
                     running.pop()
-            if scope.cancelled_caught:
-                print("Interrupted: the call was stopped, and the session holds what it held before it.", file=sys.stderr, flush=True)
-                continue
-            show(outcome, sys.stdout, sys.stderr)
-            if outcome.leave:
-                return 0
-    finally:
-        loop.remove_signal_handler(signal.SIGINT)
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+        if scope.cancelled_caught:
+            print("Interrupted: the call was stopped, and the session holds what it held before it.", file=sys.stderr, flush=True)
+            continue
+        show(outcome, sys.stdout, sys.stderr)
+        if outcome.leave:
+            return 0
 
 
 def _prompt_reader(runner: ShellRunner, history: Path) -> LineReader | None:
@@ -106,10 +110,11 @@ def _prompt_reader(runner: ShellRunner, history: Path) -> LineReader | None:
     except OSError:
         kept = InMemoryHistory()
     prompt_session: Any = PromptSession(history=kept, completer=ShellCompleter(), complete_while_typing=False)
+    question: Any = PromptSession(history=InMemoryHistory())
 
     class PromptReader:
-        async def read(self, prompt: str) -> str:
-            text: str = await prompt_session.prompt_async(prompt)
+        async def read(self, prompt: str, *, keep: bool = True) -> str:
+            text: str = await (prompt_session if keep else question).prompt_async(prompt, handle_sigint=False)
             return text
 
         def interrupted(self) -> None:  # prompt_toolkit reads Ctrl-C itself, as a key
@@ -133,10 +138,12 @@ def _plain_reader(history: Path) -> LineReader:
     class PlainReader:
         prompt = ""
 
-        async def read(self, prompt: str) -> str:
+        async def read(self, prompt: str, *, keep: bool = True) -> str:
             self.prompt = prompt
             line: str = await anyio.to_thread.run_sync(input, prompt, abandon_on_cancel=True)
-            if readline is not None and line.strip():
+            if readline is not None and not keep and line.strip():
+                readline.remove_history_item(readline.get_current_history_length() - 1)
+            elif readline is not None and line.strip():
                 try:
                     history.parent.mkdir(parents=True, exist_ok=True)
                     readline.write_history_file(history)
