@@ -169,13 +169,13 @@ def eval_check(argv: list[str]) -> int:
     from ..evals._check import check_session
     from ..evals._report import print_table
     from ..evals._stats import summarise
+    from ..evals._tasks import find_task
     from ..session._open import open_session
     from ..shell._places import default_store_url, session_key
     from ..stores._store import open_store
-    from ._shell import task_of
 
     args = _check_parser().parse_args(argv)
-    task = task_of(args.tasks, args.task)
+    task = find_task(args.tasks, args.task)
     headers = {}
     for text in args.header:
         name, sep, value = text.partition(":")
@@ -194,7 +194,13 @@ def eval_check(argv: list[str]) -> int:
                     f"dagtools shell {args.tasks} --task {task.name} --session {args.session}."
                 )
             async with await open_session(
-                task.source, outputs=task.outputs, mutations=task.mutations, store=store, key=key, headers=headers or None, timeout=args.timeout
+                task.source,
+                outputs=task.outputs,
+                mutations=task.mutations,
+                store=store,
+                key=key,
+                headers=headers or None,
+                timeout=args.timeout,
             ) as session:
                 return await check_session(task, session)
 

@@ -110,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     add_mcp_command(commands)
     add_eval_command(commands)
     add_serve_command(commands)
-    add_shell_command(commands, add_source_options)
+    add_shell_command(commands, add_source_options, source_options)
 
     tools = commands.add_parser("tools", help="print the toolset a model starts with (or the whole catalogue)")
     add_source_options(tools)

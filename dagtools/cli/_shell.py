@@ -14,10 +14,13 @@ from ._options import parse_input, parse_output, parse_value
 if TYPE_CHECKING:
     from ..evals._tasks import EvalTask
 
-__all__ = ["add_shell_command", "task_of"]
+#: `source_options(args)`: the keywords of `open_session` the source options say (the command line's own).
+SourceOptions = Callable[[argparse.Namespace], dict[str, Any]]
+
+__all__ = ["add_shell_command"]
 
 
-def add_shell_command(commands: Any, add_source_options: Callable[[argparse.ArgumentParser], None]) -> None:
+def add_shell_command(commands: Any, add_source_options: Callable[[argparse.ArgumentParser], None], source_options: SourceOptions) -> None:
     shell = commands.add_parser(
         "shell",
         help="the API as a command line: interactive, or one command at a time on a named session (-c LINE)",
@@ -40,23 +43,7 @@ def add_shell_command(commands: Any, add_source_options: Callable[[argparse.Argu
     shell.add_argument("--output", action="append", default=[], metavar="NAME:TYPE[:DESCRIPTION]", help="declare an output to save")
     shell.add_argument("--agent-help", action="store_true", help="print the instructions that teach a terminal agent this shell, and exit")
     shell.add_argument("--plain", action="store_true", help="a plain line reader even where prompt_toolkit is installed")
-    shell.set_defaults(handler=_shell)
-
-
-def task_of(path: str, name: str | None) -> EvalTask:
-    """The task named `name` in a task file (the only one where the file holds one)."""
-    from .._errors import ConfigError
-    from ..evals._tasks import load_tasks
-
-    tasks = load_tasks(path)
-    if name is None:
-        if len(tasks) == 1:
-            return tasks[0]
-        raise ConfigError(f"{path} holds {len(tasks)} tasks; name one with --task ({', '.join(t.name for t in tasks)}).")
-    for task in tasks:
-        if task.name == name:
-            return task
-    raise ConfigError(f"{path} has no task {name!r}; its tasks are {', '.join(t.name for t in tasks)}.")
+    shell.set_defaults(handler=_shell, source_options=source_options)
 
 
 def _is_task_file(source: str) -> bool:
@@ -67,19 +54,19 @@ def _shell(args: argparse.Namespace) -> int:
     import anyio
 
     from .._errors import ConfigError
+    from ..evals._tasks import find_task
     from ..examples import KITCHEN
-    from ._main import source_options
 
     written = args.source
     if args.source == "kitchen" and not _exists(args.source):  # the example API that ships with dagtools
         args.source = f"{KITCHEN / 'api.py'}:schema"
-    options = source_options(args)
+    options = args.source_options(args)
     inputs: dict[str, Any] = {}
     outputs: dict[str, Any] = {}
     source = args.source
     task = None
     if _is_task_file(source):
-        task = task_of(source, args.task)
+        task = find_task(source, args.task)
         source, inputs, outputs = task.source, dict(task.inputs), dict(task.outputs)
         if not options["mutations"]:
             options["mutations"] = task.mutations

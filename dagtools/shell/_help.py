@@ -31,7 +31,8 @@ def _example_line(catalogue: Catalogue) -> str:
 
 def _chain_line(catalogue: Catalogue) -> str:
     return " | ".join(
-        " ".join([step["tool"], *(f"{k}={_word(v)}" for k, v in (step.get("arguments") or {}).items())]) for step in example_chain(catalogue)
+        " ".join([step["tool"], *(f"{k}={_word(v)}" for k, v in (step.get("arguments") or {}).items())])
+        for step in example_chain(catalogue)
     )
 
 
@@ -45,8 +46,8 @@ def builtin_help(catalogue: Catalogue) -> str:
     lines = [
         "One line is one call: Type_field [Type#N] name=value ...",
         f"  {_example_line(catalogue)}",
-        "The object goes first, by position (it defaults to the latest of its type); values are words, \"quoted text\",",
-        "or JSON for lists and objects ([A, B], {\"key\": 1}). A | runs the next tool on what the last returned, in one request:",
+        'The object goes first, by position (it defaults to the latest of its type); values are words, "quoted text",',
+        'or JSON for lists and objects ([A, B], {"key": 1}). A | runs the next tool on what the last returned, in one request:',
         f"  {_chain_line(catalogue)}",
         "Built-ins:",
         *(f"  {line}" for line in BUILTINS.values()),
@@ -115,7 +116,7 @@ def agent_help(catalogue: Catalogue, command: list[str]) -> str:
             "LINE is Type_field [Type#N] name=value ...; the tool names are Type_field, Query_* start from the root:",
             f"  {_example_line(catalogue)}",
             "An object comes back as a handle Type#N (with a preview); pass it first, by position, in later commands: it stays",
-            "valid for the whole session. Values: words, \"quoted text\", JSON lists and objects ([A, B], {\"key\": 1}).",
+            'valid for the whole session. Values: words, "quoted text", JSON lists and objects ([A, B], {"key": 1}).',
             "Chain with | to run the next tool on what the last returned, in one request:",
             f"  {_chain_line(catalogue)}",
             "Built-ins: search WORDS (find tools), help TOOL|Type (parameters), held (your objects), save NAME=Type#N",

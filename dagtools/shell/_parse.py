@@ -179,7 +179,7 @@ def parse_value(raw: str, schema: Mapping[str, Any] | None = None, name: str = "
             value = json.loads(raw)
         except json.JSONDecodeError:
             if raw.startswith('"'):
-                raise LineError(f"The value of {name} is not one quoted text: {raw}; write {name}=\"text\".") from None
+                raise LineError(f'The value of {name} is not one quoted text: {raw}; write {name}="text".') from None
             value = _loose_json(raw, name)
         return value
     kind = (schema or {}).get("type")
@@ -204,6 +204,6 @@ def _loose_json(raw: str, name: str) -> Any:
         return json.loads(_BARE.sub(quote, raw))
     except json.JSONDecodeError as error:
         raise LineError(
-            f"The value of {name} is not JSON ({error.msg} at column {error.colno}): write lists as [A, B] or [\"a b\"] "
+            f'The value of {name} is not JSON ({error.msg} at column {error.colno}): write lists as [A, B] or ["a b"] '
             'and objects as {"key": value}.'
         ) from None

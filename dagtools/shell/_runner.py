@@ -16,7 +16,9 @@ from typing import Any
 
 from .._errors import DagtoolsError
 from .._tools import ToolCall, ToolResult
+from ..calls._chain_calls import CALL_CHAIN
 from ..mcpserver._toolsets import CALL_TOOL, FixedToolset
+from ..session._metatools import SAVE, SELECT_TOOLS
 from ..session._session import Session
 from ..session._turn import run_turn
 from ._help import builtin_help, tool_help, type_help
@@ -57,7 +59,9 @@ def _outcome(result: ToolResult, hint: str = "") -> Outcome:
 
 def _said(text: str, *, error: bool = False, hint: str = "") -> Outcome:
     value = {"error": text} if error else text
-    return Outcome(text=readable(value), mcp=mcp_json(json.dumps(value, ensure_ascii=False) if error else text, error), is_error=error, hint=hint)
+    return Outcome(
+        text=readable(value), mcp=mcp_json(json.dumps(value, ensure_ascii=False) if error else text, error), is_error=error, hint=hint
+    )
 
 
 def readable(value: Any) -> str:
@@ -128,7 +132,7 @@ class ShellRunner:
         return [s.tool for s in steps if s.tool in catalogue and not catalogue.tool(s.tool).read_only]
 
     async def _pipeline(self, line: Pipeline) -> Outcome:
-        steps = [{"tool": s.tool, "arguments": self._arguments(s)} for s in line.steps]
+        steps: list[dict[str, Any]] = [{"tool": s.tool, "arguments": self._arguments(s)} for s in line.steps]
         writes = self._writes(line.steps)
         if writes and not self.yes:
             shown = " | ".join(_call_text(s["tool"], s["arguments"]) for s in steps)
@@ -142,7 +146,7 @@ class ShellRunner:
         if len(steps) == 1:
             call = ToolCall(name=CALL_TOOL, arguments={"tool": steps[0]["tool"], "arguments": steps[0]["arguments"]})
         else:
-            call = ToolCall(name="callChain", arguments={"steps": steps})
+            call = ToolCall(name=CALL_CHAIN, arguments={"steps": steps})
         result = await self._run(call)
         return _outcome(result, self._host_hint(line.steps) if result.is_error else "")
 
@@ -167,24 +171,25 @@ class ShellRunner:
     # -- built-ins -----------------------------------------------------------------------------------
 
     async def _builtin(self, line: Builtin) -> Outcome:
-        words = line.words
-        if line.name == "exit":
-            return Outcome(text="", mcp=mcp_json(""), leave=True)
-        if line.name == "help":
-            return self._help(words)
-        if line.name == "search":
-            if not words:
-                return _said('search takes words, such as: search "who starred a repository". Nothing was run.', error=True)
-            return _outcome(await self._run(ToolCall(name="selectTools", arguments={"search": " ".join(words).strip("\"'")})))
-        if line.name == "held":
-            await self.session.catch_up()
-            return _said(self._held())
-        if line.name == "save":
-            return await self._save(words)
-        await self.session.catch_up()
-        return self._trace(words)
+        handlers = {
+            "exit": self._exit,
+            "help": self._help,
+            "search": self._search,
+            "held": self._held,
+            "save": self._save,
+            "trace": self._trace,
+        }
+        return await handlers[line.name](line.words)
 
-    def _help(self, words: tuple[str, ...]) -> Outcome:
+    async def _exit(self, words: tuple[str, ...]) -> Outcome:
+        return Outcome(text="", mcp=mcp_json(""), leave=True)
+
+    async def _search(self, words: tuple[str, ...]) -> Outcome:
+        if not words:
+            return _said('search takes words, such as: search "who starred a repository". Nothing was run.', error=True)
+        return _outcome(await self._run(ToolCall(name=SELECT_TOOLS, arguments={"search": " ".join(words).strip("\"'")})))
+
+    async def _help(self, words: tuple[str, ...]) -> Outcome:
         catalogue = self.session.catalogue
         if not words:
             return _said(builtin_help(catalogue))
@@ -200,16 +205,20 @@ class ShellRunner:
         unavailable = catalogue.unavailable(name)
         return _said(unavailable or f"No tool or type is named {name}.{hint}", error=True)
 
-    def _held(self) -> str:
+    async def _held(self, words: tuple[str, ...]) -> Outcome:
+        await self.session.catch_up()
         session = self.session
         lines = [f"{e.id} = {e.expression}" + (f"  ({e.description})" if e.description else "") for e in session.registry]
-        lines += [f"{v.name} = {json.dumps(v.value, ensure_ascii=False)}" + (f"  ({v.description})" if v.description else "") for v in session.values]
+        lines += [
+            f"{v.name} = {json.dumps(v.value, ensure_ascii=False)}" + (f"  ({v.description})" if v.description else "")
+            for v in session.values
+        ]
         text = "\n".join(lines) if lines else "No objects yet: a call that returns an object makes the first (Query_... to start)."
         if session.outputs:
             saved = ", ".join(f"{k} = {v}" for k, v in session.saved.items()) or "none yet"
             wanted = ", ".join(f"{o.name} ({o.type})" for o in session.outputs)
             text += f"\nOutputs to save: {wanted}. Saved: {saved}."
-        return text
+        return _said(text)
 
     async def _save(self, words: tuple[str, ...]) -> Outcome:
         if not self.session.outputs:
@@ -224,10 +233,10 @@ class ShellRunner:
                 wanted = " ".join(f"{o.name}=..." for o in self.session.outputs)
                 raise LineError(f"save takes NAME=value for each output: save {wanted}.")
             arguments[name] = parse_value(raw, None, name)
-        save = next(t.name for t in self.toolset.list_tools() if t.kind == "save")
-        return _outcome(await self._run(ToolCall(name=save, arguments=arguments)))
+        return _outcome(await self._run(ToolCall(name=SAVE, arguments=arguments)))
 
-    def _trace(self, words: tuple[str, ...]) -> Outcome:
+    async def _trace(self, words: tuple[str, ...]) -> Outcome:
+        await self.session.catch_up()
         if words:
             from ..trace._trace import write_trace
 

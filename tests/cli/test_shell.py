@@ -193,7 +193,17 @@ def test_two_commands_on_one_session_at_once_are_serialised_across_processes(tmp
     started = time.monotonic()
     both = [
         subprocess.Popen(
-            [sys.executable, "-m", "dagtools.cli", "shell", DESK, "--session", "busy", "-c", f"Query_slowRepository seconds=1.5 name={name}"],
+            [
+                sys.executable,
+                "-m",
+                "dagtools.cli",
+                "shell",
+                DESK,
+                "--session",
+                "busy",
+                "-c",
+                f"Query_slowRepository seconds=1.5 name={name}",
+            ],
             env=env,
             cwd=ROOT,
             stdout=subprocess.PIPE,
@@ -208,4 +218,4 @@ def test_two_commands_on_one_session_at_once_are_serialised_across_processes(tmp
     minted = sorted(out.splitlines()[0] for out, _ in outputs)
     assert minted == ["result: Repository#1", "result: Repository#2"]  # the second saw what the first saved
     listing = dagtools_process("shell", DESK, "--session", "busy", "-c", "held", env=env).stdout
-    assert "slowRepository(seconds: 1.5, name: \"first\")" in listing and "slowRepository(seconds: 1.5, name: \"second\")" in listing
+    assert 'slowRepository(seconds: 1.5, name: "first")' in listing and 'slowRepository(seconds: 1.5, name: "second")' in listing

@@ -25,7 +25,9 @@ def test_words_keep_quotes_and_brackets_and_split_on_pipes():
 
 def test_a_call_with_its_object_by_position_and_arguments():
     parsed = parse_line("Repository_issues Repository#1 first=5 states=[OPEN]")
-    assert parsed == Pipeline(steps=(ShellStep(tool="Repository_issues", target="Repository#1", arguments={"first": 5, "states": ["OPEN"]}),))
+    assert parsed == Pipeline(
+        steps=(ShellStep(tool="Repository_issues", target="Repository#1", arguments={"first": 5, "states": ["OPEN"]}),)
+    )
 
 
 def test_a_pipe_is_one_pipeline_of_steps():

@@ -49,7 +49,12 @@ async def test_json_is_what_an_mcp_client_gets_for_the_same_call():
     from dagtools.mcpserver._config import McpConfig
     from dagtools.mcpserver._server import McpToolServer
 
-    lines = ["Query_repository owner=a name=b", "Repository_issues Repository#1 states=[CLOSED]", "Repository_nope", "Query_repository owner=a"]
+    lines = [
+        "Query_repository owner=a name=b",
+        "Repository_issues Repository#1 states=[CLOSED]",
+        "Repository_nope",
+        "Query_repository owner=a",
+    ]
     calls = [
         {"tool": "Query_repository", "arguments": {"owner": "a", "name": "b"}},
         {"tool": "Repository_issues", "arguments": {"Repository": "Repository#1", "states": ["CLOSED"]}},

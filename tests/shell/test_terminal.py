@@ -21,7 +21,13 @@ PROMPT = "dagtools>"
 def spawn(state: Path, *options: str):
     env = {**os.environ, "DAGTOOLS_STATE_DIR": str(state), "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"}
     child = pexpect.spawn(
-        sys.executable, ["-m", "dagtools.cli", "shell", DESK, *options], env=env, cwd=str(ROOT), encoding="utf-8", timeout=60, dimensions=(40, 200)
+        sys.executable,
+        ["-m", "dagtools.cli", "shell", DESK, *options],
+        env=env,
+        cwd=str(ROOT),
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(40, 200),
     )
     child.expect("Ctrl-D leaves")
     child.expect(PROMPT)
