@@ -29,6 +29,21 @@ def _example_line(catalogue: Catalogue) -> str:
     return " ".join(words)
 
 
+def _root_line(catalogue: Catalogue) -> str | None:
+    """A root call that makes the object the example call acts on (`Query_user login=LOGIN`), its
+    required arguments named by placeholders; None where no root tool makes it."""
+    tool, _ = example_call(catalogue)
+    owner = catalogue.ref(tool).type_name if tool in catalogue else None
+    query = catalogue.query_type
+    roots = set(catalogue.tools_for_type(query)) if query else set()
+    makers = [m for m in (catalogue.makers(owner) if owner else ()) if m in roots]
+    for maker in sorted(makers, key=lambda m: catalogue.target(m) != owner):  # its own type before an interface's
+        if maker in roots:
+            required = catalogue.tool(maker).parameters.get("required") or ()
+            return " ".join([maker, *(f"{name}={name.upper()}" for name in required)])
+    return None
+
+
 def _chain_line(catalogue: Catalogue) -> str:
     return " | ".join(
         " ".join([step["tool"], *(f"{k}={_word(v)}" for k, v in (step.get("arguments") or {}).items())])
@@ -45,7 +60,7 @@ def _word(value: Any) -> str:
 def builtin_help(catalogue: Catalogue) -> str:
     lines = [
         "One line is one call: Type_field [Type#N] name=value ...",
-        f"  {_example_line(catalogue)}",
+        *(f"  {line}" for line in (_root_line(catalogue), _example_line(catalogue)) if line),
         'The object goes first, by position (it defaults to the latest of its type); values are words, "quoted text",',
         'or JSON for lists and objects ([A, B], {"key": 1}). A | runs the next tool on what the last returned, in one request:',
         f"  {_chain_line(catalogue)}",
@@ -114,7 +129,7 @@ def agent_help(catalogue: Catalogue, command: list[str]) -> str:
         [
             f"This API is a command line. Run one call per command: {run} 'LINE'",
             "LINE is Type_field [Type#N] name=value ...; the tool names are Type_field, Query_* start from the root:",
-            f"  {_example_line(catalogue)}",
+            *(f"  {line}" for line in (_root_line(catalogue), _example_line(catalogue)) if line),
             "An object comes back as a handle Type#N (with a preview); pass it first, by position, in later commands: it stays",
             'valid for the whole session. Values: words, "quoted text", JSON lists and objects ([A, B], {"key": 1}).',
             "Chain with | to run the next tool on what the last returned, in one request:",

@@ -121,12 +121,12 @@ def test_the_agents_instructions_work_as_written(tmp_path):
     """The example lines the instructions give run as they stand on the API they were made for."""
     text = shell(tmp_path, "--agent-help", source="kitchen").stdout
     examples = [line.strip() for line in text.splitlines() if line.startswith("  ")]
-    assert len(examples) == 2
-    setup = shell(tmp_path, "--session", "taught", "-c", "Query_potato", source="kitchen")
-    assert setup.returncode == 0
+    assert examples[0] == "Query_potato" and len(examples) == 3  # a root call, a call on what it made, a chain
     for example in examples:
         ran = shell(tmp_path, "--session", "taught", "-c", example, source="kitchen")
         assert ran.returncode == 0, (example, ran.stderr)
+    desk = shell(tmp_path, "--agent-help", source=DESK).stdout
+    assert "  Query_repository owner=OWNER name=NAME\n  Repository_" in desk  # required arguments named
 
 
 def test_eval_check_scores_a_shell_session_as_a_models_attempt(tmp_path):
