@@ -202,6 +202,8 @@ E2E: dict[str, tuple[str, ...]] = {
     "test_readme.py": ("test_shell_block_runs*", "test_python_block_runs*"),
     "session/test_session_lifetime.py": ("test_no_open_sockets_under_dev_mode",),
     "cli/test_startup.py": ("*",),
+    "cli/test_shell.py": ("*_across_processes*",),
+    "shell/test_terminal.py": ("*",),  # a pseudo-terminal driving the shell as a process
     "stores/test_store.py": (
         "test_a_session_survives_its_process_being_killed*",
         "test_two_processes_racing_*",

@@ -18,6 +18,7 @@ from ._mistakes import mistyped_command, unrecognized
 from ._options import add_http_options, check_addresses, stdout_closed
 from ._run import add_model_options, add_run_arguments
 from ._serve import add_serve_command
+from ._shell import add_shell_command
 from ._trace import add_trace_option
 
 if TYPE_CHECKING:
@@ -109,6 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     add_mcp_command(commands)
     add_eval_command(commands)
     add_serve_command(commands)
+    add_shell_command(commands, add_source_options, source_options)
 
     tools = commands.add_parser("tools", help="print the toolset a model starts with (or the whole catalogue)")
     add_source_options(tools)
@@ -139,7 +141,11 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    mistyped = mistyped_command(parser, list(sys.argv[1:] if argv is None else argv))
+    words = list(sys.argv[1:] if argv is None else argv)
+    checked = _eval_check(words)
+    if checked is not None:
+        return checked
+    mistyped = mistyped_command(parser, words)
     if mistyped:
         print(f"dagtools: {mistyped}", file=sys.stderr)
         return 2
@@ -157,6 +163,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # `dagtools ... | head`: the reader has all it wanted
         return stdout_closed()
+    except KeyboardInterrupt:
+        return 130
+
+
+def _eval_check(words: list[str]) -> int | None:
+    """`dagtools [-v] eval check ...`, a command of its own beside `dagtools eval TASKS...` (whose first
+    task file may not be named `check`; `./check` still is one). None for any other command line."""
+    command = next((i for i, w in enumerate(words) if not w.startswith("-")), None)
+    if command is None or words[command] != "eval" or words[command + 1 : command + 2] != ["check"]:
+        return None
+    _configure_logging(sum(w.count("v") for w in words[:command] if w.startswith("-") and not w.startswith("--")))
+    from ._eval import eval_check
+
+    try:
+        return eval_check(words[command + 2 :])
+    except DagtoolsError as error:
+        print(f"dagtools: {error}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

@@ -26,7 +26,7 @@ from ._query import QueryToolset
 from ._stats import Attempt
 from ._tasks import EvalTask, type_problem
 
-__all__ = ["MODES", "run_attempt"]
+__all__ = ["MODES", "output_failure", "run_attempt", "state_failure"]
 
 MODES = ("fixed", "dynamic", "deferred", "query")
 
@@ -52,7 +52,7 @@ async def run_attempt(task: EvalTask, model: CountedModel, mode: str, number: in
     try:
         result = await _agent(task, session, model, mode).run(task.prompt)
         seconds = time.monotonic() - started
-        failure = _output_failure(task, session, result) or await _state_failure(task, session)
+        failure = output_failure(task, session, result.reason, result.outputs, result.message) or await state_failure(task, session)
         script = _write_script(stem.with_suffix(".script.json"), task, result)
         try:
             write_trace(session, stem.with_suffix(".trace.html"), title=f"{task.name}: {model.name}, {mode} tools, attempt {number}")
@@ -106,12 +106,13 @@ def _query_prompt(task: EvalTask, session: Session) -> str:
     return "\n\n".join(parts)
 
 
-def _output_failure(task: EvalTask, session: Session, result: RunResult) -> str | None:
-    if task.outputs and result.reason != "saved":
-        why = f": {result.message}" if result.reason == "model_error" and result.message else ""  # what the model's side said
-        return f"not saved ({result.reason.replace('_', ' ')}){why}"
+def output_failure(task: EvalTask, session: Session, reason: str, outputs: dict[str, Any], message: str = "") -> str | None:
+    """The first check on the saved outputs that failed (or why nothing was saved), None when all passed."""
+    if task.outputs and reason != "saved":
+        why = f": {message}" if reason == "model_error" and message else ""  # what the model's side said
+        return f"not saved ({reason.replace('_', ' ')}){why}"
     for check in task.output_checks:
-        value = result.outputs.get(check.output)
+        value = outputs.get(check.output)
         if check.has_equals and value != check.equals:
             return f"output {check.output} is not {json.dumps(check.equals)}"
         problem = type_problem(check, value)
@@ -137,7 +138,8 @@ def _is_a(session: Session, type_name: str, expected: str) -> bool:
     return named is not None and found is not None and bool(schema.is_sub_type(named, found))
 
 
-async def _state_failure(task: EvalTask, session: Session) -> str | None:
+async def state_failure(task: EvalTask, session: Session) -> str | None:
+    """The first state check the API's answer fails, None when all pass."""
     for index, check in enumerate(task.state_checks, start=1):
         try:
             response = await session.executor.execute(check.query, check.variables or None)
