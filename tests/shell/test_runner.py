@@ -141,7 +141,7 @@ async def test_builtins_help_search_held_save_and_trace(tmp_path):
         tool = (await runner.run("help Potato_slice")).text
         assert tool.startswith("Potato_slice [Potato#N] shape=...") and "one of STICKS, SLICES" in tool
         assert "Potato_peel: Retrieves this potato without its skin." in (await runner.run("help Potato")).text
-        assert "- Potato_peel:" in (await runner.run("search peel a potato")).text
+        assert "- Potato_peel -> Potato" in (await runner.run("search peel a potato")).text
         await runner.run("Query_potato | Potato_peel")
         listing = (await runner.run("held")).text
         assert "Plate#1 = plate  (A plate.)" in listing and "Potato#2 = Potato#1.peel" in listing

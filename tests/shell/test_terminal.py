@@ -85,7 +85,7 @@ def test_tab_completes_tools_objects_arguments_and_enum_values(tmp_path):
     child.send("[CL\t")
     child.expect_exact("OSED")
     child.send("]\r")
-    child.expect_exact('"state": "CLOSED"')
+    child.expect_exact('2, "CLOSED"')
     child.expect(PROMPT)
     assert leave(child) == 0
 
