@@ -27,7 +27,7 @@ def add_mcp_command(commands: Any) -> None:
         "--tools",
         choices=["fixed", "dynamic"],
         help="fixed (default): a constant set of tools "
-        "(selectTools, callTool, callChain, save) for any client; dynamic: every selected "
+        "(selectTools, callTool, callChain; save when --output declares outputs) for any client; dynamic: every selected "
         "Type_field tool is listed, for clients that re-read the tool list when told",
     )
     mcp.add_argument("--transport", choices=["stdio", "http"], help="stdio (default) or streamable HTTP")

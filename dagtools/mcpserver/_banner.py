@@ -20,7 +20,7 @@ __all__ = ["describe_server", "no_server_warning", "schema_size"]
 
 #: The schema problems named one by one; the rest are counted (GitHub's schema has dozens).
 _SHOWN_PROBLEMS = 3
-_FIXED_TOOLS = "selectTools, callTool, callChain, save"
+_FIXED_TOOLS = "selectTools, callTool, callChain"
 
 
 def describe_server(server: McpToolServer) -> str:
@@ -31,7 +31,9 @@ def describe_server(server: McpToolServer) -> str:
     if config.tools == "dynamic":
         lines.append("  tools: dynamic (each selected Type_field tool is listed; the client must re-read tools/list when told)")
     else:
-        lines.append(f"  tools: fixed ({_FIXED_TOOLS}: for any client)")
+        lines.append(f"  tools: fixed ({_FIXED_TOOLS}{', save' if config.outputs else ''}: for any client)")
+    if not config.outputs:
+        lines.append("  save: not offered, no outputs declared (--output NAME:TYPE, or outputs: in the config file)")
     lines.append(f"  transport: {_transport(server)}")
     types, fields, tools = cached_size(loaded, config) or schema_size(server)
     left_out = fields - tools
