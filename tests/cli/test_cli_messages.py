@@ -133,8 +133,10 @@ def test_an_error_names_the_path_as_typed_not_a_symlinks_target(
 
 
 def test_counts_agree_with_their_nouns(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    assert main(["tools", f"{ROOT}/schemas/kitchen.graphql"]) == 0
+    assert main(["tools", f"{ROOT}/schemas/kitchen.graphql", "--sizes"]) == 0
     assert "\n1 tool of 27 in the catalogue" in capsys.readouterr().out
+    assert main(["tools", f"{ROOT}/schemas/kitchen.graphql", "--type", "Sink"]) == 0
+    assert "1 tool of 27 tools in the catalogue, on Sink." in capsys.readouterr().out
     script = tmp_path / "one.yaml"
     script.write_text(
         "inputs: {potato: {field: potato, description: A potato.}}\n"
@@ -189,7 +191,7 @@ def test_a_script_written_in_another_call_format_names_its_keys_and_what_they_me
         (["tools", "schemas/kitchen.graphql", "--tools", "dynamic"], "tools", "--tools is an option of dagtools demo, run, mcp, eval"),
         (["tools", "schemas/kitchen.graphql", "--serach", "potato"], "tools", "--serach: did you mean --search?"),
         (["run", "schemas/kitchen.graphql", "Bake", "fries", "--model", "script:x.yaml"], "run", 'goes in quotes: "bake the fries"'),
-        (["call", "schemas/kitchen.graphql", "s.yaml", "--verbose"], "call", "--verbose goes before the command: dagtools --verbose call"),
+        (["serve", "--verbose"], "serve", "--verbose goes before the command: dagtools --verbose serve"),
     ],
 )
 def test_an_argument_the_command_does_not_take_is_said_by_that_command_with_what_was_meant(

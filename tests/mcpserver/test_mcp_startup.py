@@ -80,8 +80,12 @@ def test_start_lists_what_was_tolerated_in_the_schema() -> None:
     assert run.returncode == 0, run.stderr
     said = run.stderr
     assert "tolerated in the schema (" in said and "defined twice; kept the first definition" in said
-    assert "more (`dagtools tools SOURCE` lists them all" in said
-    assert len(said.splitlines()) <= 14  # one compact block, however many problems
+    assert "-v lists them, --strict refuses them" in said
+    assert len([line for line in said.splitlines() if "defined twice" in line]) == 1  # one line, however many problems
+    assert len(said.splitlines()) <= 10
+    every = start(str(shared_schema_path(FORGE)), "-v")
+    problems = [line for line in every.stderr.splitlines() if line.startswith("    - ")]
+    assert every.returncode == 0 and len(problems) > 1 and all("tolerated: " not in line for line in problems), every.stderr
 
 
 def test_a_schema_file_warns_at_start_that_calls_cannot_run() -> None:
