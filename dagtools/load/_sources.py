@@ -6,6 +6,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -15,12 +16,15 @@ from graphql import (
     GraphQLError,
     GraphQLSchema,
     GraphQLSyntaxError,
+    TypeDefinitionNode,
     build_ast_schema,
     build_client_schema,
     parse,
     print_schema,
     validate_schema,
 )
+from graphql.pyutils import did_you_mean, suggestion_list
+from graphql.type import specified_scalar_types
 from graphql.validation.validate import validate_sdl
 
 from .._errors import SchemaLoadError
@@ -30,9 +34,12 @@ from ._python import call_factory, import_file, is_strawberry_schema, kind_of, s
 from ._repair import SdlRepair
 from ._wrapping import check_wrapping
 
-__all__ = ["LoadedSchema", "load_schema", "schema_fingerprint"]
+__all__ = ["LENIENT_ADVICE", "LoadedSchema", "load_schema", "schema_fingerprint"]
 
 logger = logging.getLogger("dagtools")
+
+#: What a strict load's refusal advises, in Python's words; the command line says it in its own (--strict).
+LENIENT_ADVICE = "load it with lenient=True"
 
 #: How many individual errors a SchemaLoadError lists before summarising the rest.
 _MAX_LISTED_ERRORS = 10
@@ -119,7 +126,7 @@ def _from_string(source: str, *, lenient: bool) -> LoadedSchema:
                 f"{source!r} is neither a file nor a URL dagtools can read: a URL starts with http:// or https://. Did you mean {meant}?"
             )
         raise SchemaLoadError(
-            f"Schema file {source!r} does not exist (looked in {path.absolute().parent}). "
+            f"Schema file {source!r} does not exist (looked in {path.absolute().parent}).{_close_files(source)} "
             "Check the path, or pass SDL text or an introspection result instead."
         )
     return _from_text(source, origin=_text_origin(source), lenient=lenient)
@@ -250,20 +257,20 @@ def _from_sdl(text: str, *, origin: str, lenient: bool) -> LoadedSchema:
 
 def _from_document(document: DocumentNode, *, origin: str, lenient: bool) -> LoadedSchema:
     # The strict attempt: exactly what build_ast_schema(document) checks, keeping the errors.
-    errors = validate_sdl(document)
+    errors = _with_type_suggestions(validate_sdl(document), document)
     warnings: list[str] = []
     if errors:
         if not lenient:
             raise SchemaLoadError(
                 f"{origin} is not a valid schema:\n{_listing(origin, errors)}\n"
-                "Fix the SDL, or load it with lenient=True to drop repeated definitions and keep going."
+                f"Fix the SDL, or {LENIENT_ADVICE} to drop repeated definitions and keep going."
             )
         repair = SdlRepair()
         document = repair.document(document)
         warnings.extend(repair.warnings())
         remaining = repair.remaining(errors)
         # no source positions to tell which errors the repair fixed: check again
-        errors = validate_sdl(document) if remaining is None else remaining
+        errors = _with_type_suggestions(validate_sdl(document), document) if remaining is None else remaining
         warnings.extend(_describe(error) for error in errors)
     try:
         schema = build_ast_schema(document, assume_valid_sdl=True)
@@ -271,6 +278,45 @@ def _from_document(document: DocumentNode, *, origin: str, lenient: bool) -> Loa
         detail = _listing(origin, errors) if errors else f"  {exc}"
         raise SchemaLoadError(f"{origin} cannot be built into a schema:\n{detail}\nFix the SDL at these places.") from None
     return _validated(schema, origin=origin, lenient=lenient, warnings=warnings)
+
+
+#: Type names of other languages a schema file may use, and the GraphQL scalars meant. (A name that
+#: starts with a known one, `Integer` for `Int`, `Bool` for `Boolean`, is found without this list.)
+_OTHER_LANGUAGES = {
+    "long": ("Int",),
+    "short": ("Int",),
+    "double": ("Float",),
+    "decimal": ("Float",),
+    "number": ("Int", "Float"),
+    "text": ("String",),
+    "char": ("String",),
+    "uuid": ("ID",),
+}
+_UNKNOWN_TYPE = re.compile(r"^Unknown type '(?P<name>[^']+)'\.$")
+
+
+def _with_type_suggestions(errors: list[GraphQLError], document: DocumentNode) -> list[GraphQLError]:
+    """graphql-core's errors, where an unknown type it has no suggestion for (its edit distance is
+    strict: `Integer` is four edits from `Int`) gets the close names among the file's types and the
+    built-in scalars: by spelling, by one name starting with the other, or as another language spells
+    the scalar."""
+    known = list(specified_scalar_types) + [
+        definition.name.value for definition in document.definitions if isinstance(definition, TypeDefinitionNode)
+    ]
+    improved = []
+    for error in errors:
+        match = _UNKNOWN_TYPE.match(error.message)
+        close = _close_types(match["name"], known) if match else []
+        improved.append(GraphQLError(error.message + did_you_mean(close), nodes=error.nodes) if close else error)
+    return improved
+
+
+def _close_types(name: str, known: list[str]) -> list[str]:
+    lowered = name.lower()
+    found = suggestion_list(name, known)
+    found += [k for k in known if len(k) >= 3 and k.lower() != lowered and (lowered.startswith(k.lower()) or k.lower().startswith(lowered))]
+    found += [k for k in _OTHER_LANGUAGES.get(lowered, ()) if k in known]
+    return list(dict.fromkeys(found))[:3]
 
 
 # --- schema objects ---------------------------------------------------------------------------
@@ -299,8 +345,7 @@ def _validated(schema: GraphQLSchema, *, origin: str, lenient: bool, warnings: l
     if errors:
         if not lenient:
             raise SchemaLoadError(
-                f"{origin} is not a valid schema:\n{_listing(origin, errors)}\n"
-                "Fix the schema, or load it with lenient=True to use it as is."
+                f"{origin} is not a valid schema:\n{_listing(origin, errors)}\nFix the schema, or {LENIENT_ADVICE} to use it as is."
             )
         warnings.extend(_describe(error) for error in errors)
         schema._validation_errors = []  # let graphql-core execute it despite the recorded problems
@@ -315,7 +360,8 @@ def _from_python_attribute(file: str, attribute: str, *, origin: str, lenient: b
     path = Path(file).expanduser()
     if not path.is_file():
         raise SchemaLoadError(
-            f"Cannot load {origin}: Python file {file!r} does not exist (looked in {path.absolute().parent}). Check the path."
+            f"Cannot load {origin}: Python file {file!r} does not exist (looked in {path.absolute().parent}).{_close_files(file)} "
+            "Check the path."
         )
     module = import_file(path, origin=origin)
     value: Any = module
@@ -349,6 +395,28 @@ def _from_python_attribute(file: str, attribute: str, *, origin: str, lenient: b
         "strawberry.Schema, a graphql GraphQLSchema, an introspection result dict, SDL text, or a "
         "zero-argument function returning one of these."
     )
+
+
+#: Entries of a folder compared with a mistyped file name, at most (a folder of millions is not read whole).
+_FOLDER_ENTRIES = 5000
+
+
+def _close_files(typed: str) -> str:
+    """ " Did you mean kitchen.graphql?" for a file name typed with a slip, naming the files beside where it
+    points whose names are close, as the path was typed; "" when none is."""
+    import difflib
+
+    path = Path(typed).expanduser()
+    try:
+        with os.scandir(path.parent) as entries:
+            names = [entry.name for _, entry in zip(range(_FOLDER_ENTRIES), entries) if entry.is_file()]
+    except OSError:
+        return ""
+    close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.75)
+    if not close:
+        return ""
+    folder = os.path.dirname(typed)
+    return f" Did you mean {' or '.join(os.path.join(folder, name) for name in close)}?"
 
 
 # --- messages ---------------------------------------------------------------------------------

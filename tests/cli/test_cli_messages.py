@@ -261,3 +261,16 @@ def test_a_script_calling_a_mutation_not_allowed_tells_its_host_how_to_allow_it(
     )
     assert main(["call", kitchen, str(script), "--mutation", "tip"]) == 0
     assert "is a mutation" not in capsys.readouterr().err
+
+
+def test_strict_refusal_names_the_option_not_the_python_keyword(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    sdl = tmp_path / "twice.graphql"
+    sdl.write_text("type Query { a: Int, a: Int }\n")
+    assert main(["tools", str(sdl), "--strict"]) == 2
+    err = capsys.readouterr().err
+    assert "or run without --strict to drop repeated definitions" in err and "lenient=True" not in err, err
+    config = tmp_path / "mcp.yaml"
+    config.write_text(f"source: {sdl}\nlenient: false\n")
+    assert main(["mcp", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert f"or set lenient: true in {config} to drop" in err and "lenient=True" not in err, err
