@@ -14,8 +14,9 @@ from typing import Any, cast
 from .._errors import DagtoolsError
 from ..agent._agent import SAVE_RULE, Agent, RunResult
 from ..agent._tool_modes import ToolMode
-from ..mcpserver._toolsets import FixedToolset
+from ..mcpserver._toolsets import CALL_TOOL, FixedToolset
 from ..scripts._script import matches
+from ..session._metatools import SAVE
 from ..session._open import open_session
 from ..session._session import Session
 from ..session._toolsets import CombinedToolset
@@ -108,6 +109,9 @@ def _query_prompt(task: EvalTask, session: Session) -> str:
 
 def _output_failure(task: EvalTask, session: Session, result: RunResult) -> str | None:
     if task.outputs and result.reason != "saved":
+        refused = _refused_save(result)
+        if refused is not None:  # the model tried: what it was told is the failure, not that it stopped
+            return f"save refused, then {_ENDED.get(result.reason, result.reason.replace('_', ' '))}: {refused}"
         why = f": {result.message}" if result.reason == "model_error" and result.message else ""  # what the model's side said
         return f"not saved ({result.reason.replace('_', ' ')}){why}"
     for check in task.output_checks:
@@ -124,6 +128,33 @@ def _output_failure(task: EvalTask, session: Session, result: RunResult) -> str 
             if entry is None or not _is_a(session, entry.type_name, check.handle):
                 return f"output {check.output} is not a {check.handle}"
     return None
+
+
+#: How a run that never saved ended, after a refused save.
+_ENDED = {
+    "model_stopped": "the model stopped",
+    "step_limit": "the step limit ended the run",
+    "token_limit": "the token limit ended the run",
+    "model_error": "the model failed",
+}
+#: How much of a refused save's error a failure quotes (the results and the report show it on one line).
+_REFUSAL = 300
+
+
+def _refused_save(result: RunResult) -> str | None:
+    """What the model's last refused `save` was told (called by name, or through fixed mode's callTool),
+    or None when it never had one refused."""
+    told = None
+    for call, done in result.calls():
+        arguments = call.arguments if isinstance(call.arguments, dict) else {}
+        if call.name == SAVE or (call.name == CALL_TOOL and arguments.get("tool") == SAVE):
+            told = None
+            if done is not None and done.is_error:
+                value = done.value
+                told = str(value.get("error", value) if isinstance(value, dict) else value)
+    if told is None:
+        return None
+    return told if len(told) <= _REFUSAL else told[: _REFUSAL - 1].rstrip() + "…"
 
 
 def _is_a(session: Session, type_name: str, expected: str) -> bool:
