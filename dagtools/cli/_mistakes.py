@@ -25,7 +25,9 @@ def unrecognized(parser: argparse.ArgumentParser, command: str, extras: list[str
         elif len(extra) > 1:
             option = extra.split("=", 1)[0]
             owners = [name for name, sub in commands.items() if name != command and option in sub._option_string_actions]
-            close = difflib.get_close_matches(option, [o for o in own._option_string_actions if o.startswith("--")], n=1)
+            # compared without their dashes, which every long option shares: --bogus is not close to --verbose
+            longs = {o.lstrip("-"): o for o in own._option_string_actions if o.startswith("--")}
+            close = [longs[c] for c in difflib.get_close_matches(option.lstrip("-"), list(longs), n=1)]
             if option in parser._option_string_actions:
                 hints.append(f"{option} goes before the command: dagtools {option} {command} ...")
             elif close:
