@@ -134,6 +134,7 @@ def test_cli_cache_options(kitchen_server) -> None:
     for options in ([], [], ["--no-cache"], ["--refresh-schema"], []):
         done = dagtools("tools", kitchen_server.url, *options)
         assert done.returncode == 0, done.stderr
+        assert "\n  Potato_slice(Potato?: Potato#N, shape: STICKS|SLICES) -> Potato: " in done.stdout  # the README's first URL command
     assert introspections(kitchen_server.requests) == 3  # first, --no-cache, --refresh-schema
 
 
