@@ -14,7 +14,7 @@ from .._errors import DagtoolsError
 from ..catalogue._render import FORMATS
 from ._eval import add_eval_command
 from ._mcp import add_mcp_command
-from ._mistakes import mistyped_command, unrecognized
+from ._mistakes import in_command_line_words, mistyped_command, unrecognized
 from ._options import add_http_options, add_verbose_option, check_addresses, stdout_closed
 from ._run import add_model_options, add_run_arguments
 from ._serve import add_serve_command
@@ -166,24 +166,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # here, where a reader that went away is caught, not at exit
         return code
     except DagtoolsError as error:
-        print(f"dagtools: {_in_command_line_words(error, args)}", file=sys.stderr)
+        print(f"dagtools: {in_command_line_words(error, args)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `dagtools ... | head`: the reader has all it wanted
         return stdout_closed()
     except KeyboardInterrupt:
         return 130
-
-
-def _in_command_line_words(error: DagtoolsError, args: argparse.Namespace) -> str:
-    """The error as the command line says it: a strict load's refusal names the option that asked for
-    it, not the Python keyword."""
-    text = str(error)
-    if "lenient=True" in text and (getattr(args, "strict", False) or getattr(args, "config", None)):
-        from ..load._sources import LENIENT_ADVICE
-
-        instead = "run without --strict" if args.strict else f"set lenient: true in {args.config}"
-        text = text.replace(LENIENT_ADVICE, instead)
-    return text
 
 
 def _configure_logging(verbosity: int) -> None:

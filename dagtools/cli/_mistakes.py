@@ -1,12 +1,13 @@
-"""What the command line says to the mistakes of a first hour: a mistyped command (`dagtools tool`), and
-words a command does not take, said by that command with what was probably meant."""
+"""What the command line says to the mistakes of a first hour: a mistyped command (`dagtools tool`),
+words a command does not take, said by that command with what was probably meant, and advice worded
+for Python put in the command line's words."""
 
 from __future__ import annotations
 
 import argparse
 from typing import NoReturn
 
-__all__ = ["mistyped_command", "unrecognized"]
+__all__ = ["in_command_line_words", "mistyped_command", "unrecognized"]
 
 
 def unrecognized(parser: argparse.ArgumentParser, command: str, extras: list[str]) -> NoReturn:
@@ -53,3 +54,15 @@ def mistyped_command(parser: argparse.ArgumentParser, argv: list[str]) -> str | 
     if not close:
         return None
     return f"there is no command {word!r}; did you mean {' or '.join(repr(c) for c in close)}? (`dagtools --help` lists them all)"
+
+
+def in_command_line_words(error: Exception, args: argparse.Namespace) -> str:
+    """The error as the command line says it: a strict load's refusal names the option that asked for
+    it, not the Python keyword."""
+    text = str(error)
+    if "lenient=True" in text and (getattr(args, "strict", False) or getattr(args, "config", None)):
+        from ..load._sources import LENIENT_ADVICE
+
+        instead = "run without --strict" if args.strict else f"set lenient: true in {args.config}"
+        text = text.replace(LENIENT_ADVICE, instead)
+    return text

@@ -14,7 +14,7 @@ from typing import Any, cast
 from .._errors import DagtoolsError
 from ..agent._agent import SAVE_RULE, Agent, RunResult
 from ..agent._tool_modes import ToolMode
-from ..mcpserver._toolsets import CALL_TOOL, FixedToolset
+from ..mcpserver._toolsets import FixedToolset
 from ..scripts._script import matches
 from ..session._metatools import SAVE
 from ..session._open import open_session
@@ -109,7 +109,7 @@ def _query_prompt(task: EvalTask, session: Session) -> str:
 
 def _output_failure(task: EvalTask, session: Session, result: RunResult) -> str | None:
     if task.outputs and result.reason != "saved":
-        refused = _refused_save(result)
+        refused = _refused_save(result, session)
         if refused is not None:  # the model tried: what it was told is the failure, not that it stopped
             return f"save refused, then {_ENDED.get(result.reason, result.reason.replace('_', ' '))}: {refused}"
         why = f": {result.message}" if result.reason == "model_error" and result.message else ""  # what the model's side said
@@ -141,13 +141,22 @@ _ENDED = {
 _REFUSAL = 300
 
 
-def _refused_save(result: RunResult) -> str | None:
-    """What the model's last refused `save` was told (called by name, or through fixed mode's callTool),
-    or None when it never had one refused."""
+def _refused_save(result: RunResult, session: Session) -> str | None:
+    """What the model's last refused `save` was told, or None when it never had one refused: the session's
+    save tool called by its name, or through fixed mode's callTool (a tool the session does not have,
+    naming the save tool as its `tool`)."""
+
+    save = session.meta.get(SAVE)
+    if save is None:  # no outputs asked for: no save to refuse
+        return None
+
+    def is_save(name: object) -> bool:
+        return name == save.name
+
     told = None
     for call, done in result.calls():
         arguments = call.arguments if isinstance(call.arguments, dict) else {}
-        if call.name == SAVE or (call.name == CALL_TOOL and arguments.get("tool") == SAVE):
+        if is_save(call.name) or (session.toolset.get(call.name) is None and is_save(arguments.get("tool"))):
             told = None
             if done is not None and done.is_error:
                 value = done.value

@@ -14,12 +14,10 @@ reaches a host nobody configured. Error texts go through `redact` with the confi
 from __future__ import annotations
 
 import asyncio
-import difflib
 import ipaddress
 import json
 import logging
 import re
-import socket
 import time
 from collections.abc import Mapping
 from functools import lru_cache
@@ -39,6 +37,7 @@ from ._base import Response
 from ._bodies import Progress, encode_json, read_capped
 from ._headers import env_headers, merge_headers
 from ._tls import tls_context
+from ._urls import meant_host, unknown_host
 
 __all__ = ["HttpExecutor", "Progress", "env_headers", "merge_headers"]
 
@@ -218,7 +217,7 @@ class HttpExecutor(AsyncClosing):
                 )
             ) from error
         except (httpx.ConnectError, ConnectionRefusedError) as error:
-            if _unknown_host(error):  # a name that does not resolve will not resolve on the next try either
+            if unknown_host(error):  # a name that does not resolve will not resolve on the next try either
                 raise TransportError(self._no_such_host(url)) from error
             if not _is_loopback(url.host):
                 raise _Attempt(TransportError(self._unreachable(error))) from error
@@ -242,8 +241,8 @@ class HttpExecutor(AsyncClosing):
         )
 
     def _no_such_host(self, url: httpx.URL) -> str:
-        close = difflib.get_close_matches(url.host.lower(), _THIS_MACHINE, n=1, cutoff=0.6)
-        meant = f" Did you mean {redact(str(url.copy_with(host=close[0])), self._secrets)}?" if close else ""
+        host = meant_host(url.host)
+        meant = f" Did you mean {redact(str(url.copy_with(host=host)), self._secrets)}?" if host else ""
         return (
             f"The API at {self.shown_url} could not be reached: the host name {url.host} does not resolve to an address "
             f"(not retried: it would not resolve on another try).{meant} Check the host name in the URL."
@@ -365,24 +364,6 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
-
-
-#: The names of this machine a mistyped host is compared with (`localhots` is meant as `localhost`).
-_THIS_MACHINE = ["localhost", "127.0.0.1"]
-
-
-def _unknown_host(error: BaseException) -> bool:
-    """Whether a failed connection was a host name the resolver says does not exist (not a resolver that
-    could not answer now, which another try may get past)."""
-    final = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
-    seen: BaseException | None = error
-    for _ in range(8):  # httpx's error, httpcore's, then the resolver's
-        if seen is None:
-            return False
-        if isinstance(seen, socket.gaierror):
-            return seen.errno in final
-        seen = seen.__cause__ or seen.__context__
-    return False
 
 
 def _describe(error: BaseException) -> str:

@@ -6,7 +6,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -16,15 +15,12 @@ from graphql import (
     GraphQLError,
     GraphQLSchema,
     GraphQLSyntaxError,
-    TypeDefinitionNode,
     build_ast_schema,
     build_client_schema,
     parse,
     print_schema,
     validate_schema,
 )
-from graphql.pyutils import did_you_mean, suggestion_list
-from graphql.type import specified_scalar_types
 from graphql.validation.validate import validate_sdl
 
 from .._errors import SchemaLoadError
@@ -32,6 +28,7 @@ from ._kinds import _PYTHON_ATTRIBUTE, _URL, _looks_like_path, missing_scheme, o
 from ._loaded import LoadedSchema
 from ._python import call_factory, import_file, is_strawberry_schema, kind_of, schema_names
 from ._repair import SdlRepair
+from ._slips import close_files, with_type_suggestions
 from ._wrapping import check_wrapping
 
 __all__ = ["LENIENT_ADVICE", "LoadedSchema", "load_schema", "schema_fingerprint"]
@@ -126,7 +123,7 @@ def _from_string(source: str, *, lenient: bool) -> LoadedSchema:
                 f"{source!r} is neither a file nor a URL dagtools can read: a URL starts with http:// or https://. Did you mean {meant}?"
             )
         raise SchemaLoadError(
-            f"Schema file {source!r} does not exist (looked in {path.absolute().parent}).{_close_files(source)} "
+            f"Schema file {source!r} does not exist (looked in {path.absolute().parent}).{close_files(source)} "
             "Check the path, or pass SDL text or an introspection result instead."
         )
     return _from_text(source, origin=_text_origin(source), lenient=lenient)
@@ -257,7 +254,7 @@ def _from_sdl(text: str, *, origin: str, lenient: bool) -> LoadedSchema:
 
 def _from_document(document: DocumentNode, *, origin: str, lenient: bool) -> LoadedSchema:
     # The strict attempt: exactly what build_ast_schema(document) checks, keeping the errors.
-    errors = _with_type_suggestions(validate_sdl(document), document)
+    errors = with_type_suggestions(validate_sdl(document), document)
     warnings: list[str] = []
     if errors:
         if not lenient:
@@ -270,7 +267,7 @@ def _from_document(document: DocumentNode, *, origin: str, lenient: bool) -> Loa
         warnings.extend(repair.warnings())
         remaining = repair.remaining(errors)
         # no source positions to tell which errors the repair fixed: check again
-        errors = _with_type_suggestions(validate_sdl(document), document) if remaining is None else remaining
+        errors = with_type_suggestions(validate_sdl(document), document) if remaining is None else remaining
         warnings.extend(_describe(error) for error in errors)
     try:
         schema = build_ast_schema(document, assume_valid_sdl=True)
@@ -278,45 +275,6 @@ def _from_document(document: DocumentNode, *, origin: str, lenient: bool) -> Loa
         detail = _listing(origin, errors) if errors else f"  {exc}"
         raise SchemaLoadError(f"{origin} cannot be built into a schema:\n{detail}\nFix the SDL at these places.") from None
     return _validated(schema, origin=origin, lenient=lenient, warnings=warnings)
-
-
-#: Type names of other languages a schema file may use, and the GraphQL scalars meant. (A name that
-#: starts with a known one, `Integer` for `Int`, `Bool` for `Boolean`, is found without this list.)
-_OTHER_LANGUAGES = {
-    "long": ("Int",),
-    "short": ("Int",),
-    "double": ("Float",),
-    "decimal": ("Float",),
-    "number": ("Int", "Float"),
-    "text": ("String",),
-    "char": ("String",),
-    "uuid": ("ID",),
-}
-_UNKNOWN_TYPE = re.compile(r"^Unknown type '(?P<name>[^']+)'\.$")
-
-
-def _with_type_suggestions(errors: list[GraphQLError], document: DocumentNode) -> list[GraphQLError]:
-    """graphql-core's errors, where an unknown type it has no suggestion for (its edit distance is
-    strict: `Integer` is four edits from `Int`) gets the close names among the file's types and the
-    built-in scalars: by spelling, by one name starting with the other, or as another language spells
-    the scalar."""
-    known = list(specified_scalar_types) + [
-        definition.name.value for definition in document.definitions if isinstance(definition, TypeDefinitionNode)
-    ]
-    improved = []
-    for error in errors:
-        match = _UNKNOWN_TYPE.match(error.message)
-        close = _close_types(match["name"], known) if match else []
-        improved.append(GraphQLError(error.message + did_you_mean(close), nodes=error.nodes) if close else error)
-    return improved
-
-
-def _close_types(name: str, known: list[str]) -> list[str]:
-    lowered = name.lower()
-    found = suggestion_list(name, known)
-    found += [k for k in known if len(k) >= 3 and k.lower() != lowered and (lowered.startswith(k.lower()) or k.lower().startswith(lowered))]
-    found += [k for k in _OTHER_LANGUAGES.get(lowered, ()) if k in known]
-    return list(dict.fromkeys(found))[:3]
 
 
 # --- schema objects ---------------------------------------------------------------------------
@@ -360,7 +318,7 @@ def _from_python_attribute(file: str, attribute: str, *, origin: str, lenient: b
     path = Path(file).expanduser()
     if not path.is_file():
         raise SchemaLoadError(
-            f"Cannot load {origin}: Python file {file!r} does not exist (looked in {path.absolute().parent}).{_close_files(file)} "
+            f"Cannot load {origin}: Python file {file!r} does not exist (looked in {path.absolute().parent}).{close_files(file)} "
             "Check the path."
         )
     module = import_file(path, origin=origin)
@@ -395,28 +353,6 @@ def _from_python_attribute(file: str, attribute: str, *, origin: str, lenient: b
         "strawberry.Schema, a graphql GraphQLSchema, an introspection result dict, SDL text, or a "
         "zero-argument function returning one of these."
     )
-
-
-#: Entries of a folder compared with a mistyped file name, at most (a folder of millions is not read whole).
-_FOLDER_ENTRIES = 5000
-
-
-def _close_files(typed: str) -> str:
-    """ " Did you mean kitchen.graphql?" for a file name typed with a slip, naming the files beside where it
-    points whose names are close, as the path was typed; "" when none is."""
-    import difflib
-
-    path = Path(typed).expanduser()
-    try:
-        with os.scandir(path.parent) as entries:
-            names = [entry.name for _, entry in zip(range(_FOLDER_ENTRIES), entries) if entry.is_file()]
-    except OSError:
-        return ""
-    close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.75)
-    if not close:
-        return ""
-    folder = os.path.dirname(typed)
-    return f" Did you mean {' or '.join(os.path.join(folder, name) for name in close)}?"
 
 
 # --- messages ---------------------------------------------------------------------------------

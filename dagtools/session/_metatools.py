@@ -31,12 +31,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DESCRIBE_TOOLS",
+    "NO_OUTPUTS",
     "READ_RESULT",
     "SAVE",
     "SELECT_TOOLS",
     "Output",
     "ValueInput",
     "add_describe_tools",
+    "add_save",
     "describe_tools",
     "describe_tools_tool",
     "estimate_tokens",
@@ -289,6 +291,23 @@ def _wrap_ref(type_: GraphQLInputType | Any) -> dict[str, Any]:
     if isinstance(type_, GraphQLList):
         return {"type": "array", "items": _wrap_ref(type_.of_type)}
     return {"type": "string"}
+
+
+#: What a call of `save` is told in a session that asks for no outputs (the model, and whoever reads its log).
+NO_OUTPUTS = (
+    "There is no save here: no outputs were asked for, so there is nothing to save. When the task is done, "
+    "answer in plain text. (Outputs are declared by whoever starts the session: --output NAME:TYPE on the command "
+    "line, outputs: in a script or config file, outputs= in Python.)"
+)
+
+
+def add_save(toolset: FunctionToolset, catalogue: Catalogue, outputs: list[Output], handler: Callable[[dict[str, Any]], Any]) -> None:
+    """Serve `save` by `handler` when outputs are declared; without them, a call of `save` is told why
+    there is none (`NO_OUTPUTS`) rather than that no such tool exists."""
+    if outputs:
+        toolset.add(SAVE, save_tool(catalogue, outputs), handler)
+    else:
+        toolset.absent(SAVE, NO_OUTPUTS)
 
 
 def save_tool(catalogue: Catalogue, outputs: list[Output]) -> Tool:

@@ -49,9 +49,9 @@ from ._metatools import (
     SELECT_TOOLS,
     ValueInput,
     add_describe_tools,
+    add_save,
     only,
     read_result_tool,
-    save_tool,
     select_tools,
     select_tools_tool,
 )
@@ -62,7 +62,7 @@ from ._state import SessionState, pending_calls, restore_state
 from ._toolsets import CombinedToolset, FunctionToolset, Handler, Toolset
 from ._turn import run_turn
 
-__all__ = ["NO_OUTPUTS", "Session"]
+__all__ = ["Session"]
 
 logger = logging.getLogger("dagtools")
 _MISSING: Any = object()
@@ -344,10 +344,7 @@ class Session(AsyncClosing):
     def _meta_toolset(self) -> FunctionToolset:
         meta = FunctionToolset()
         meta.add(SELECT_TOOLS, self._select_tools_tool, lambda arguments: select_tools(self, arguments))
-        if self.outputs:
-            meta.add(SAVE, save_tool(self.catalogue, self.outputs), self._save)
-        else:
-            meta.absent(SAVE, NO_OUTPUTS)
+        add_save(meta, self.catalogue, self.outputs, self._save)
         meta.add(READ_RESULT, read_result_tool(), self._read_result, when=lambda: bool(self.long_values))
         add_describe_tools(meta, self.catalogue, lambda: self.fields.active)
         add_call_chain(meta, self.catalogue, self.fields.calls, lambda: self.fields.active)
@@ -390,13 +387,6 @@ class Session(AsyncClosing):
     def add_input_sync(self, name: str, **options: Any) -> ObjectEntry | None:
         return anyio.run(lambda: self.add_input(name, **options))
 
-
-#: What a call of `save` is told in a session that asks for no outputs (the model, and whoever reads its log).
-NO_OUTPUTS = (
-    "There is no save here: no outputs were asked for, so there is nothing to save. When the task is done, "
-    "answer in plain text. (Outputs are declared by whoever starts the session: --output NAME:TYPE on the command "
-    "line, outputs: in a script or config file, outputs= in Python.)"
-)
 
 #: Names the meta-tools hold whether or not they apply now (save without outputs, readResult before a cut).
 _META_NAMES = (SELECT_TOOLS, SAVE, READ_RESULT, DESCRIBE_TOOLS)
