@@ -87,13 +87,14 @@ def _eval(args: argparse.Namespace) -> int:
             raise ConfigError(f"-H {text!r} is not a header; write it as 'Name: value'.")
         headers[name.strip()] = value.strip()
     tasks = [task for path in args.tasks for task in load_tasks(path)]
-    for spec in args.model:
-        if spec.startswith("script:"):
-            print(
-                f"dagtools: {spec} is a script, not a model: its attempts replay the calls written there, "
-                "so the rates measure the scripts and the API, not a model's choices",
-                file=sys.stderr,
-            )
+    warnings = [  # said on the console now, and at the head of the report, which is read without it
+        f"{spec} is a script, not a model: its attempts replay the calls written there, "
+        "so the rates measure the scripts and the API, not a model's choices"
+        for spec in args.model
+        if spec.startswith("script:")
+    ]
+    for warning in warnings:
+        print(f"dagtools: {warning}", file=sys.stderr)
     modes = [m.strip() for m in args.tools.split(",") if m.strip()]
     try:  # before any attempt runs: a report that cannot be written is said first
         args.out.mkdir(parents=True, exist_ok=True)
@@ -127,7 +128,7 @@ def _eval(args: argparse.Namespace) -> int:
     )
     rows = summarise(attempts)
     write_lines(args.out / "results.jsonl", rows, attempts)
-    write_page(args.out / "report.html", rows, threshold=args.min_success, attempts=attempts)
+    write_page(args.out / "report.html", rows, threshold=args.min_success, attempts=attempts, warnings=warnings)
     if args.json:
         for row in rows:
             print(json.dumps(row.to_json(), ensure_ascii=False))

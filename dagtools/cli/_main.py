@@ -14,8 +14,8 @@ from .._errors import DagtoolsError
 from ..catalogue._render import FORMATS
 from ._eval import add_eval_command
 from ._mcp import add_mcp_command
-from ._mistakes import mistyped_command, unrecognized
-from ._options import add_http_options, check_addresses, stdout_closed
+from ._mistakes import in_command_line_words, mistyped_command, unrecognized
+from ._options import add_http_options, add_verbose_option, check_addresses, stdout_closed
 from ._run import add_model_options, add_run_arguments
 from ._serve import add_serve_command
 from ._shell import add_shell_command
@@ -42,6 +42,7 @@ def add_source_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--include-deprecated", action="store_true", help="show deprecated fields too")
     parser.add_argument("--relay-ids", action="store_true", help="let ID arguments such as subjectId take Type#N")
     parser.add_argument("--strict", action="store_true", help="refuse schemas that are invalid as published")
+    add_verbose_option(parser)
     http = parser.add_argument_group("real APIs (a URL source)")
     http.add_argument(
         "-H",
@@ -112,15 +113,26 @@ def _parser() -> argparse.ArgumentParser:
     add_serve_command(commands)
     add_shell_command(commands, add_source_options, source_options)
 
-    tools = commands.add_parser("tools", help="print the toolset a model starts with (or the whole catalogue)")
+    tools = commands.add_parser(
+        "tools",
+        help="list an API's tools as signatures, by type (--sizes: what the toolset a model starts with costs)",
+        description="List an API's tools as signatures, grouped by type. --json and --sizes show the toolset a "
+        "model starts with (or, with --all, the whole catalogue) as a provider gets it.",
+    )
     add_source_options(tools)
     tools.add_argument(
         "--format",
         choices=[*FORMATS, "tools-config"],
-        default="openai",
-        help="a provider's tool format, or tools-config: the catalogue as a tools config (JSON)",
+        help="a provider's tool format for --json and --sizes (default openai; given alone it means --sizes), "
+        "or tools-config: the catalogue as a tools config (JSON)",
     )
-    tools.add_argument("--all", action="store_true", help="every tool in the catalogue, not the initial toolset")
+    tools.add_argument(
+        "--all",
+        action="store_true",
+        help="every signature, however large the catalogue; with --json or --sizes, every tool rather than the starting toolset",
+    )
+    tools.add_argument("--type", action="append", default=[], metavar="NAME", help="only the tools of this type (repeatable)")
+    tools.add_argument("--sizes", action="store_true", help="each tool's size in bytes and tokens as the provider gets it, and the total")
     tools.add_argument("--json", action="store_true", help="print exactly the JSON array of tools")
     tools.add_argument("--search", metavar="WORDS", help="the tools that match these words, best first (names and one line each)")
     tools.set_defaults(handler=_tools)
@@ -152,6 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extras = parser.parse_known_args(argv)
     if extras:
         unrecognized(parser, args.command, extras)
+    args.verbose += getattr(args, "verbose_here", 0)  # -v before the command or after it: the same
     _configure_logging(args.verbose)
     try:
         check_addresses(args)
@@ -159,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # here, where a reader that went away is caught, not at exit
         return code
     except DagtoolsError as error:
-        print(f"dagtools: {error}", file=sys.stderr)
+        print(f"dagtools: {in_command_line_words(error, args)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `dagtools ... | head`: the reader has all it wanted
         return stdout_closed()
@@ -208,7 +221,8 @@ def _run(args: argparse.Namespace) -> int:
 def _call(args: argparse.Namespace) -> int:
     import anyio
 
-    return anyio.run(lambda: _replay(args.source, args.script, args.json, source_options(args), trace=args.trace))
+    options = source_options(args)
+    return anyio.run(lambda: _replay(args.source, args.script, args.json, options, trace=args.trace, verbose=args.verbose > 0))
 
 
 async def _replay(
@@ -219,6 +233,7 @@ async def _replay(
     *,
     transcript: bool = False,
     trace: Any = None,
+    verbose: bool = False,
     title: str = "",
 ) -> int:
     from ..scripts._script import load_script
@@ -228,17 +243,17 @@ async def _replay(
     script = load_script(script_path)
     async with await open_session(source, inputs=script.inputs, outputs=script.outputs, **options) as session:
         try:
-            return await _replay_session(session, script, as_json, transcript=transcript)
+            return await _replay_session(session, script, as_json, transcript=transcript, verbose=verbose)
         finally:
             save_trace(trace, session, title=title or f"dagtools call {Path(script_path).name}")
 
 
-async def _replay_session(session: Session, script: Script, as_json: bool, *, transcript: bool) -> int:
+async def _replay_session(session: Session, script: Script, as_json: bool, *, transcript: bool, verbose: bool) -> int:
     from ..catalogue._render import describe_tools
     from ..scripts._script import run_script
+    from ._views import print_tolerated
 
-    for warning in session.warnings:
-        print(f"dagtools: tolerated: {warning}", file=sys.stderr)
+    print_tolerated(session.warnings, verbose=verbose)
     failures = 0
     if transcript:
         print(_section("Tools the model starts with"))
@@ -366,8 +381,9 @@ def _tools(args: argparse.Namespace) -> int:
         use_cache=cache is not False,
         refresh=cache == "refresh",
     )
-    for warning in loaded.warnings:
-        print(f"dagtools: tolerated: {warning}", file=sys.stderr)
+    from ._views import print_tolerated
+
+    print_tolerated(loaded.warnings, verbose=args.verbose > 0)
     catalogue = catalogue_for(loaded.schema, **options)
     if args.search is not None:
         return _search(catalogue, args.search, as_json=args.json)
@@ -376,16 +392,27 @@ def _tools(args: argparse.Namespace) -> int:
 
         print(json.dumps(export_tools_config(catalogue), ensure_ascii=False, indent=1))
         return 0
-    if args.all:
+    from ._listing import list_signatures, types_named
+
+    types = types_named(catalogue, args.type) if args.type else []
+    if not (args.json or args.sizes or args.format):
+        start = Session(catalogue, SchemaOnlyExecutor(loaded.origin)).tools()
+        said = f"; a model starts with {', '.join(t.name for t in start)} and selects from these"
+        print("\n".join(list_signatures(catalogue, types=types, whole=args.all, start=said)))
+        return 0
+    if types:
+        tools = catalogue.tools([name for t in types for name in catalogue.tools_for_type(t)])
+    elif args.all:
         tools = catalogue.tools()
     else:
         session = Session(catalogue, SchemaOnlyExecutor(loaded.origin))
         tools = session.tools()
-    rendered = render_tools(tools, args.format)
+    format = args.format or "openai"
+    rendered = render_tools(tools, format)
     if args.json:
         print(json.dumps(rendered, ensure_ascii=False, indent=1))
         return 0
     from ._views import print_tools
 
-    print_tools(tools, rendered, catalogue_size=len(catalogue), format=args.format)
+    print_tools(tools, rendered, catalogue_size=len(catalogue), format=format)
     return 0

@@ -151,13 +151,14 @@ async def run_agent(
     from ..agent._agent import Agent
     from ..session._open import open_session
     from ._trace import save_trace
-    from ._views import live_view
+    from ._views import live_view, print_tolerated
 
     try:
         session = await open_session(source, inputs=inputs, outputs=outputs, **options)
     except BaseException:
         await model.aclose()
         raise
+    print_tolerated(session.warnings, verbose=getattr(args, "verbose", 0) > 0)
     stream = sys.stderr if args.json else sys.stdout
     show = live_view(stream) or _Printer(stream)
     agent = Agent(

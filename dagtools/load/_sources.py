@@ -28,11 +28,15 @@ from ._kinds import _PYTHON_ATTRIBUTE, _URL, _looks_like_path, missing_scheme, o
 from ._loaded import LoadedSchema
 from ._python import call_factory, import_file, is_strawberry_schema, kind_of, schema_names
 from ._repair import SdlRepair
+from ._slips import close_files, with_type_suggestions
 from ._wrapping import check_wrapping
 
-__all__ = ["LoadedSchema", "load_schema", "schema_fingerprint"]
+__all__ = ["LENIENT_ADVICE", "LoadedSchema", "load_schema", "schema_fingerprint"]
 
 logger = logging.getLogger("dagtools")
+
+#: What a strict load's refusal advises, in Python's words; the command line says it in its own (--strict).
+LENIENT_ADVICE = "load it with lenient=True"
 
 #: How many individual errors a SchemaLoadError lists before summarising the rest.
 _MAX_LISTED_ERRORS = 10
@@ -119,7 +123,7 @@ def _from_string(source: str, *, lenient: bool) -> LoadedSchema:
                 f"{source!r} is neither a file nor a URL dagtools can read: a URL starts with http:// or https://. Did you mean {meant}?"
             )
         raise SchemaLoadError(
-            f"Schema file {source!r} does not exist (looked in {path.absolute().parent}). "
+            f"Schema file {source!r} does not exist (looked in {path.absolute().parent}).{close_files(source)} "
             "Check the path, or pass SDL text or an introspection result instead."
         )
     return _from_text(source, origin=_text_origin(source), lenient=lenient)
@@ -250,20 +254,20 @@ def _from_sdl(text: str, *, origin: str, lenient: bool) -> LoadedSchema:
 
 def _from_document(document: DocumentNode, *, origin: str, lenient: bool) -> LoadedSchema:
     # The strict attempt: exactly what build_ast_schema(document) checks, keeping the errors.
-    errors = validate_sdl(document)
+    errors = with_type_suggestions(validate_sdl(document), document)
     warnings: list[str] = []
     if errors:
         if not lenient:
             raise SchemaLoadError(
                 f"{origin} is not a valid schema:\n{_listing(origin, errors)}\n"
-                "Fix the SDL, or load it with lenient=True to drop repeated definitions and keep going."
+                f"Fix the SDL, or {LENIENT_ADVICE} to drop repeated definitions and keep going."
             )
         repair = SdlRepair()
         document = repair.document(document)
         warnings.extend(repair.warnings())
         remaining = repair.remaining(errors)
         # no source positions to tell which errors the repair fixed: check again
-        errors = validate_sdl(document) if remaining is None else remaining
+        errors = with_type_suggestions(validate_sdl(document), document) if remaining is None else remaining
         warnings.extend(_describe(error) for error in errors)
     try:
         schema = build_ast_schema(document, assume_valid_sdl=True)
@@ -299,8 +303,7 @@ def _validated(schema: GraphQLSchema, *, origin: str, lenient: bool, warnings: l
     if errors:
         if not lenient:
             raise SchemaLoadError(
-                f"{origin} is not a valid schema:\n{_listing(origin, errors)}\n"
-                "Fix the schema, or load it with lenient=True to use it as is."
+                f"{origin} is not a valid schema:\n{_listing(origin, errors)}\nFix the schema, or {LENIENT_ADVICE} to use it as is."
             )
         warnings.extend(_describe(error) for error in errors)
         schema._validation_errors = []  # let graphql-core execute it despite the recorded problems
@@ -315,7 +318,8 @@ def _from_python_attribute(file: str, attribute: str, *, origin: str, lenient: b
     path = Path(file).expanduser()
     if not path.is_file():
         raise SchemaLoadError(
-            f"Cannot load {origin}: Python file {file!r} does not exist (looked in {path.absolute().parent}). Check the path."
+            f"Cannot load {origin}: Python file {file!r} does not exist (looked in {path.absolute().parent}).{close_files(file)} "
+            "Check the path."
         )
     module = import_file(path, origin=origin)
     value: Any = module

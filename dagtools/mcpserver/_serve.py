@@ -23,8 +23,9 @@ from ._server import McpToolServer
 __all__ = ["check_port_free", "serve_http", "serve_mcp", "serve_stdio"]
 
 
-def serve_mcp(config: McpConfig) -> None:
-    """Serve the configured API over the configured transport, after the exposure check."""
+def serve_mcp(config: McpConfig, *, verbose: bool = False) -> None:
+    """Serve the configured API over the configured transport, after the exposure check; `verbose`
+    names every problem tolerated in the schema at start, not the first few."""
     if config.transport == "http":
         check_exposure(config)  # what the config itself refuses comes first, then what this machine's state does
         try:
@@ -33,7 +34,7 @@ def serve_mcp(config: McpConfig) -> None:
             _on_the_api_port(config.api_url, config.port)
             raise
     server = McpToolServer(config)
-    print(describe_server(server), file=sys.stderr, flush=True)  # stdout is the protocol in stdio mode
+    print(describe_server(server, every_problem=verbose), file=sys.stderr, flush=True)  # stdout is the protocol in stdio mode
     gc.collect()
     gc.freeze()  # the schema and catalogue live as long as the process: later collections skip them
     anyio.run(serve_http if config.transport == "http" else serve_stdio, server)
