@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import DagtoolsError
+from .._interrupts import INTERRUPTED_EXIT, INTERRUPTS
 from ..catalogue._render import FORMATS
 from ._eval import add_eval_command
 from ._mcp import add_mcp_command
@@ -147,6 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extras:
         unrecognized(parser, args.command, extras)
     _configure_logging(args.verbose)
+    INTERRUPTS.install()  # the first Ctrl-C stops the command where it is, keeping what it finished; a second at once
     try:
         check_addresses(args)
         code = int(args.handler(args) or 0)
@@ -157,8 +159,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # `dagtools ... | head`: the reader has all it wanted
         return stdout_closed()
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt:  # Ctrl-C where the command had nothing under way to keep (loading, starting)
+        print(f"dagtools: {args.command} stopped (Ctrl-C)", file=sys.stderr)
+        return INTERRUPTED_EXIT
+    finally:
+        INTERRUPTS.uninstall()
 
 
 def _configure_logging(verbosity: int) -> None:
