@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .._interrupts import INTERRUPTED_EXIT, INTERRUPTS
+from .._words import counted
 from ._run import add_model_option_argument
 
 __all__ = ["add_eval_command"]
@@ -137,10 +138,14 @@ def _eval(args: argparse.Namespace) -> int:
     if args.json:
         for row in rows:
             print(json.dumps(row.to_json(), ensure_ascii=False))
+        if interrupted:  # as results.jsonl ends
+            print(json.dumps({"kind": "interrupted", "message": interrupted, "attempts": len(attempts)}, ensure_ascii=False))
     else:
         print_table(rows, sys.stdout, title="dagtools eval (interrupted)" if interrupted else "dagtools eval")
+        if interrupted:
+            print(f"Interrupted: {interrupted}.")
     if interrupted:
-        print(f"dagtools: eval {interrupted}", file=sys.stderr)
+        print(f"dagtools: eval interrupted (Ctrl-C) after {counted(len(attempts), 'finished attempt')}", file=sys.stderr)
     print(
         f"dagtools: {len(attempts)} attempts; report in {args.out / 'report.html'}, JSON lines in {args.out / 'results.jsonl'}",
         file=sys.stderr,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import DagtoolsError
 from .._interrupts import INTERRUPTED_EXIT, INTERRUPTS
+from .._words import counted
 from ..catalogue._render import FORMATS
 from ._eval import add_eval_command
 from ._mcp import add_mcp_command
@@ -208,13 +209,22 @@ async def _replay(
 
     script = load_script(script_path)
     async with await open_session(source, inputs=script.inputs, outputs=script.outputs, **options) as session:
+        replayed: list[Any] = []  # the calls replayed, as they are
         try:
-            return await _replay_session(session, script, as_json, transcript=transcript)
+            with INTERRUPTS.cancelling():  # Ctrl-C: the call under way is dropped, what the others did is said
+                return await _replay_session(session, script, as_json, transcript=transcript, replayed=replayed)
+            where = f"stopped by Ctrl-C after {len(replayed)} of {counted(len(script.calls), 'call')}"
+            if as_json:
+                print(json.dumps({"outputs": session.saved, "interrupted": where}, ensure_ascii=False))
+            else:
+                print(_section("Outputs") + "\n" + (json.dumps(session.saved, ensure_ascii=False) if session.saved else "none saved"))
+            print(f"dagtools: {where}", file=sys.stderr)
+            return INTERRUPTED_EXIT
         finally:
             save_trace(trace, session, title=title or f"dagtools call {Path(script_path).name}")
 
 
-async def _replay_session(session: Session, script: Script, as_json: bool, *, transcript: bool) -> int:
+async def _replay_session(session: Session, script: Script, as_json: bool, *, transcript: bool, replayed: list[Any]) -> int:
     from ..catalogue._render import describe_tools
     from ..scripts._script import run_script
 
@@ -227,6 +237,7 @@ async def _replay_session(session: Session, script: Script, as_json: bool, *, tr
     active = set(session.active_tools)
     hinted = False
     async for record in run_script(session, script):
+        replayed.append(record)
         if as_json:
             print(json.dumps(record.to_json(), ensure_ascii=False), flush=True)
         else:

@@ -233,13 +233,15 @@ class _Progress:
         self.show = show
         self.steps = 0
         self.usage: Usage | None = None
-        self.calling = False  # the last model turn's calls are running
+        self.running = 0  # calls of the last model turn not answered yet
 
     def __call__(self, event: AgentEvent) -> None:
         if event.kind == "model" and event.response is not None:
             self.steps = event.step
             self.usage = event.response.usage if self.usage is None else self.usage + event.response.usage
-            self.calling = bool(event.response.tool_calls)
+            self.running = len(event.response.tool_calls)
+        elif event.kind == "call":
+            self.running = max(0, self.running - 1)
         self.show(event)
 
     def interrupted(self, session: Session) -> RunResult:
@@ -247,7 +249,7 @@ class _Progress:
         from ..agent._agent import RunResult
         from ..models._base import Usage
 
-        doing = f"while the calls of turn {self.steps} ran" if self.calling else f"waiting for the model's turn {self.steps + 1}"
+        doing = f"while the calls of turn {self.steps} ran" if self.running else f"waiting for the model's turn {self.steps + 1}"
         saved = f"; saved {', '.join(session.saved)}" if session.saved else ""
         missing = f"; never saved {', '.join(session.missing_outputs)}" if session.outputs and not session.done else ""
         return RunResult(
