@@ -157,11 +157,12 @@ def _cut_off_answered(app: Any, stopping: Callable[[], bool]) -> Any:
     cancellation as an application error, with its traceback, and answer 500)."""
 
     async def answered(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        started = False
+        started = ended = False
 
         async def sending(message: dict[str, Any]) -> None:
-            nonlocal started
+            nonlocal started, ended
             started = started or message.get("type") == "http.response.start"
+            ended = ended or (message.get("type") == "http.response.body" and not message.get("more_body"))
             await send(message)
 
         try:
@@ -169,11 +170,13 @@ def _cut_off_answered(app: Any, stopping: Callable[[], bool]) -> Any:
         except BaseException as error:
             if scope.get("type") != "http" or not stopping() or not _only_cancelled(error):
                 raise
-            if not started:
-                headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(_CUT_OFF)).encode())]
-                with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):
+                if not started:
+                    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(_CUT_OFF)).encode())]
                     await send({"type": "http.response.start", "status": 503, "headers": [*headers, (b"connection", b"close")]})
                     await send({"type": "http.response.body", "body": _CUT_OFF})
+                elif not ended:  # a stream (MCP's server-sent events): ended where it was
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
             print(f"dagtools: a request under way ({scope.get('method')} {scope.get('path')}) was cut off by the stop", file=sys.stderr)
 
     return answered
@@ -186,17 +189,22 @@ def _only_cancelled(error: BaseException) -> bool:
 
 
 def _quiet_cancelling() -> None:
-    """Drop uvicorn's "Cancel N running task(s)" error line: `_cut_off_answered` says it per request."""
+    """Drop the lines a stop makes others log about the requests it cuts off, which `_cut_off_answered`
+    says once each: uvicorn's "Cancel N running task(s)" error, and the MCP SDK's warning that a
+    cut-off request's stream took no last error answer."""
     import logging
 
-    logger = logging.getLogger("uvicorn.error")
-    if not any(isinstance(f, _CancellingFilter) for f in logger.filters):
-        logger.addFilter(_CancellingFilter())
+    for name in ("uvicorn.error", "mcp.shared.jsonrpc_dispatcher"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _CutOffFilter) for f in logger.filters):
+            logger.addFilter(_CutOffFilter())
 
 
-class _CancellingFilter:
+class _CutOffFilter:
     def filter(self, record: Any) -> bool:
-        return not str(record.msg).startswith("Cancel %s running task(s)")
+        text = str(record.msg)
+        cut_off = text.startswith("Cancel %s running task(s)") or (INTERRUPTS.stopped and text.endswith("gave up: transport write blocked"))
+        return not cut_off
 
 
 class _CheckedLines:
