@@ -23,14 +23,16 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 
 __all__ = ["INTERRUPTED_EXIT", "INTERRUPTS", "Interrupts", "write_whole"]
+
+T = TypeVar("T")
 
 #: The exit code of a command stopped by Ctrl-C, as shells report SIGINT (128 + 2).
 INTERRUPTED_EXIT = 130
@@ -74,16 +76,29 @@ class Interrupts:
         if not self._stops:
             raise KeyboardInterrupt
         _say("dagtools: stopping (Ctrl-C again stops at once)")
-        for stop in list(self._stops):
-            stop()
+        self._stops[-1]()  # the innermost: it knows what to keep, and the code around it then runs on
 
     def _handle(self, signum: int, frame: Any) -> None:
         self.interrupt()
 
+    def run(self, work: Callable[[], Awaitable[T]]) -> T:
+        """`anyio.run(work)`, cancelled by a Ctrl-C that comes before `work` registers a stop of its own
+        (opening a session, say), which then ends the command as `KeyboardInterrupt` does."""
+
+        async def stoppable() -> tuple[T] | None:
+            with self.cancelling():
+                return (await work(),)
+            return None
+
+        done = anyio.run(stoppable)
+        if done is None:
+            raise KeyboardInterrupt
+        return done[0]
+
     @contextmanager
     def on_stop(self, stop: Callable[[], object]) -> Iterator[None]:
         """While inside, the first Ctrl-C calls `stop` (from the signal handler: it must only set a flag
-        or schedule work) instead of raising `KeyboardInterrupt`."""
+        or schedule work) instead of raising `KeyboardInterrupt`. Stops nest: only the innermost is called."""
         self._stops.append(stop)
         try:
             yield

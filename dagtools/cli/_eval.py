@@ -125,7 +125,7 @@ def _eval(args: argparse.Namespace) -> int:
                 timeout=args.timeout,
             )
 
-    attempts = anyio.run(evaluate)
+    attempts = INTERRUPTS.run(evaluate)
     interrupted = ""
     if INTERRUPTS.stopped:
         interrupted = (

@@ -188,9 +188,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _call(args: argparse.Namespace) -> int:
-    import anyio
-
-    return anyio.run(lambda: _replay(args.source, args.script, args.json, source_options(args), trace=args.trace))
+    return INTERRUPTS.run(lambda: _replay(args.source, args.script, args.json, source_options(args), trace=args.trace))
 
 
 async def _replay(
@@ -308,7 +306,7 @@ def _demo(args: argparse.Namespace) -> int:
         return anyio.run(lambda: record_script(f"{api}:schema", script, {}))
     print("The kitchen API: bake french fries with Type_field tools over Type#N objects.")
     title = "dagtools demo: the french-fries script replayed on the kitchen API"
-    return anyio.run(lambda: _replay(f"{api}:schema", script, False, {}, transcript=True, trace=args.trace, title=title))
+    return INTERRUPTS.run(lambda: _replay(f"{api}:schema", script, False, {}, transcript=True, trace=args.trace, title=title))
 
 
 # -- tools -----------------------------------------------------------------------------------------------

@@ -119,13 +119,10 @@ def run_command(args: argparse.Namespace, options: dict[str, Any]) -> int:
     inputs.update(parse_value(t) for t in args.value)
     outputs = dict(parse_output(t) for t in args.output)
     model = make_model(args)
-    import anyio
-
-    return anyio.run(lambda: run_agent(args.source, args.prompt, inputs, outputs, args, options, model))
+    return INTERRUPTS.run(lambda: run_agent(args.source, args.prompt, inputs, outputs, args, options, model))
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    import anyio
 
     from ..scripts._script import load_script
 
@@ -136,7 +133,7 @@ def run_demo(args: argparse.Namespace) -> int:
         file=sys.stderr if args.json else sys.stdout,
     )
     title = f"dagtools demo: {args.model} bakes french fries on the kitchen API"
-    return anyio.run(
+    return INTERRUPTS.run(
         lambda: run_agent(f"{KITCHEN / 'api.py'}:schema", DEMO_PROMPT, script.inputs, script.outputs, args, {}, model, title=title)
     )
 
