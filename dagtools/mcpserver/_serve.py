@@ -8,6 +8,7 @@ import contextlib
 import gc
 import io
 import os
+import signal
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
@@ -34,17 +35,13 @@ def serve_mcp(config: McpConfig) -> None:
         check_exposure(config)  # what the config itself refuses comes first, then what this machine's state does
         try:
             check_port_free(config.host, config.port)
-            listening = _bound(config.host, config.port)
         except ConfigError:
             _on_the_api_port(config.api_url, config.port)
             raise
-        config = config.with_options(port=listening.getsockname()[1])  # --port 0 is announced as the port it got
-    try:
-        server = McpToolServer(config)
-    except BaseException:
-        if listening is not None:
-            listening.close()
-        raise
+    server = McpToolServer(config)
+    if config.transport == "http":  # bound once the schema is loaded, before it is announced: --port 0 says the port it got
+        listening = _bound(config.host, config.port)
+        server.config = config.with_options(port=listening.getsockname()[1])
     print(describe_server(server), file=sys.stderr, flush=True)  # stdout is the protocol in stdio mode
     gc.collect()
     gc.freeze()  # the schema and catalogue live as long as the process: later collections skip them
@@ -124,8 +121,8 @@ STOP_GRACE = 1
 def stoppable_server(app: Any, **options: Any) -> Any:
     """A uvicorn server for `app` that the command's first Ctrl-C (`INTERRUPTS`) stops: it stops
     accepting, gives the requests under way `STOP_GRACE` seconds, then cuts them off, answering each
-    503 instead of logging a traceback. (Where `INTERRUPTS` is not installed, as in a host's own
-    process, uvicorn handles signals as it does, within the same grace.)"""
+    503 instead of logging a traceback. SIGTERM, and every signal where `INTERRUPTS` is not installed
+    (a host's own process), stay uvicorn's: a graceful shutdown that waits for the requests under way."""
     import uvicorn
 
     class StoppableServer(uvicorn.Server):
@@ -135,14 +132,21 @@ def stoppable_server(app: Any, **options: Any) -> Any:
                 with super().capture_signals():
                     yield
                 return
-            with INTERRUPTS.on_stop(self._stop):
-                yield
+            # SIGTERM (a service manager, a container stopping) stays uvicorn's graceful shutdown; it is
+            # not raised again afterwards, as uvicorn does, since the command ends by returning.
+            previous = signal.signal(signal.SIGTERM, self.handle_exit)
+            try:
+                with INTERRUPTS.on_stop(self._stop):
+                    yield
+            finally:
+                signal.signal(signal.SIGTERM, previous)
 
         def _stop(self) -> None:
+            self.config.timeout_graceful_shutdown = STOP_GRACE  # a person waiting, not a deployment draining
             self.should_exit = True  # read by uvicorn's loop every tenth of a second
 
     holder: list[Any] = []
-    config = uvicorn.Config(_cut_off_answered(app, lambda: holder[0].should_exit), timeout_graceful_shutdown=STOP_GRACE, **options)
+    config = uvicorn.Config(_cut_off_answered(app, lambda: holder[0].should_exit), **options)
     server = StoppableServer(config)
     holder.append(server)
     _quiet_cancelling()
@@ -170,14 +174,17 @@ def _cut_off_answered(app: Any, stopping: Callable[[], bool]) -> Any:
         except BaseException as error:
             if scope.get("type") != "http" or not stopping() or not _only_cancelled(error):
                 raise
-            with contextlib.suppress(Exception):
-                if not started:
-                    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(_CUT_OFF)).encode())]
-                    await send({"type": "http.response.start", "status": 503, "headers": [*headers, (b"connection", b"close")]})
-                    await send({"type": "http.response.body", "body": _CUT_OFF})
-                elif not ended:  # a stream (MCP's server-sent events): ended where it was
-                    await send({"type": "http.response.body", "body": b"", "more_body": False})
-            print(f"dagtools: a request under way ({scope.get('method')} {scope.get('path')}) was cut off by the stop", file=sys.stderr)
+        else:  # the app may also give up on its own as the server stops (its streams closed), unanswered
+            if scope.get("type") != "http" or not stopping() or ended:
+                return
+        with contextlib.suppress(Exception):
+            if not started:
+                headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(_CUT_OFF)).encode())]
+                await send({"type": "http.response.start", "status": 503, "headers": [*headers, (b"connection", b"close")]})
+                await send({"type": "http.response.body", "body": _CUT_OFF})
+            elif not ended:  # a stream (MCP's server-sent events): ended where it was
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        print(f"dagtools: a request under way ({scope.get('method')} {scope.get('path')}) was cut off by the stop", file=sys.stderr)
 
     return answered
 
