@@ -1,9 +1,11 @@
 """`dagtools mcp --transport http` launched as a user starts it: `--port 0` announces the port it bound,
 and Ctrl-C (SIGINT) with a tool call in flight on a slow API stops it within a second or two, the call
-cut off and said so, without a traceback; a second Ctrl-C stops it at once. Exit code 130."""
+cut off and said so, without a traceback; a second Ctrl-C stops it at once. Exit code 130. SIGTERM stays
+a graceful shutdown."""
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -97,3 +99,22 @@ def test_mcp_over_http_stops_on_sigint_with_a_call_in_flight(slow_api_url, press
         assert seconds < STOPS_AT_ONCE, (seconds, err)
         assert "dagtools: stopped at once (Ctrl-C twice)" in err
     assert "result" not in outcome or outcome["result"].is_error, outcome  # never an answer the API did not give
+
+
+def test_sigterm_stays_a_graceful_shutdown(slow_api_url):
+    """A service manager's SIGTERM is not Ctrl-C: uvicorn's graceful shutdown, exit 0, nothing said of Ctrl-C."""
+    server, url = mcp_on_port_0(slow_api_url)
+    try:
+
+        async def list_tools() -> list[str]:
+            async with http_client(url, "legacy") as client:
+                return [t.name for t in (await client.list_tools()).tools]
+
+        assert "selectTools" in anyio.run(list_tools)
+        server.process.send_signal(signal.SIGTERM)
+        server.process.wait(timeout=30)
+        _, err = server.finish()
+    finally:
+        server.kill()
+    assert server.process.returncode == 0, err
+    assert "Traceback" not in err and "Ctrl-C" not in err, err
