@@ -13,6 +13,7 @@ LAYERS: tuple[tuple[tuple[str, ...], str], ...] = (
         (
             "dagtools._closing",
             "dagtools._errors",
+            "dagtools._interrupts",
             "dagtools._layers",
             "dagtools._lazy",
             "dagtools._limits",
@@ -25,7 +26,7 @@ LAYERS: tuple[tuple[tuple[str, ...], str], ...] = (
             "dagtools._yaml",
             "dagtools.examples",
         ),
-        "shared pieces: the error tree, Tool and ToolCall, value and size limits, redaction, retries, words",
+        "shared pieces: the error tree, Tool and ToolCall, value and size limits, redaction, retries, words, Ctrl-C",
     ),
     (
         ("dagtools.executors", "dagtools.stores"),

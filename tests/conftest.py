@@ -154,6 +154,7 @@ async def transport(request):
 E2E: dict[str, tuple[str, ...]] = {
     "test_docs.py": ("test_the_site_builds_strict", "test_a_broken_anchor_fails_the_strict_build"),
     "cli/test_cli_messages.py": ("test_a_port_in_use_is_said_with_a_hint_before_anything_starts",),
+    "cli/test_interrupts.py": ("test_*_sigint*",),  # SIGINT sent to the console script (the in-process stops stay)
     "evals/test_eval.py": ("test_the_report_page_renders_in_a_browser", "test_min_success_exits_zero_at_or_above_it"),
     "integrations/test_integration_readme.py": ("test_the_example_runs_against_a_local_server*",),
     "integrations/test_integrations.py": ("test_finding_the_integrations_imports_no_framework",),
@@ -167,6 +168,7 @@ E2E: dict[str, tuple[str, ...]] = {
         "test_an_unset_token_stops_the_server_at_start*",
     ),
     "mcpserver/test_mcp_launched.py": ("*",),
+    "mcpserver/test_mcp_interrupts.py": ("*",),
     "mcpserver/test_mcp_conformance.py": ("test_the_conformance_suite_passes_but_its_listed_failures*",),
     "mcpserver/test_mcp_security.py": ("*",),
     "mcpserver/test_mcp_oauth.py": ("test_*_down_*",),  # with an authorization server: E2E_FIXTURES

@@ -4,7 +4,8 @@
         --tools dynamic,fixed,query --min-success 0.8
 
 It prints a table, writes `results.jsonl` and `report.html` (and each attempt's script and trace) to
-`--out`, and exits 1 when a row's success rate is under `--min-success`.
+`--out`, and exits 1 when a row's success rate is under `--min-success`. Ctrl-C stops it early: the
+table and both files then hold the attempts finished so far, marked interrupted, and it exits 130.
 
     dagtools eval check examples/evals/kitchen/tasks.yaml --task fries --session mine
 
@@ -20,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._interrupts import INTERRUPTED_EXIT, INTERRUPTS
+from .._words import counted
 from ._run import add_model_option_argument
 
 __all__ = ["add_eval_command", "eval_check"]
@@ -111,29 +114,45 @@ def _eval(args: argparse.Namespace) -> int:
     def skipped(note: str) -> None:
         print(f"dagtools: {note}", file=sys.stderr)
 
-    attempts = anyio.run(
-        lambda: run_eval(
-            tasks,
-            args.model,
-            modes,
-            args.attempts,
-            args.out,
-            concurrency=args.concurrency,
-            model_options=options,
-            on_attempt=progress,
-            on_skip=skipped,
-            headers=headers or None,
-            timeout=args.timeout,
+    async def evaluate() -> list[Any]:
+        stop = anyio.CancelScope()
+        with INTERRUPTS.cancels(stop):  # Ctrl-C: the attempts under way are dropped, those finished reported
+            return await run_eval(
+                tasks,
+                args.model,
+                modes,
+                args.attempts,
+                args.out,
+                concurrency=args.concurrency,
+                model_options=options,
+                on_attempt=progress,
+                on_skip=skipped,
+                stop=stop,
+                headers=headers or None,
+                timeout=args.timeout,
+            )
+
+    attempts = INTERRUPTS.run(evaluate)
+    interrupted = ""
+    if INTERRUPTS.stopped:
+        interrupted = (
+            f"stopped by Ctrl-C after {len(attempts)} finished attempts; the attempts under way then are not counted, "
+            "and the rows count only the finished ones"
         )
-    )
     rows = summarise(attempts)
-    write_lines(args.out / "results.jsonl", rows, attempts)
-    write_page(args.out / "report.html", rows, threshold=args.min_success, attempts=attempts, warnings=warnings)
+    write_lines(args.out / "results.jsonl", rows, attempts, interrupted=interrupted)
+    write_page(args.out / "report.html", rows, threshold=args.min_success, attempts=attempts, warnings=warnings, interrupted=interrupted)
     if args.json:
         for row in rows:
             print(json.dumps(row.to_json(), ensure_ascii=False))
+        if interrupted:  # as results.jsonl ends
+            print(json.dumps({"kind": "interrupted", "message": interrupted, "attempts": len(attempts)}, ensure_ascii=False))
     else:
-        print_table(rows, sys.stdout)
+        print_table(rows, sys.stdout, title="dagtools eval (interrupted)" if interrupted else "dagtools eval")
+        if interrupted:
+            print(f"Interrupted: {interrupted}.")
+    if interrupted:
+        print(f"dagtools: eval interrupted (Ctrl-C) after {counted(len(attempts), 'finished attempt')}", file=sys.stderr)
     print(
         f"dagtools: {len(attempts)} attempts; report in {args.out / 'report.html'}, JSON lines in {args.out / 'results.jsonl'}",
         file=sys.stderr,
@@ -141,6 +160,8 @@ def _eval(args: argparse.Namespace) -> int:
     under = [r for r in rows if args.min_success is not None and r.rate < args.min_success]
     for row in under:
         print(f"dagtools: {row.task} {row.model} {row.mode}: {100 * row.rate:.0f}% is under {100 * args.min_success:.0f}%", file=sys.stderr)
+    if interrupted:
+        return INTERRUPTED_EXIT
     return 1 if under or not rows else 0
 
 

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import DagtoolsError
+from .._interrupts import INTERRUPTED_EXIT, INTERRUPTS
+from .._words import counted
 from ..catalogue._render import FORMATS
 from ._eval import add_eval_command
 from ._mcp import add_mcp_command
@@ -166,6 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         unrecognized(parser, args.command, extras)
     args.verbose += getattr(args, "verbose_here", 0)  # -v before the command or after it: the same
     _configure_logging(args.verbose)
+    INTERRUPTS.install()  # the first Ctrl-C stops the command where it is, keeping what it finished; a second at once
     try:
         check_addresses(args)
         code = int(args.handler(args) or 0)
@@ -176,8 +179,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # `dagtools ... | head`: the reader has all it wanted
         return stdout_closed()
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt:  # Ctrl-C where the command had nothing under way to keep (loading, starting)
+        print(f"dagtools: {args.command} stopped (Ctrl-C)", file=sys.stderr)
+        return INTERRUPTED_EXIT
+    finally:
+        INTERRUPTS.uninstall()
 
 
 def _eval_check(words: list[str]) -> int | None:
@@ -219,10 +225,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _call(args: argparse.Namespace) -> int:
-    import anyio
-
     options = source_options(args)
-    return anyio.run(lambda: _replay(args.source, args.script, args.json, options, trace=args.trace, verbose=args.verbose > 0))
+    return INTERRUPTS.run(lambda: _replay(args.source, args.script, args.json, options, trace=args.trace, verbose=args.verbose > 0))
 
 
 async def _replay(
@@ -242,13 +246,22 @@ async def _replay(
 
     script = load_script(script_path)
     async with await open_session(source, inputs=script.inputs, outputs=script.outputs, **options) as session:
+        replayed: list[Any] = []  # the calls replayed, as they are
         try:
-            return await _replay_session(session, script, as_json, transcript=transcript, verbose=verbose)
+            with INTERRUPTS.cancelling():  # Ctrl-C: the call under way is dropped, what the others did is said
+                return await _replay_session(session, script, as_json, transcript=transcript, verbose=verbose, replayed=replayed)
+            where = f"stopped by Ctrl-C after {len(replayed)} of {counted(len(script.calls), 'call')}"
+            if as_json:
+                print(json.dumps({"outputs": session.saved, "interrupted": where}, ensure_ascii=False))
+            else:
+                print(_section("Outputs") + "\n" + (json.dumps(session.saved, ensure_ascii=False) if session.saved else "none saved"))
+            print(f"dagtools: {where}", file=sys.stderr)
+            return INTERRUPTED_EXIT
         finally:
             save_trace(trace, session, title=title or f"dagtools call {Path(script_path).name}")
 
 
-async def _replay_session(session: Session, script: Script, as_json: bool, *, transcript: bool, verbose: bool) -> int:
+async def _replay_session(session: Session, script: Script, as_json: bool, *, transcript: bool, verbose: bool, replayed: list[Any]) -> int:
     from ..catalogue._render import describe_tools
     from ..scripts._script import run_script
     from ._views import print_tolerated
@@ -261,6 +274,7 @@ async def _replay_session(session: Session, script: Script, as_json: bool, *, tr
     active = set(session.active_tools)
     hinted = False
     async for record in run_script(session, script):
+        replayed.append(record)
         if as_json:
             print(json.dumps(record.to_json(), ensure_ascii=False), flush=True)
         else:
@@ -331,7 +345,7 @@ def _demo(args: argparse.Namespace) -> int:
         return anyio.run(lambda: record_script(f"{api}:schema", script, {}))
     print("The kitchen API: bake french fries with Type_field tools over Type#N objects.")
     title = "dagtools demo: the french-fries script replayed on the kitchen API"
-    return anyio.run(lambda: _replay(f"{api}:schema", script, False, {}, transcript=True, trace=args.trace, title=title))
+    return INTERRUPTS.run(lambda: _replay(f"{api}:schema", script, False, {}, transcript=True, trace=args.trace, title=title))
 
 
 # -- tools -----------------------------------------------------------------------------------------------

@@ -177,7 +177,8 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
 
 
 def _mcp(args: argparse.Namespace) -> int:
+    from .._interrupts import INTERRUPTED_EXIT, INTERRUPTS
     from ..mcpserver._serve import serve_mcp
 
     serve_mcp(mcp_config_from_args(args), verbose=args.verbose > 0)
-    return 0
+    return INTERRUPTED_EXIT if INTERRUPTS.stopped else 0

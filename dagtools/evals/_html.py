@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
+from .._interrupts import write_whole
 from ._report import COLUMNS, cells
 from ._stats import Attempt, Row
 
@@ -39,6 +40,7 @@ td.runs a { margin-right: 6px; white-space: nowrap; }
 a.failed { color: #cf222e; }
 svg text { font: 12px system-ui, sans-serif; fill: #1f2328; }
 .legend span { display: inline-block; margin-right: 16px; }
+p.interrupted { background: #fff8c5; border: 1px solid #d4a72c; padding: 6px 10px; }
 .legend i { display: inline-block; width: 12px; height: 12px; margin-right: 4px; vertical-align: -1px; }
 """
 
@@ -51,10 +53,14 @@ def to_html(
     attempts: Sequence[Attempt] = (),
     folder: Path | None = None,
     warnings: Sequence[str] = (),
+    interrupted: str = "",
 ) -> str:
     """The page; `attempts` are linked from their rows, relative to `folder` (where the page is written);
     `warnings` (what the console warned of the run, such as a script standing in for a model) head it,
-    since the page is read without the console."""
+    since the page is read without the console. `interrupted` says why the eval stopped early: the page
+    is marked so in its title and first lines."""
+    if interrupted:
+        title = f"{title} (interrupted)"
     modes = list(dict.fromkeys(r.mode for r in rows))  # as the bars come, top to bottom
     legend = "".join(f'<span><i style="background:{_MODE_COLOURS.get(mode, _OTHER)}"></i>{html.escape(mode)}</span>' for mode in modes)
     note = f" The dashed line is the threshold, {100 * threshold:.0f}%." if threshold is not None else ""
@@ -66,6 +72,7 @@ def to_html(
             f"<style>{_CSS}</style></head><body>",
             f"<h1>{html.escape(title)}</h1>",
             *(f'<p class="warning">{html.escape(warning)}</p>' for warning in warnings),
+            f'<p class="interrupted"><strong>Interrupted:</strong> {html.escape(interrupted)}</p>' if interrupted else "",
             f"<p>Success rate per task, model and tool mode; the whisker is the Wilson 95% interval.{note}</p>",
             f'<p class="legend">{legend}</p>',
             _plot(rows, threshold),
@@ -84,8 +91,13 @@ def write_page(
     threshold: float | None = None,
     attempts: Sequence[Attempt] = (),
     warnings: Sequence[str] = (),
+    interrupted: str = "",
 ) -> None:
-    path.write_text(to_html(rows, title=title, threshold=threshold, attempts=attempts, folder=path.parent, warnings=warnings))
+    """The page at `path`, written whole or not at all (a Ctrl-C while writing leaves the last one)."""
+    page = to_html(
+        rows, title=title, threshold=threshold, attempts=attempts, folder=path.parent, warnings=warnings, interrupted=interrupted
+    )
+    write_whole(path, page)
 
 
 def _label(row: Row) -> str:

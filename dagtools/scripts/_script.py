@@ -3,6 +3,8 @@
     inputs:  {name: {field: <root chain>, description} | {value, description}}
     outputs: {name: {type, description}}
     calls:   [{tool, arguments, expect?, expect_error?}]
+    interrupted: why the run that wrote it stopped early (`dagtools run --json` after Ctrl-C); a note,
+                 its calls replay as any others
 
 `expect` is a subset of the parsed result that must match, so scripts stay valid when results grow.
 """
@@ -54,7 +56,7 @@ def load_script(source: str | Path | Mapping[str, Any]) -> Script:
         data = read_data(source, "Script")
     if not isinstance(data, dict):
         raise ConfigError(f"Script {origin} must be a mapping with inputs, outputs and calls{_what_list(data)}.")
-    unknown = set(data) - {"inputs", "outputs", "calls"}
+    unknown = set(data) - {"inputs", "outputs", "calls", "interrupted"}
     if unknown:
         close = {
             key: m for key in sorted(unknown) if (m := difflib.get_close_matches(key, ["inputs", "outputs", "calls"], n=1, cutoff=0.7))
