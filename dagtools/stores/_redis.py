@@ -12,12 +12,19 @@ at a time on one connection (`Batches`): one write and one read for them all.
 In a cluster, a session's three keys carry its key as a hash tag (`dagtools:session:{KEY}`), so they sit
 in one slot and every script touches one slot only; redis-py's `RedisCluster` follows `MOVED` and `ASK`
 and finds a failed primary's replica. Work is batched per node (`BatchGroups`): one pipeline to one
-node at a time, so a node that fails fails only the calls whose sessions it serves. A batch that saved
-anything ends with `WAIT`: the save is acknowledged once `replicas` replicas (1 in a cluster) have it,
-so a primary that fails after answering loses no acknowledged call to its replica's promotion. A
-replica that does not confirm within `REPLICA_WAIT_MS` (a primary left without one, after a failover)
-delays the save no longer: it is acknowledged, and logged. Every script may run twice without harm
-(a save names the version it read), so the client library's retries never apply a call twice.
+node at a time, so a node that fails fails only the calls whose sessions it serves. A request that meets
+a node it cannot reach (or a cluster still failing over) is sent again, with the slot map read afresh
+from the live nodes, until the failover should be over (`cluster-node-timeout` plus `FAILOVER_MARGIN`):
+the store retries, not redis-py, whose retries close every node's connections and so fail calls on the
+live primaries too. Every script may run twice without harm (a save names the version it read, a lease
+its token), so sending one again never applies a call twice.
+
+A batch that saved anything ends with `WAIT`: the save is acknowledged once `replicas` replicas (1 in a
+cluster) have it, so a primary that fails after answering loses no acknowledged call to its replica's
+promotion. Each primary is asked how many replicas it has (`ROLE`, in a batch, every `REPLICAS_CHECKED_EVERY`
+seconds): one with fewer than `replicas` (a replica promoted after a failover, until the old primary
+rejoins) is not waited on, and said once in the log. A replica that does not confirm within
+`REPLICA_WAIT_MS` delays the save no longer: it is acknowledged, and logged.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ import hashlib
 import logging
 import time
 from typing import Any
+
+import anyio
 
 from .._errors import ConfigError, StoreError, install_command
 from ._batches import Batches, BatchGroups, Job
@@ -39,6 +48,15 @@ logger = logging.getLogger("dagtools")
 REPLICA_WAIT_MS = 100
 #: Every wait on a Redis server: for a connection from the pool, to connect, for an answer, in seconds.
 TIMEOUT = 20
+#: How long past the cluster's `cluster-node-timeout` a request on a failed primary is sent again, in seconds:
+#: the replica's election and the slot map read again. Past it the call fails with the store's message.
+FAILOVER_MARGIN = 1.0
+#: Seconds between two pauses of a request sent again during a failover (the slot map is read again each time).
+RETRY_PAUSE = 0.1
+#: Seconds between two counts of a primary's replicas (`ROLE`), to know whether its saves can be waited on.
+REPLICAS_CHECKED_EVERY = 5.0
+#: `cluster-node-timeout` when the cluster will not say (`CONFIG` renamed or refused): Redis's default.
+DEFAULT_NODE_TIMEOUT = 15.0
 
 _PREFIX = "dagtools:session:"
 _LEASE = "dagtools:lease:"
@@ -143,6 +161,10 @@ class RedisStore(SessionStore):
         self._batches = Batches(self._send)
         self._groups = BatchGroups(self._send)
         self._unconfirmed_logged = 0.0
+        #: Each primary's replicas as last counted, and when: by node name ("" for one server).
+        self._replicas_of: dict[str, tuple[int, float]] = {}
+        self._node_timeout: float | None = None  # the cluster's, once read
+        self._map_read = 0.0  # when the slot map was last read again
 
     def _name(self, prefix: str, key: str) -> str:
         """A session's Redis key. In a cluster its three keys share a hash tag, so they sit in one slot; a
@@ -158,10 +180,20 @@ class RedisStore(SessionStore):
         return max(1, int(self.idle_ttl * 1000))
 
     async def _call(self, script: Any, keys: list[str], args: list[Any]) -> Any:
-        """Run `script` in the next pipeline (`_send`): in a cluster, the next one to the node of its keys."""
+        """Run `script` in the next pipeline (`_send`): in a cluster, the next one to the node of its keys,
+        sent again while its node cannot be reached and the failover may still end (`FAILOVER_MARGIN`)."""
         if not self.cluster:
             return await self._batches.run((script, keys, args))
-        return await self._groups.run(await self._node_of(keys[0]), (script, keys, args))
+        started = time.monotonic()
+        while True:
+            try:
+                return await self._groups.run(await self._node_of(keys[0]), (script, keys, args))
+            except _NodeFailed as failed:
+                window = (self._node_timeout if self._node_timeout is not None else DEFAULT_NODE_TIMEOUT) + FAILOVER_MARGIN
+                if time.monotonic() + RETRY_PAUSE - started > window:
+                    raise StoreError(str(failed)) from None
+            await anyio.sleep(RETRY_PAUSE)
+            await self._read_map()
 
     async def _node_of(self, key: str) -> str:
         """The name of the node that serves `key`'s slot now; "" when the cluster cannot be asked (the
@@ -170,10 +202,39 @@ class RedisStore(SessionStore):
 
         try:
             await self._redis.initialize()  # once: the cluster's slots and nodes
+            if self._node_timeout is None:
+                self._node_timeout = await self._ask_node_timeout()
             node = self._redis.get_node_from_key(key)
         except (RedisError, OSError):
             return ""
         return str(node.name) if node is not None else ""
+
+    async def _ask_node_timeout(self) -> float:
+        """The cluster's `cluster-node-timeout` in seconds: how long a failover takes to begin."""
+        from redis.exceptions import RedisError
+
+        try:
+            said = await self._redis.execute_command("CONFIG GET", "cluster-node-timeout", target_nodes=self._redis.get_default_node())
+        except (RedisError, OSError):
+            return DEFAULT_NODE_TIMEOUT
+        values = list(said.values()) if isinstance(said, dict) else list(said)[1:] if isinstance(said, (list, tuple)) else []
+        try:
+            return int(values[0]) / 1000
+        except (IndexError, TypeError, ValueError):
+            return DEFAULT_NODE_TIMEOUT
+
+    async def _read_map(self) -> None:
+        """Read the cluster's slots and nodes again from a live node (at most once per `RETRY_PAUSE`, however
+        many requests failed): a promoted replica is found, and no connection to a live node is closed."""
+        from redis.exceptions import RedisError
+
+        if time.monotonic() - self._map_read < RETRY_PAUSE:
+            return
+        self._map_read = time.monotonic()
+        try:
+            await self._redis.nodes_manager.initialize()
+        except (RedisError, OSError) as error:
+            logger.debug("reading the Redis Cluster's slot map again failed: %s", error)
 
     async def _send(self, batch: list[Job], *, again: bool = True) -> None:
         """The batch's scripts in one pipeline, then `WAIT` for the replicas when it saved anything; the
@@ -181,8 +242,11 @@ class RedisStore(SessionStore):
         from redis.exceptions import NoScriptError, RedisError
 
         try:
-            wait = self.replicas > 0 and any(id(job.work[0]) in self._writes for job in batch)
-            if len(batch) == 1 and not wait and not self.cluster:  # alone: no pipeline to build
+            saves = self.replicas > 0 and any(id(job.work[0]) in self._writes for job in batch)
+            targets = self._targets(batch) if self.replicas > 0 else {}
+            counted = [name for name in targets if time.monotonic() - self._replicas_of.get(name, (0, -1e9))[1] > REPLICAS_CHECKED_EVERY]
+            waited = [name for name in targets if saves and self._replicas_of.get(name, (self.replicas, 0.0))[0] >= self.replicas]
+            if len(batch) == 1 and not waited and not counted and not self.cluster:  # alone: no pipeline to build
                 script, keys, args = batch[0].work
                 try:
                     replies = [await self._redis.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)]
@@ -192,16 +256,22 @@ class RedisStore(SessionStore):
                 pipe = self._redis.pipeline(transaction=False)
                 for script, keys, args in (job.work for job in batch):
                     pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
-                if wait:  # on the connection that wrote, after the writes: one per node the batch went to
-                    for target in self._targets(batch):
-                        pipe.execute_command("WAIT", self.replicas, REPLICA_WAIT_MS, **target)
+                for name in counted:  # how many replicas each primary has, every few seconds
+                    pipe.execute_command("ROLE", **targets[name])
+                for name in waited:  # on the connection that wrote, after the writes: one per node with replicas
+                    pipe.execute_command("WAIT", self.replicas, REPLICA_WAIT_MS, **targets[name])
                 replies = await pipe.execute(raise_on_error=False)
-                self._confirmed(replies[len(batch) :])
+                self._counted(dict(zip(counted, replies[len(batch) : len(batch) + len(counted)])))
+                waits = replies[len(batch) + len(counted) :]
+                lost = next((reply for reply in waits if isinstance(reply, Exception)), None)
+                if lost is not None:  # the node went before saying its replica had the saves: they may be gone with it
+                    replies = [lost if id(job.work[0]) in self._writes else reply for job, reply in zip(batch, replies)]
+                self._confirmed([reply for reply in waits if not isinstance(reply, Exception)])
                 replies = replies[: len(batch)]
             unknown = [job for job, reply in zip(batch, replies) if isinstance(reply, NoScriptError)]
             if unknown and again:  # a new or restarted server: EVALSHA ran nothing, so sending them again is safe
                 for script in {id(job.work[0]): job.work[0] for job in unknown}.values():
-                    await self._redis.script_load(script.script)  # a cluster loads it on every primary
+                    await self._load_script(script, unknown[0].work[1][0])
                 await self._send(unknown, again=False)
             for job, reply in zip(batch, replies):
                 if isinstance(reply, NoScriptError) and again:
@@ -214,16 +284,58 @@ class RedisStore(SessionStore):
             for job in batch:
                 job.error = self._failed(error)
 
-    def _targets(self, batch: list[Job]) -> list[dict[str, Any]]:
-        """Where the batch's `WAIT` goes: the one server, or each cluster node its keys are on now."""
+    async def _load_script(self, script: Any, key: str) -> None:
+        """Load `script` where `key` is served (a cluster's node that said it lacks it: a promoted replica)
+        or on the one server."""
         if not self.cluster:
-            return [{}]
+            await self._redis.script_load(script.script)
+            return
+        node = self._redis.get_node_from_key(key)
+        await self._redis.execute_command("SCRIPT LOAD", script.script, target_nodes=node)
+
+    def _targets(self, batch: list[Job]) -> dict[str, dict[str, Any]]:
+        """Where the batch's `ROLE` and `WAIT` go, by node name: the one server (""), or each cluster node
+        its keys are on now."""
+        if not self.cluster:
+            return {"": {}}
         nodes = {}
         for job in batch:
             node = self._redis.get_node_from_key(job.work[1][0])
             if node is not None:
-                nodes[node.name] = node
-        return [{"target_nodes": node} for node in nodes.values()]
+                nodes[node.name] = {"target_nodes": node}
+        return nodes
+
+    def _counted(self, roles: dict[str, Any]) -> None:
+        """Note each primary's replicas from its `ROLE` answer (its third item lists them); say once when one
+        has fewer than a save waits for, and once when it has enough again."""
+        for name, role in roles.items():
+            if isinstance(role, Exception) or not isinstance(role, (list, tuple)) or len(role) < 3:
+                continue  # not a primary's answer (a stale slot map): counted again at the next batch
+            if _text(role[0]) != "master":
+                continue
+            count = len(role[2]) if isinstance(role[2], (list, tuple)) else 0
+            self._replicas_of[name] = (count, time.monotonic())
+            said = (_safe(self.url), name)  # one word per primary and process, however many stores name it
+            before = _short.get(said, False)
+            _short[said] = count < self.replicas
+            where = f"the primary {name}" if name else "the server"
+            if count < self.replicas and not before:
+                logger.warning(
+                    "The Redis session store at %s: %s has %d replica(s), fewer than the %d a save waits for; its saves "
+                    "are acknowledged without waiting, and losing it now would lose them. Give it a replica (a failed "
+                    "primary that comes back rejoins as one).",
+                    _safe(self.url),
+                    where,
+                    count,
+                    self.replicas,
+                )
+            elif count >= self.replicas and before:
+                logger.info(
+                    "The Redis session store at %s: %s has %d replica(s) again; saves wait for them.",
+                    _safe(self.url),
+                    where,
+                    count,
+                )
 
     def _confirmed(self, replies: list[Any]) -> None:
         """Log (at most once a minute) a batch whose saves fewer replicas than asked confirmed in time."""
@@ -240,8 +352,16 @@ class RedisStore(SessionStore):
             )
 
     def _failed(self, error: BaseException) -> StoreError:
+        from redis.exceptions import ClusterDownError, MasterDownError, ReadOnlyError, SlotNotCoveredError, TryAgainError
+        from redis.exceptions import ConnectionError as Unreachable
+        from redis.exceptions import TimeoutError as Unanswered
+
         said = str(error).rstrip(". ") or type(error).__name__
-        return StoreError(f"The Redis session store at {_safe(self.url)} failed: {said}. Check that it is running.")
+        message = f"The Redis session store at {_safe(self.url)} failed: {said}. Check that it is running."
+        passing = (Unreachable, Unanswered, OSError, ClusterDownError, SlotNotCoveredError, TryAgainError, ReadOnlyError, MasterDownError)
+        if self.cluster and isinstance(error, passing):
+            return _NodeFailed(message)  # a node down, or a failover under way: `_call` sends it again
+        return StoreError(message)
 
     async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
         keys = [self._name(_PREFIX, key), self._name(_LOG, key)]
@@ -292,6 +412,8 @@ class RedisStore(SessionStore):
         return None if holder is None else _text(holder)
 
     async def aclose(self) -> None:
+        for task in list(self._renewals):  # leases still being given back run out instead
+            task.cancel()
         if self.cluster:
             await self._redis.aclose()
         else:
@@ -299,6 +421,14 @@ class RedisStore(SessionStore):
 
     def __repr__(self) -> str:
         return f"RedisStore({_safe(self.url)!r})"
+
+
+#: Whether each primary (by store URL and node name) was last said in the log to have too few replicas.
+_short: dict[tuple[str, str], bool] = {}
+
+
+class _NodeFailed(StoreError):
+    """A cluster node could not be reached or is failing over: the request may succeed once sent again."""
 
 
 def _loaded(found: list[Any]) -> StoredState | None:
@@ -332,6 +462,8 @@ def _cluster_client(scheme: str, rest: str) -> Any:
     """A `RedisCluster` from the part of a `redis+cluster://` URL after the scheme: its nodes (any one is
     enough to start), with the same bounded waits as one server's pool."""
     from redis.asyncio.cluster import ClusterNode, RedisCluster
+    from redis.asyncio.retry import Retry
+    from redis.backoff import NoBackoff
 
     where = rest.split("?", 1)[0]
     auth, _, hosts = where.rpartition("@")
@@ -353,4 +485,9 @@ def _cluster_client(scheme: str, rest: str) -> Any:
         socket_timeout=TIMEOUT,
         socket_connect_timeout=TIMEOUT,
         decode_responses=False,
+        # The store sends a request again itself (`RedisStore._call`): redis-py's retries close the connections
+        # to every node, failing the requests in flight on the live primaries too.
+        retry=Retry(NoBackoff(), 0),
+        # A `MOVED` updates the slot it names; reading the whole map again closes every connection as well.
+        reinitialize_steps=0,
     )
