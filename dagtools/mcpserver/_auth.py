@@ -252,8 +252,7 @@ class OAuthResource:
         except jwt.MissingRequiredClaimError as error:
             if error.claim == "sub":
                 raise self._invalid(
-                    "it names no subject (sub), which a JWT access token must (RFC 9068; a client's own token names the "
-                    "client there)"
+                    "it names no subject (sub), which a JWT access token must (RFC 9068; a client's own token names the client there)"
                 ) from None
             raise self._invalid(f"{str(error).lower()} (this resource is {self.audience})") from None
         except jwt.InvalidAudienceError:

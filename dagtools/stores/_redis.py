@@ -50,9 +50,9 @@ REPLICA_WAIT_MS = 100
 TIMEOUT = 20
 #: How long past the cluster's `cluster-node-timeout` a request on a failed primary is sent again, in seconds:
 #: the replica's election and the slot map read again. Past it the call fails with the store's message.
-FAILOVER_MARGIN = 1.0
+FAILOVER_MARGIN = 0.5
 #: Seconds between two pauses of a request sent again during a failover (the slot map is read again each time).
-RETRY_PAUSE = 0.1
+RETRY_PAUSE = 0.05
 #: Seconds between two counts of a primary's replicas (`ROLE`), to know whether its saves can be waited on.
 REPLICAS_CHECKED_EVERY = 5.0
 #: `cluster-node-timeout` when the cluster will not say (`CONFIG` renamed or refused): Redis's default.
@@ -224,11 +224,11 @@ class RedisStore(SessionStore):
             return DEFAULT_NODE_TIMEOUT
 
     async def _read_map(self) -> None:
-        """Read the cluster's slots and nodes again from a live node (at most once per `RETRY_PAUSE`, however
+        """Read the cluster's slots and nodes again from a live node (at most once per two `RETRY_PAUSE`s, however
         many requests failed): a promoted replica is found, and no connection to a live node is closed."""
         from redis.exceptions import RedisError
 
-        if time.monotonic() - self._map_read < RETRY_PAUSE:
+        if time.monotonic() - self._map_read < 2 * RETRY_PAUSE:
             return
         self._map_read = time.monotonic()
         try:
