@@ -12,10 +12,12 @@ message shows a token, nor any part of an entry that might be one.
 `OAuthResource`: an OAuth 2.1 resource server (MCP authorization, 2025-11-25). An access token is
 checked as a JWT against the issuer's keys (RFC 9068; found through its RFC 8414 or OpenID metadata,
 kept for `KEYS_FOR` seconds, fetched again for a key id not seen before at most once every
-`REFETCH_EVERY` seconds) or by asking the issuer (RFC 7662 introspection; an answer is kept for at
+`REFETCH_EVERY` seconds; while they cannot be fetched, a token they would judge gets 503, never 401, and
+they are asked for again at most every `DOWN_RETRY_EVERY` seconds) or by asking the issuer (RFC 7662 introspection; an answer is kept for at
 most `INTROSPECTED_FOR` seconds); either way its issuer, audience (RFC 8707: a token minted for
 another resource is refused), expiry and not-before (with `leeway` seconds of skew) and scopes.
-The caller is the token's subject at its issuer; a token without the write scope opens read-only
+The caller is the token's subject at its issuer (a JWT must name one, as RFC 9068 requires; an
+introspection answer without one is the client's own token, and the caller is that client); a token without the write scope opens read-only
 sessions. The caller's name is who its sessions belong to and who its quotas count against; the
 token itself is never stored, logged or passed on to the API.
 """
