@@ -51,8 +51,9 @@ TIMEOUT = 20
 #: How long past the cluster's `cluster-node-timeout` a request on a failed primary is sent again, in seconds:
 #: the replica's election and the slot map read again. Past it the call fails with the store's message.
 FAILOVER_MARGIN = 0.5
-#: Seconds between two pauses of a request sent again during a failover (the slot map is read again each time).
-RETRY_PAUSE = 0.05
+#: Seconds between two readings of a cluster's slot map while requests fail (each costs a Redis answer and
+#: tens of ms of Python); every request waiting to be sent again goes with the next one.
+MAP_READ_EVERY = 0.2
 #: Seconds between two counts of a primary's replicas (`ROLE`), to know whether its saves can be waited on.
 REPLICAS_CHECKED_EVERY = 5.0
 #: `cluster-node-timeout` when the cluster will not say (`CONFIG` renamed or refused): Redis's default.
@@ -165,6 +166,7 @@ class RedisStore(SessionStore):
         self._replicas_of: dict[str, tuple[int, float]] = {}
         self._node_timeout: float | None = None  # the cluster's, once read
         self._map_read = 0.0  # when the slot map was last read again
+        self._reading: anyio.Event | None = None  # set when the reading under way is done
 
     def _name(self, prefix: str, key: str) -> str:
         """A session's Redis key. In a cluster its three keys share a hash tag, so they sit in one slot; a
@@ -190,9 +192,8 @@ class RedisStore(SessionStore):
                 return await self._groups.run(await self._node_of(keys[0]), (script, keys, args))
             except _NodeFailed as failed:
                 window = (self._node_timeout if self._node_timeout is not None else DEFAULT_NODE_TIMEOUT) + FAILOVER_MARGIN
-                if time.monotonic() + RETRY_PAUSE - started > window:
+                if time.monotonic() - started > window:
                     raise StoreError(str(failed)) from None
-            await anyio.sleep(RETRY_PAUSE)
             await self._read_map()
 
     async def _node_of(self, key: str) -> str:
@@ -224,17 +225,26 @@ class RedisStore(SessionStore):
             return DEFAULT_NODE_TIMEOUT
 
     async def _read_map(self) -> None:
-        """Read the cluster's slots and nodes again from a live node (at most once per two `RETRY_PAUSE`s, however
-        many requests failed): a promoted replica is found, and no connection to a live node is closed."""
+        """Read the cluster's slots and nodes again from a live node, so a promoted replica is found: at most
+        once per `MAP_READ_EVERY`, however many requests failed (they all wait for the next reading), and
+        without closing any connection to a live node."""
         from redis.exceptions import RedisError
 
-        if time.monotonic() - self._map_read < 2 * RETRY_PAUSE:
+        if self._reading is not None:
+            await self._reading.wait()
             return
-        self._map_read = time.monotonic()
+        self._reading = anyio.Event()
         try:
+            due = self._map_read + MAP_READ_EVERY - time.monotonic()
+            if due > 0:
+                await anyio.sleep(due)
             await self._redis.nodes_manager.initialize()
         except (RedisError, OSError) as error:
             logger.debug("reading the Redis Cluster's slot map again failed: %s", error)
+        finally:
+            self._map_read = time.monotonic()
+            self._reading.set()
+            self._reading = None
 
     async def _send(self, batch: list[Job], *, again: bool = True) -> None:
         """The batch's scripts in one pipeline, then `WAIT` for the replicas when it saved anything; the
@@ -245,7 +255,7 @@ class RedisStore(SessionStore):
             saves = self.replicas > 0 and any(id(job.work[0]) in self._writes for job in batch)
             targets = self._targets(batch) if self.replicas > 0 else {}
             counted = [name for name in targets if time.monotonic() - self._replicas_of.get(name, (0, -1e9))[1] > REPLICAS_CHECKED_EVERY]
-            waited = [name for name in targets if saves and self._replicas_of.get(name, (self.replicas, 0.0))[0] >= self.replicas]
+            waited = [name for name in targets if saves and self._replicas_known(name, batch) >= self.replicas]
             if len(batch) == 1 and not waited and not counted and not self.cluster:  # alone: no pipeline to build
                 script, keys, args = batch[0].work
                 try:
@@ -304,6 +314,18 @@ class RedisStore(SessionStore):
             if node is not None:
                 nodes[node.name] = {"target_nodes": node}
         return nodes
+
+    def _replicas_known(self, name: str, batch: list[Job]) -> int:
+        """The replicas of the node `name` as last counted; for one not counted yet, as the cluster's slot map
+        lists them (a replica just promoted has none listed: its first saves do not wait either)."""
+        if name in self._replicas_of or not self.cluster:
+            return self._replicas_of.get(name, (self.replicas, 0.0))[0]
+        slots = self._redis.nodes_manager.slots_cache
+        for job in batch:
+            listed = slots.get(self._redis.keyslot(job.work[1][0]))
+            if listed and listed[0].name == name:
+                return len(listed) - 1
+        return self.replicas
 
     def _counted(self, roles: dict[str, Any]) -> None:
         """Note each primary's replicas from its `ROLE` answer (its third item lists them); say once when one
