@@ -161,6 +161,16 @@ class RedisCluster:
             time.sleep(0.1)
         raise Unavailable(f"the Redis Cluster on ports {self.ports} did not become ready in {seconds:.0f} s")
 
+    def promoted_after(self, since: float, timeout: float = 30) -> float:
+        """Seconds from `since` (a `time.monotonic()`) until three live primaries serve again: a killed
+        primary's replica promoted."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if len(self.primaries()) == 3:
+                return time.monotonic() - since
+            time.sleep(0.05)
+        raise Unavailable(f"no replica was promoted in {timeout:.0f} s")
+
     def kill(self, port: int) -> None:
         self.processes[port].send_signal(signal.SIGKILL)
         self.processes[port].wait(10)

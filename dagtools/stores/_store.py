@@ -191,11 +191,17 @@ class SessionStore(AsyncClosing, ABC):
             await anyio.sleep(pause)
             pause = min(pause * 2, 0.05)
         lease.loaded = taken.stored
+        store_failed = False
         try:
             async with self._renewed(lease):
                 yield lease
+        except StoreError:
+            store_failed = True
+            raise
         finally:
-            if lease.held:
+            if lease.held and store_failed:  # the store failed just now: not waited for again, the call has its answer
+                self._release_later(key, token)
+            elif lease.held:
                 with anyio.CancelScope(shield=True):
                     try:
                         await self._release(key, token)

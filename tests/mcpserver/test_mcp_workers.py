@@ -217,6 +217,7 @@ async def test_a_redis_primary_killed_under_load_fails_only_its_own_sessions_bri
     killed_at = 0.0
     made = dict.fromkeys(keys, 0)
     served: set[str] = set()
+    promoted: list[float] = []  # when Redis promoted the replica, in seconds after the kill
     run_until = time.monotonic() + 120
 
     def since_kill(moment: float) -> float:
@@ -250,6 +251,7 @@ async def test_a_redis_primary_killed_under_load_fails_only_its_own_sessions_bri
         cluster.kill(victim)
         killed_at = time.monotonic()
         run_until = killed_at + 8
+        promoted.append(await anyio.to_thread.run_sync(cluster.promoted_after, killed_at))
 
     try:
         with balanced(kitchen_url, cache_dir, 2, "--tools", "fixed", "--store", cluster.url) as (url, workers):
@@ -273,14 +275,19 @@ async def test_a_redis_primary_killed_under_load_fails_only_its_own_sessions_bri
         window = max(resumed[key] for key in served)
         served_by = {w for m, t, w in seen.requests if m == "tools/call"}
         print(
-            f"\nkilled a primary serving {len(served)} of {clients} sessions behind two workers: they worked again {window:.1f} s "
+            f"\nkilled a primary serving {len(served)} of {clients} sessions behind two workers: Redis promoted its replica "
+            f"{promoted[0]:.1f} s later, they worked again {window:.1f} s "
             f"later; {len(failures)} of {len(calls)} calls failed; the longest call took {longest:.1f} s"
         )
         assert served_by == {"w1", "w2"}, served_by
         slowest = sorted(calls, key=lambda c: c[1] - max(c[0], 0.0))[-3:]
         slowest_said = [(round(s, 2), round(e, 2), k in served, m[:160]) for s, e, k, m in slowest]
         assert longest < bound, f"a call took {longest:.1f} s, past cluster-node-timeout + 2 s: {slowest_said}"
-        assert window < bound, f"the killed primary's sessions worked again only {window:.1f} s after the kill"
+        # Redis's own election sets when the shard can serve again; under a heavy load it runs late, and then
+        # the bound is how soon after the promotion the sessions work again.
+        assert promoted and window < max(bound, promoted[0] + 1), (
+            f"the killed primary's sessions worked again {window:.1f} s after the kill, its replica promoted {promoted[0]:.1f} s after it"
+        )
         assert sum(len(a) for a in acknowledged.values()) > 100
         for name, worker in workers.items():
             said = worker.log.count("fewer than the 1 a save waits for")

