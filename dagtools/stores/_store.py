@@ -31,7 +31,7 @@ from urllib.parse import parse_qs, urlsplit
 import anyio
 
 from .._closing import AsyncClosing
-from .._errors import ConfigError, StoreBusyError, StoreConflictError
+from .._errors import ConfigError, StoreBusyError, StoreConflictError, StoreError
 from ._holders import holder_gone, new_token
 
 __all__ = [
@@ -55,6 +55,8 @@ DEFAULT_IDLE_TTL = 7 * 24 * 3600.0
 #: How long a lease holds a key without renewal; renewed every third of it while a turn runs, so a
 #: killed holder blocks its key for at most this long.
 LEASE_SECONDS = 15.0
+#: Seconds between two attempts at giving back a lease the store could not be told of (its node down).
+RELEASE_RETRY_EVERY = 0.2
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -112,6 +114,7 @@ class SessionStore(AsyncClosing, ABC):
         self.lock_timeout = lock_timeout
         self._local: dict[str, tuple[anyio.Lock, int]] = {}
         self._renewals: set[asyncio.Task[None]] = set()
+        self._releasing: set[tuple[str, str]] = set()  # leases being given back in the background
 
     @abstractmethod
     async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
@@ -168,7 +171,11 @@ class SessionStore(AsyncClosing, ABC):
         pause, checked = 0.002, 0.0
         while True:
             with anyio.CancelScope(shield=True):  # a lease taken is given back (below) even if the turn is cancelled meanwhile
-                taken = await self._take(key, token, LEASE_SECONDS, load=load, known=known)
+                try:
+                    taken = await self._take(key, token, LEASE_SECONDS, load=load, known=known)
+                except StoreError:
+                    self._release_later(key, token)  # the take may have been done before its answer was lost
+                    raise
             if taken.held:
                 break
             if time.monotonic() > deadline:
@@ -184,13 +191,52 @@ class SessionStore(AsyncClosing, ABC):
             await anyio.sleep(pause)
             pause = min(pause * 2, 0.05)
         lease.loaded = taken.stored
+        store_failed = False
         try:
             async with self._renewed(lease):
                 yield lease
+        except StoreError:
+            store_failed = True
+            raise
         finally:
-            if lease.held:
+            if lease.held and store_failed:  # the store failed just now: not waited for again, the call has its answer
+                self._release_later(key, token)
+            elif lease.held:
                 with anyio.CancelScope(shield=True):
-                    await self._release(key, token)
+                    try:
+                        await self._release(key, token)
+                    except StoreError:  # the call's own outcome stands; the lease is given back once the store answers
+                        self._release_later(key, token)
+
+    def _release_later(self, key: str, token: str) -> None:
+        """Give the lease back in the background, as soon as the store answers (a failed-over Redis primary's
+        replica holds what the dead one had, this lease included), trying every `RELEASE_RETRY_EVERY` seconds
+        until it would have run out anyway. Without it, the session's next call, on any worker, waits the
+        whole `LEASE_SECONDS` for a holder that is alive and done."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # not on asyncio: the lease runs out
+        if (key, token) in self._releasing:
+            return
+        self._releasing.add((key, token))
+
+        async def release() -> None:
+            until = time.monotonic() + LEASE_SECONDS
+            try:
+                while time.monotonic() < until:
+                    await asyncio.sleep(RELEASE_RETRY_EVERY)
+                    try:
+                        await self._release(key, token)
+                        return
+                    except StoreError:
+                        continue
+            finally:
+                self._releasing.discard((key, token))
+
+        task = loop.create_task(release())
+        self._renewals.add(task)  # held until done: the loop keeps only a weak reference
+        task.add_done_callback(self._renewals.discard)
 
     @asynccontextmanager
     async def _renewed(self, lease: Lease) -> AsyncIterator[None]:
