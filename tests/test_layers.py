@@ -6,6 +6,7 @@ comparing names elsewhere."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,12 @@ def _module_name(path: Path) -> str:
 MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once for every check here (read-only: no check changes it)."""
+    return ast.parse(path.read_text())
+
+
 def _imported(package: str, node: ast.Import | ast.ImportFrom) -> list[str]:
     """What one import statement in `package` names: the modules, and `from x import y` as x.y where y
     is a module of its own (`from . import x` may import a submodule)."""
@@ -45,7 +52,7 @@ def _top_level_imports(name: str, path: Path) -> set[str]:
     """Modules imported when `name` is imported: the statements that run then (top level, class bodies,
     and the functions the module itself calls while it is imported), never TYPE_CHECKING blocks nor
     functions that run only when called later."""
-    tree = ast.parse(path.read_text())
+    tree = _tree(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     explicit: set[str] = set()
@@ -113,7 +120,7 @@ def _every_import(name: str, path: Path) -> list[tuple[int, str, str]]:
     """Every dagtools module `name` imports, wherever the import stands: (line, module, how), where how
     is "at import time", "for type checking only" (under `if TYPE_CHECKING:`) or "when called" (in a
     function)."""
-    tree = ast.parse(path.read_text())
+    tree = _tree(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: list[tuple[int, str, str]] = []
 
@@ -268,7 +275,7 @@ def test_the_run_time_graph_counts_a_functions_import_but_not_one_for_type_check
 
 
 def _first_line(path: Path) -> str:
-    docstring = ast.get_docstring(ast.parse(path.read_text()), clean=True) or ""
+    docstring = ast.get_docstring(_tree(path), clean=True) or ""
     return docstring.strip().splitlines()[0] if docstring.strip() else ""
 
 
@@ -328,7 +335,7 @@ def test_tools_are_dispatched_by_their_toolset_only():
     for module, path in MODULES.items():
         if module in OWNERS:
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if not isinstance(node, ast.Compare):
                 continue
             for side in [node.left, *node.comparators]:
