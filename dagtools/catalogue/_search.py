@@ -297,7 +297,6 @@ class _Structure:
         self._catalogue = catalogue
         self._schema = catalogue.schema
         self._ranking = ranking
-        self._bookkeeping = frozenset(search_words(" ".join(ranking.bookkeeping)))
         self._event_words = frozenset(search_words(" ".join(ranking.event_words)))
         self._permission_words = frozenset(search_words(" ".join(ranking.permission_words)))
         self._descriptions: dict[str, str] = {}
@@ -321,7 +320,7 @@ class _Structure:
             if ref.type_name == catalogue.mutation_type:
                 continue
             own = set(search_words(returns))
-            for word in set(search_words(ref.field_name)) - own - self._bookkeeping:
+            for word in set(search_words(ref.field_name)) - own:
                 by_word = counts.setdefault(returns, {})
                 by_word[word] = by_word.get(word, 0) + (2 if catalogue.is_root(ref.type_name) else 1)
         self._aliases = {
