@@ -1,10 +1,11 @@
 """Shared fixtures: the kitchen example API and the public schemas in ../shared/schemas; the markers.
 
-`pytest` runs everything. `pytest -m "not e2e and not slow"` is the fast subset for the edit-test loop:
-every module of dagtools/ still runs in it, in this process (tests/coverage_report.py checks it from the
-coverage data). The markers are set below from measured durations (see `E2E` and `SLOW`), so a new test
-module runs in the fast subset until it is marked. tests/ is laid out like dagtools/ (tests/calls/ for
-dagtools/calls/, ...); tests/interop/ holds the tests on servers someone else wrote.
+`pytest` runs everything. `pytest -m "not e2e and not slow" -n 2` is the fast subset for the edit-test
+loop, on two workers: every module of dagtools/ still runs in it, in the run's own processes
+(tests/coverage_report.py checks it from the coverage data). The markers are set below from measured
+durations (see `E2E` and `SLOW`), so a new test module runs in the fast subset until it is marked.
+tests/ is laid out like dagtools/ (tests/calls/ for dagtools/calls/, ...); tests/interop/ holds the
+tests on servers someone else wrote.
 """
 
 from __future__ import annotations
@@ -319,13 +320,26 @@ def _deselects(config: pytest.Config, marker: str) -> bool:
     return fnmatch.fnmatchcase(" ".join(expression.split()), f"*not {marker}*")
 
 
+#: The examples a property test draws by default in a full run (and in CI, whose fast pass loads the
+#: `full` profile too), and in the fast subset.
+FULL_EXAMPLES, FAST_EXAMPLES = 1000, 100
+
+
 @pytest.hookimpl(tryfirst=True)  # the profiles exist before hypothesis's plugin loads the one asked for
 def pytest_configure(config: pytest.Config) -> None:
     """The fuzz test draws 1,000 examples in a full run (and in CI), 100 in the fast subset; an explicit
     `--hypothesis-profile` wins."""
     from hypothesis import settings
 
-    settings.register_profile("full", max_examples=1000)
-    settings.register_profile("fast", max_examples=100)
+    settings.register_profile("full", max_examples=FULL_EXAMPLES)
+    settings.register_profile("fast", max_examples=FAST_EXAMPLES)
     if not config.getoption("hypothesis_profile", None):
         settings.load_profile("fast" if _deselects(config, "slow") else "full")
+
+
+def examples(full: int, *, fast: int) -> int:
+    """How many examples a property test with its own count draws: `full` under the full profile (a
+    full run, and CI's fast pass), `fast` in the fast subset of the edit-test loop."""
+    from hypothesis import settings
+
+    return full if settings.default.max_examples >= FULL_EXAMPLES else fast

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphql import (
     GraphQLEnumType,
+    GraphQLField,
     GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
@@ -155,21 +156,22 @@ def concrete_types(schema: GraphQLSchema, type_name: str) -> list[str]:
 
 def reachable_types(
     schema: GraphQLSchema,
-    mutation_allowed: Callable[[str], bool],
+    exposed: Callable[[GraphQLObjectType, str, GraphQLField], bool],
     connection: Callable[[str], ConnectionShape | None],
 ) -> set[str]:
-    """Every object type a session can hold an object of, starting from the roots."""
+    """Every object type a session can hold an object of, starting from the roots and walking only
+    the fields that are tools (`exposed`): a deprecated mutation left out hands out no payload."""
     starts: list[GraphQLObjectType] = [t for t in (schema.query_type,) if t is not None]
     mutation = schema.mutation_type
     reached: set[str] = {t.name for t in starts}
     queue = list(starts)
-    if mutation is not None and any(mutation_allowed(name) for name in mutation.fields):
+    if mutation is not None and any(exposed(mutation, name, field) for name, field in mutation.fields.items()):
         reached.add(mutation.name)
         queue.append(mutation)
     while queue:
         type_ = queue.pop()
         for name, field in type_.fields.items():
-            if type_ is mutation and not mutation_allowed(name):
+            if not exposed(type_, name, field):
                 continue
             named = get_named_type(field.type)
             if not is_composite_type(named):

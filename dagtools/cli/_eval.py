@@ -194,7 +194,7 @@ def eval_check(argv: list[str]) -> int:
     from ..evals._tasks import find_task
     from ..session._open import open_session
     from ..shell._places import default_store_url, session_key
-    from ..stores._store import open_store
+    from ..stores._open import open_store
 
     args = _check_parser().parse_args(argv)
     task = find_task(args.tasks, args.task)

@@ -61,7 +61,7 @@ def in_command_line_words(error: Exception, args: argparse.Namespace) -> str:
     it, not the Python keyword."""
     text = str(error)
     if "lenient=True" in text and (getattr(args, "strict", False) or getattr(args, "config", None)):
-        from ..load._sources import LENIENT_ADVICE
+        from ..load._build import LENIENT_ADVICE
 
         instead = "run without --strict" if args.strict else f"set lenient: true in {args.config}"
         text = text.replace(LENIENT_ADVICE, instead)

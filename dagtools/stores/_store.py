@@ -1,8 +1,4 @@
-"""Where sessions live between calls: one small async interface, chosen by URL.
-
-    memory:                 this process only (the default when no store is given is no store at all)
-    sqlite:///PATH          a file, safe for several processes on one machine (`sqlite:` for the default file)
-    redis://HOST:PORT/DB    a Redis server, for several machines (the optional extra `redis`)
+"""Where sessions live between calls: one small async interface, and the store in this process.
 
 A store keeps each session's plain data under a key: a snapshot (`SessionState` as JSON bytes) and a
 log of what each call changed since it (a call saves its change, not the whole session; the keeper
@@ -17,16 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import secrets
-import sys
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import anyio
 
@@ -43,9 +35,7 @@ __all__ = [
     "StoreConflictError",
     "StoredState",
     "Taken",
-    "default_data_dir",
     "new_session_key",
-    "open_store",
 ]
 
 logger = logging.getLogger("dagtools")
@@ -380,58 +370,3 @@ class MemoryStore(SessionStore):
 def new_session_key() -> str:
     """An unguessable key: whoever holds it holds the session."""
     return secrets.token_urlsafe(24)
-
-
-def default_data_dir() -> Path:
-    """`DAGTOOLS_DATA_DIR`, else the platform's per-user data directory, with `dagtools` under it."""
-    if os.environ.get("DAGTOOLS_DATA_DIR"):
-        return Path(os.environ["DAGTOOLS_DATA_DIR"]).expanduser()
-    if sys.platform == "win32":
-        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "dagtools"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "dagtools"
-    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "dagtools"
-
-
-_memory: dict[str, MemoryStore] = {}
-
-
-def open_store(url: str) -> SessionStore:
-    """The store a URL names. `?idle=SECONDS` sets how long an unused session is kept.
-
-    `memory:` (one store per process, shared by every session opened with it; `memory:NAME` for
-    another), `sqlite:///relative/path.db`, `sqlite:////absolute/path.db` or `sqlite:` (a file
-    under `default_data_dir()`), `redis://HOST:PORT/DB` or `rediss://...` (TLS), and a Redis Cluster:
-    `redis+cluster://HOST:PORT[,HOST:PORT...]` or `rediss+cluster://...`. On Redis, `?replicas=N` is how
-    many replicas confirm a save before it is acknowledged (1 in a cluster, 0 on one server).
-    """
-    parts = urlsplit(url)
-    query = parse_qs(parts.query)
-    options: dict[str, float] = {}
-    if "idle" in query:
-        try:
-            options["idle_ttl"] = float(query["idle"][-1])
-        except ValueError:
-            raise ConfigError(f"Store {url!r}: idle must be a number of seconds.") from None
-    scheme = parts.scheme.lower()
-    if scheme == "memory":
-        name = parts.path or "default"
-        if name not in _memory:
-            _memory[name] = MemoryStore(**options)
-        return _memory[name]
-    if scheme == "sqlite":
-        from ._sqlite import SqliteStore
-
-        path = parts.path[1:] if parts.path.startswith("/") else parts.path
-        return SqliteStore(Path(path).expanduser() if path else default_data_dir() / "sessions.sqlite3", **options)
-    if scheme in ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster"):
-        from ._redis import RedisStore
-
-        replicas: int | None = None
-        if "replicas" in query:
-            try:
-                replicas = int(query["replicas"][-1])
-            except ValueError:
-                raise ConfigError(f"Store {url.split('?', 1)[0]!r}: replicas must be a whole number.") from None
-        return RedisStore(url.split("?", 1)[0], replicas=replicas, **options)
-    raise ConfigError(f"Unknown session store {url!r}. Use memory:, sqlite:///PATH, redis://HOST:PORT/DB or redis+cluster://HOST:PORT.")

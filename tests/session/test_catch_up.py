@@ -35,6 +35,7 @@ from dagtools.registry._registry import ObjectEntry, Registry
 from dagtools.session import _keeper
 from dagtools.session._state import SessionState
 from dagtools.stores._store import MemoryStore
+from tests.conftest import examples
 
 
 @strawberry.type
@@ -177,13 +178,13 @@ async def check_program(store: Any, program: list[tuple[int, tuple[str, dict[str
                         assert observer.registry._by_handle == fresh.registry._by_handle
 
 
-@settings(deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, max_examples=examples(200, fast=40), suppress_health_check=[HealthCheck.too_slow])
 @given(program=st.lists(steps, min_size=1, max_size=12), snapshots=st.sampled_from(sorted(SNAPSHOTS)))
 def test_a_worker_that_catches_up_holds_what_a_full_restore_gives(program, snapshots):
     asyncio.run(check_program(MemoryStore(), program, snapshots))
 
 
-@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, max_examples=examples(60, fast=15), suppress_health_check=[HealthCheck.too_slow])
 @given(program=st.lists(steps, min_size=1, max_size=10), snapshots=st.sampled_from(sorted(SNAPSHOTS)))
 def test_the_same_on_sqlite(program, snapshots):
     with tempfile.TemporaryDirectory() as folder:

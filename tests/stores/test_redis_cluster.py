@@ -13,8 +13,8 @@ import anyio
 import pytest
 
 from dagtools import ConfigError, DagtoolsError
+from dagtools.stores._open import open_store
 from dagtools.stores._redis import REPLICA_WAIT_MS
-from dagtools.stores._store import open_store
 from tests.kitchen import call, kitchen_session
 from tests.stores.test_store import redis_cluster  # noqa: F401
 

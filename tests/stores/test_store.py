@@ -18,8 +18,9 @@ import pytest
 from dagtools import ConfigError, Message
 from dagtools.session._keeper import StateEncoder, decode_state, encode_state
 from dagtools.session._state import SessionState
+from dagtools.stores._open import default_data_dir, open_store
 from dagtools.stores._sqlite import SqliteStore
-from dagtools.stores._store import MemoryStore, StoreConflictError, default_data_dir, open_store
+from dagtools.stores._store import MemoryStore, StoreConflictError
 from tests.kitchen import call, kitchen_session
 from tests.redis_cluster import start_redis_server
 
