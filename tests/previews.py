@@ -10,8 +10,11 @@ from dagtools.calls._preview_pages import rows_of
 
 
 def rows(result: Mapping[str, Any], key: str = "preview") -> dict[str, dict[str, Any]]:
-    """Each object's shown fields by its ID, from a page's table under `key` (`preview`, `objects`)."""
-    return rows_of(result.get(key) or {})
+    """Each object's shown fields by its ID, from a page's table under `key` (`preview`, `objects`);
+    an object shown alone there (a payload's one object) is a map of its fields under its ID."""
+    shown = result.get(key) or {}
+    alone = {k: dict(v) for k, v in shown.items() if "#" in k and isinstance(v, Mapping)}
+    return {**alone, **rows_of(shown)}
 
 
 def row(result: Mapping[str, Any], object_id: str, key: str = "preview") -> dict[str, Any]:
