@@ -61,6 +61,7 @@ async def run_reads(calls: FieldCalls, reads: Sequence[PreparedCall]) -> list[Re
         errors = [e for e in response.errors if e.get("path") and e["path"][0] == alias] + unplaced
         try:
             out.append(calls.interpret(prepared, documents[j].path, response.data, errors))
+            calls.read_field(prepared)  # as a call alone would: a value read on its own stays a column
         except ToolCallError as error:
             out.append(error)
     return out
