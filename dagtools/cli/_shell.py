@@ -78,7 +78,7 @@ def _shell(args: argparse.Namespace) -> int:
     inputs.update(parse_value(item) for item in args.value)
     outputs.update(parse_output(item) for item in args.output)
     if args.agent_help:
-        return _agent_help(args, written, source, options)
+        return _agent_help(args, written, source, options, outputs, inputs)
     interactive = not args.command and sys.stdin.isatty() and sys.stdout.isatty()
     return int(anyio.run(lambda: _serve(args, written, source, options, inputs, outputs, interactive, task)))
 
@@ -89,7 +89,9 @@ def _exists(path: str) -> bool:
     return Path(path).exists()
 
 
-def _agent_help(args: argparse.Namespace, written: str, source: str, options: dict[str, Any]) -> int:
+def _agent_help(
+    args: argparse.Namespace, written: str, source: str, options: dict[str, Any], outputs: dict[str, Any], inputs: dict[str, Any]
+) -> int:
     from ..load._sources import load_schema
     from ..session._open import catalogue_for
     from ..shell._help import agent_help
@@ -110,8 +112,17 @@ def _agent_help(args: argparse.Namespace, written: str, source: str, options: di
     if args.task:
         command += ["--task", args.task]
     command += ["--session", args.session or "agent", "-c"]
-    print(agent_help(catalogue, command))
+    text = agent_help(catalogue, command)
+    if outputs:  # what the task asks to be handed back: the one thing an agent must not miss
+        wanted = ", ".join(f"{name} ({_type_of(spec)})" for name, spec in outputs.items())
+        held = " `held` shows the objects you start with." if inputs else ""
+        text += f"\nThis task asks you to save: {wanted}, with save NAME=VALUE or save NAME=Type#N.{held}"
+    print(text)
     return 0
+
+
+def _type_of(spec: Any) -> str:
+    return str(spec.get("type", "")) if isinstance(spec, dict) else str(getattr(spec, "type", spec))
 
 
 async def _serve(

@@ -117,6 +117,18 @@ def test_the_agents_instructions_fit_in_300_tokens(tmp_path, source):
         assert taught in text
 
 
+def test_the_agents_instructions_on_a_task_name_what_it_asks_to_save(tmp_path):
+    """An agent given a task must learn what to hand back from the instructions, not only from `held`."""
+    bpe_openai = pytest.importorskip("bpe_openai", reason="bpe-openai counts o200k tokens: pip install -e '.[bench]'")
+    tasks = str(ROOT / "examples" / "evals" / "kitchen" / "tasks.yaml")
+    result = shell(tmp_path, "--agent-help", "--task", "fries", "--session", "t", source=tasks)
+    assert result.returncode == 0, result.stderr
+    assert "This task asks you to save: fries (Plate)" in result.stdout and "`held`" in result.stdout
+    assert len(bpe_openai.get_encoding("o200k_base").encode(result.stdout)) <= 300
+    plain = shell(tmp_path, "--agent-help", "--task", "varieties", "--session", "t", source=tasks).stdout
+    assert "save: count (Int)" in plain and "`held`" not in plain  # no inputs to look at
+
+
 def test_the_agents_instructions_work_as_written(tmp_path):
     """The example lines the instructions give run as they stand on the API they were made for."""
     text = shell(tmp_path, "--agent-help", source="kitchen").stdout
