@@ -90,3 +90,19 @@ def test_the_deployment_page_states_every_limit_with_its_default():
         if not re.search(rf"`{name}` \({re.escape(_shown(name, defaults[name]))}\)", page)
     ]
     assert wrong == [], f"docs/deployment.md does not state these limits with their defaults: {wrong}"
+
+
+def test_the_development_page_says_where_every_public_schema_comes_from():
+    """Every public schema a test or a bench reads by name has a row on the Development page (its source),
+    and the message a run without them prints points there."""
+    from tests.conftest import HOW_TO_GET_SCHEMAS
+
+    named = set()
+    for path in [*(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]:
+        named |= set(re.findall(r"[\"']([\w.-]+\.(?:graphqls?|json))[\"']", path.read_text()))
+    public = {name for name in named if re.match(r"(github|linear|saleor|shopify|swapi)\b.*\.schema\.|dagger\b.*\.graphqls$", name)}
+    page = (ROOT / "docs" / "development.md").read_text()
+    section = page.split("### The public schemas", 1)[1].split("\n## ", 1)[0]
+    rows = set(re.findall(r"^\| `([\w.-]+)` \|", section, re.M))
+    assert public and public <= rows, f"not on docs/development.md: {sorted(public - rows)}"
+    assert "docs/development.md" in HOW_TO_GET_SCHEMAS and "The public schemas" in HOW_TO_GET_SCHEMAS
