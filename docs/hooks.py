@@ -43,8 +43,8 @@ def _shown(value: Any) -> str:
         return "`[]`" if not value else f"`{list(value)}`"
     if isinstance(value, dict):
         return "`{}`" if not value else f"`{value}`"
-    if isinstance(value, int) and value >= 10_000:
-        return f"`{value}` ({value // 1024:,} KiB)" if value % 1024 == 0 and value < 1024**2 else f"`{value}`"
+    if isinstance(value, int) and value >= 10_000 and value % 1024 == 0:  # a size in bytes
+        return f"`{value}` ({value // 1024**2:,} MiB)" if value % 1024**2 == 0 else f"`{value}` ({value // 1024:,} KiB)"
     return f"`{value}`"
 
 
