@@ -20,6 +20,12 @@ tools among the first five answers. Every set is also measured with the synonym 
 show how much the search leans on it. Prints every tuning and development miss with what came first,
 the time the first search takes (it builds the index) and the median time of one search on GitHub
 once the index is built (target <= 20 ms). Exits 1 when a target is missed.
+
+    python bench/search.py --weights
+
+measures instead what each figure and word table of the ranking (dagtools/catalogue/_ranking.py) is
+worth: the tuning and development sets' recall at 5, at 1 and mean reciprocal rank (within the ten
+a search answers) with that one field at its neutral value. The blind set is left out of it.
 """
 
 from __future__ import annotations
@@ -27,8 +33,6 @@ from __future__ import annotations
 import gc
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from statistics import median
 
@@ -39,13 +43,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from _figures import exit_status, figure, schema_path, unmeasured  # noqa: E402
 
-from dagtools import (  # noqa: E402
-    _words,  # noqa: E402
-    compile_catalogue,
-    load_schema,
-)
+from dagtools import compile_catalogue, load_schema  # noqa: E402
 from dagtools.catalogue import _search  # noqa: E402
-from dagtools.catalogue._search import SearchIndex  # noqa: E402
+from dagtools.catalogue._catalogue import Catalogue  # noqa: E402
+from dagtools.catalogue._ranking import RANKING, Ranking, neutral, weights  # noqa: E402
+from dagtools.catalogue._search import SearchIndex, catalogue_entries  # noqa: E402
 from dagtools.session._metatools import _SEARCH_LIMIT as ANSWERED  # noqa: E402  # what selectTools(search:) answers
 
 TUNING = ROOT / "bench" / "search_needs.yaml"
@@ -54,14 +56,9 @@ BLIND = ROOT / "bench" / "search_needs_blind.yaml"
 TOP = 5
 
 
-@contextmanager
-def _without_synonyms() -> Iterator[None]:
-    kept = _words.SYNONYMS
-    _words.SYNONYMS = {}
-    try:
-        yield
-    finally:
-        _words.SYNONYMS = kept
+def _indexes(catalogues: dict[str, Catalogue], ranking: Ranking) -> dict[str, SearchIndex]:
+    """Each catalogue's index built again under `ranking` (its entries too: their priors are its)."""
+    return {schema_file: SearchIndex(catalogue_entries(catalogue, ranking), ranking) for schema_file, catalogue in catalogues.items()}
 
 
 def _recall(label: str, needs: dict[str, list[dict]], indexes: dict[str, SearchIndex], *, show: bool, top: int = TOP) -> float:
@@ -82,9 +79,10 @@ def _recall(label: str, needs: dict[str, list[dict]], indexes: dict[str, SearchI
     return hits / asked if asked else 0.0
 
 
-def run_search_bench(*, show_blind: bool = False) -> None:
+def run_search_bench(*, show_blind: bool = False, each_weight: bool = False) -> None:
     sets = {name: yaml.safe_load(path.read_text()) for name, path in (("tuning", TUNING), ("heldout", HELDOUT), ("blind", BLIND))}
     indexes: dict[str, SearchIndex] = {}
+    catalogues: dict[str, Catalogue] = {}
     for needs in sets.values():
         for schema_file, items in needs.items():
             if schema_file in indexes:
@@ -93,7 +91,7 @@ def run_search_bench(*, show_blind: bool = False) -> None:
             if path is None:
                 unmeasured("search_blind_recall_at_5", f"{schema_file} is not here")
                 return
-            catalogue = compile_catalogue(load_schema(path).schema, mutations=True)
+            catalogue = catalogues[schema_file] = compile_catalogue(load_schema(path).schema, mutations=True)
             start = time.perf_counter()
             index = _search.catalogue_search(catalogue)
             index.search(items[0]["need"], limit=TOP)
@@ -101,18 +99,19 @@ def run_search_bench(*, show_blind: bool = False) -> None:
             indexes[schema_file] = index
     for label, needs in sets.items():
         figure(f"search_{label}_needs", sum(len(items) for items in needs.values()))
+    if each_weight:
+        _each_weight(sets, catalogues)
+        return
     figure("search_tuning_recall_at_5", _recall("tuning", sets["tuning"], indexes, show=True))
     figure("search_heldout_recall_at_5", _recall("heldout", sets["heldout"], indexes, show=True))
     figure("search_blind_recall_at_5", _recall("blind", sets["blind"], indexes, show=show_blind), ">= 0.9")
     # a search answers a model ten tools, not five: how often the need is among what it reads
     for label, needs in sets.items():
         figure(f"search_{label}_recall_at_{ANSWERED}", _recall(label, needs, indexes, show=False, top=ANSWERED))
-    # The same searches with no synonym table: the index is rebuilt, as its postings never hold synonyms
-    # but its write verbs are read through them.
-    with _without_synonyms():
-        bare = {schema_file: SearchIndex(list(index.entries)) for schema_file, index in indexes.items()}
-        for label, needs in sets.items():
-            figure(f"search_{label}_recall_at_5_without_synonyms", _recall(f"{label}_bare", needs, bare, show=False))
+    # The same searches with no synonym table.
+    bare = _indexes(catalogues, neutral(RANKING, "synonyms"))
+    for label, needs in sets.items():
+        figure(f"search_{label}_recall_at_5_without_synonyms", _recall(f"{label}_bare", needs, bare, show=False))
     github = indexes.get("github.schema.graphql")
     if github is None:
         return
@@ -128,8 +127,30 @@ def run_search_bench(*, show_blind: bool = False) -> None:
     figure("search_github_slowest_query_ms", max(times) * 1000)
 
 
+def _each_weight(sets: dict[str, dict[str, list[dict]]], catalogues: dict[str, Catalogue]) -> None:
+    """The tuning and development sets' recall at 5 with each field of the ranking at its neutral value
+    in turn (catalogue/_ranking.py says what each is), never the blind set's: its figures must not
+    choose a weight."""
+    for weight in [None, *weights()]:
+        ranking = RANKING if weight is None else neutral(RANKING, weight.name)
+        indexes = _indexes(catalogues, ranking)
+        for label in ("tuning", "heldout"):
+            asked = [(schema_file, item) for schema_file, items in sets[label].items() for item in items]
+            at_5 = at_1 = reciprocal = 0.0
+            for schema_file, item in asked:
+                found = [hit.name for hit in indexes[schema_file].search(item["need"], limit=ANSWERED)]
+                rank = next((i for i, name in enumerate(found, 1) if name in item["tools"]), None)
+                at_5 += rank is not None and rank <= TOP
+                at_1 += rank == 1
+                reciprocal += 1 / rank if rank else 0.0
+            name = weight.name if weight else "nothing"
+            figure(f"search_{label}_recall_at_5_with_{name}_neutral", at_5 / len(asked))
+            figure(f"search_{label}_recall_at_1_with_{name}_neutral", at_1 / len(asked))
+            figure(f"search_{label}_reciprocal_rank_with_{name}_neutral", reciprocal / len(asked))
+
+
 def main() -> int:
-    run_search_bench(show_blind="--show-blind" in sys.argv[1:])
+    run_search_bench(show_blind="--show-blind" in sys.argv[1:], each_weight="--weights" in sys.argv[1:])
     return exit_status()
 
 

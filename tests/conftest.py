@@ -1,10 +1,11 @@
 """Shared fixtures: the kitchen example API and the public schemas in ../shared/schemas; the markers.
 
-`pytest` runs everything. `pytest -m "not e2e and not slow"` is the fast subset for the edit-test loop:
-every module of dagtools/ still runs in it, in this process (tests/coverage_report.py checks it from the
-coverage data). The markers are set below from measured durations (see `E2E` and `SLOW`), so a new test
-module runs in the fast subset until it is marked. tests/ is laid out like dagtools/ (tests/calls/ for
-dagtools/calls/, ...); tests/interop/ holds the tests on servers someone else wrote.
+`pytest` runs everything. `pytest -m "not e2e and not slow" -n 2` is the fast subset for the edit-test
+loop, on two workers: every module of dagtools/ still runs in it, in the run's own processes
+(tests/coverage_report.py checks it from the coverage data). The markers are set below from measured
+durations (see `E2E` and `SLOW`), so a new test module runs in the fast subset until it is marked.
+tests/ is laid out like dagtools/ (tests/calls/ for dagtools/calls/, ...); tests/interop/ holds the
+tests on servers someone else wrote.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ TESTS = ROOT / "tests"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.thirdparty import media_closed_url, media_old_url, media_url, opened, recorded, swapi_url  # noqa: E402,F401  (servers on loopback, for any module)
+from tests.thirdparty import conference_url, media_closed_url, media_old_url, media_url, opened, recorded, swapi_url  # noqa: E402,F401  (servers on loopback, for any module)
 
 os.environ["DAGTOOLS_DEBUG"] = os.environ.get("DAGTOOLS_DEBUG", "1")  # every document shape dagtools builds is validated against its schema
 
@@ -155,6 +156,7 @@ async def transport(request):
 E2E: dict[str, tuple[str, ...]] = {
     "test_docs.py": ("test_the_site_builds_strict", "test_a_broken_anchor_fails_the_strict_build"),
     "cli/test_cli_messages.py": ("test_a_port_in_use_is_said_with_a_hint_before_anything_starts",),
+    "cli/test_interrupts.py": ("test_*_sigint*",),  # SIGINT sent to the console script (the in-process stops stay)
     "evals/test_eval.py": ("test_the_report_page_renders_in_a_browser", "test_min_success_exits_zero_at_or_above_it"),
     "integrations/test_integration_readme.py": ("test_the_example_runs_against_a_local_server*",),
     "integrations/test_integrations.py": ("test_finding_the_integrations_imports_no_framework",),
@@ -168,6 +170,7 @@ E2E: dict[str, tuple[str, ...]] = {
         "test_an_unset_token_stops_the_server_at_start*",
     ),
     "mcpserver/test_mcp_launched.py": ("*",),
+    "mcpserver/test_mcp_interrupts.py": ("*",),
     "mcpserver/test_mcp_conformance.py": ("test_the_conformance_suite_passes_but_its_listed_failures*",),
     "mcpserver/test_mcp_security.py": ("*",),
     "mcpserver/test_mcp_oauth.py": ("test_*_down_*",),  # with an authorization server: E2E_FIXTURES
@@ -192,6 +195,7 @@ E2E: dict[str, tuple[str, ...]] = {
     "mcpserver/test_mcp_workers.py": (
         "test_one_clients_calls_move_*",
         "test_a_worker_killed_*",
+        "test_a_redis_primary_killed_*",
         "test_handshake_era_*",
     ),  # workers and HAProxy
     "mcpserver/test_mcp_odd_input.py": ("*",),
@@ -203,6 +207,8 @@ E2E: dict[str, tuple[str, ...]] = {
     "test_readme.py": ("test_shell_block_runs*", "test_python_block_runs*"),
     "session/test_session_lifetime.py": ("test_no_open_sockets_under_dev_mode",),
     "cli/test_startup.py": ("*",),
+    "cli/test_shell.py": ("*_across_processes*",),
+    "shell/test_terminal.py": ("*",),  # a pseudo-terminal driving the shell as a process
     "stores/test_store.py": (
         "test_a_session_survives_its_process_being_killed*",
         "test_two_processes_racing_*",
@@ -214,6 +220,7 @@ E2E: dict[str, tuple[str, ...]] = {
         "test_sessions_spread_over_every_primary_*",
         "test_a_save_waits_for_its_replica_*",
         "test_a_primary_killed_under_load_*",
+        "test_a_cluster_without_replicas_*",
         "test_slots_moved_between_primaries_*",
     ),
     # A fresh interpreter each: what is imported, and the OpenTelemetry SDK's process-wide providers.
@@ -236,8 +243,10 @@ E2E_FIXTURES = frozenset(
         "park_url",
         "workshops_url",
         "jobs_url",
+        "conference_url",
         "warehouse",
         "orders",
+        "orders_url",
     }
     | {"issuer", "other_issuer", "opaque_issuer"}
 )
@@ -259,7 +268,8 @@ SLOW: dict[str, tuple[str, ...]] = {
     ),
     "stores/test_store.py": ("test_a_turn_longer_than_its_lease_keeps_it_*", "test_on_trio_*"),
     "stores/test_redis_cluster.py": ("test_a_primary_killed_under_load_*",),  # a failover waited out
-    "mcpserver/test_mcp_workers.py": ("test_a_worker_killed_under_load_*",),
+    "mcpserver/test_mcp_workers.py": ("test_a_worker_killed_under_load_*", "test_a_redis_primary_killed_*"),
+    "mcpserver/test_mcp_oauth.py": ("test_a_new_key_is_not_judged_while_its_issuer_is_down_*",),  # a downtime waited out
     "mcpserver/test_mcp_capacity.py": ("*",),  # sessions that idle out and clients that wait, on purpose
     "mcpserver/test_mcp_connections.py": ("*",),  # read deadlines waited out
     "mcpserver/test_mcp_first_list.py": ("*",),
@@ -311,13 +321,26 @@ def _deselects(config: pytest.Config, marker: str) -> bool:
     return fnmatch.fnmatchcase(" ".join(expression.split()), f"*not {marker}*")
 
 
+#: The examples a property test draws by default in a full run (and in CI, whose fast pass loads the
+#: `full` profile too), and in the fast subset.
+FULL_EXAMPLES, FAST_EXAMPLES = 1000, 100
+
+
 @pytest.hookimpl(tryfirst=True)  # the profiles exist before hypothesis's plugin loads the one asked for
 def pytest_configure(config: pytest.Config) -> None:
     """The fuzz test draws 1,000 examples in a full run (and in CI), 100 in the fast subset; an explicit
     `--hypothesis-profile` wins."""
     from hypothesis import settings
 
-    settings.register_profile("full", max_examples=1000)
-    settings.register_profile("fast", max_examples=100)
+    settings.register_profile("full", max_examples=FULL_EXAMPLES)
+    settings.register_profile("fast", max_examples=FAST_EXAMPLES)
     if not config.getoption("hypothesis_profile", None):
         settings.load_profile("fast" if _deselects(config, "slow") else "full")
+
+
+def examples(full: int, *, fast: int) -> int:
+    """How many examples a property test with its own count draws: `full` under the full profile (a
+    full run, and CI's fast pass), `fast` in the fast subset of the edit-test loop."""
+    from hypothesis import settings
+
+    return full if settings.default.max_examples >= FULL_EXAMPLES else fast

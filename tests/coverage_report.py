@@ -1,6 +1,6 @@
 """How much of each module of dagtools/ a test run ran, from its coverage data; exits 1 where one ran none.
 
-    pytest -m "not e2e and not slow" --cov=dagtools --cov-report=
+    pytest -m "not e2e and not slow" -n 2 --cov=dagtools --cov-report=
     python -m tests.coverage_report            # reads .coverage; --data-file PATH for another
     python -m tests.coverage_report --at-least dagtools/mcpserver/=70   # and each module there >= 70% of lines
 
@@ -52,7 +52,7 @@ def measure(data_file: Path, package: Path = PACKAGE) -> list[ModuleCoverage]:
     if not data_file.is_file():
         raise FileNotFoundError(
             f"{data_file} does not exist: run the tests with --cov=dagtools first "
-            '(pytest -m "not e2e and not slow" --cov=dagtools --cov-report=)'
+            '(pytest -m "not e2e and not slow" -n 2 --cov=dagtools --cov-report=)'
         )
     cov = coverage.Coverage(data_file=str(data_file), config_file=False)
     cov.load()

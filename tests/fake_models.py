@@ -59,6 +59,7 @@ class FakeServer:
     always_status: int | None = None
     error_text: str = ""  # the message of the error answers, when it matters
     delay: float = 0.0  # seconds before each answer
+    delay_from: int = 1  # the first request (counted from 1) that waits `delay`: the earlier ones answer at once
     null_content_500: bool = False  # answer `"content": null` as llama-cpp-python does
     requests: list[dict[str, Any]] = field(default_factory=list)
     raw: list[bytes] = field(default_factory=list)  # each request body, byte for byte
@@ -90,7 +91,7 @@ class FakeServer:
         self.raw.append(raw)
         self.requests.append(body)
         self.headers.append(dict(request.headers))
-        if self.delay:
+        if self.delay and len(self.requests) >= self.delay_from:
             await anyio.sleep(self.delay)
         if self.always_status is not None:
             return self._error(self.always_status, "invalid api key" if self.always_status in (401, 403) else "overloaded")

@@ -49,13 +49,15 @@ class Unavailable(Exception):
 
 
 class RedisCluster:
-    def __init__(self) -> None:
+    """3 primaries, each with `replicas` replicas (1, or 0 for a cluster that has none)."""
+
+    def __init__(self, replicas: int = 1) -> None:
         server, cli = shutil.which("redis-server"), shutil.which("redis-cli")
         if server is None or cli is None:
             raise Unavailable("redis-server and redis-cli are not installed (.ci/run installs redis-server with apt-get)")
         self.cli = cli
         self.dir = Path(tempfile.mkdtemp(prefix="dagtools-cluster-"))
-        self.ports = _ports(6)
+        self.ports = _ports(3 * (1 + replicas))
         self.processes: dict[int, subprocess.Popen[bytes]] = {}
         try:
             for port in self.ports:
@@ -64,7 +66,7 @@ class RedisCluster:
                 wait_for_port(port, alive=lambda p=port: self.processes[p].poll() is None)
             nodes = [f"127.0.0.1:{port}" for port in self.ports]
             made = subprocess.run(
-                [cli, "--cluster", "create", *nodes, "--cluster-replicas", "1", "--cluster-yes"],
+                [cli, "--cluster", "create", *nodes, "--cluster-replicas", str(replicas), "--cluster-yes"],
                 capture_output=True,
                 text=True,
                 timeout=60,
@@ -158,6 +160,16 @@ class RedisCluster:
                 return
             time.sleep(0.1)
         raise Unavailable(f"the Redis Cluster on ports {self.ports} did not become ready in {seconds:.0f} s")
+
+    def promoted_after(self, since: float, timeout: float = 30) -> float:
+        """Seconds from `since` (a `time.monotonic()`) until three live primaries serve again: a killed
+        primary's replica promoted."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if len(self.primaries()) == 3:
+                return time.monotonic() - since
+            time.sleep(0.05)
+        raise Unavailable(f"no replica was promoted in {timeout:.0f} s")
 
     def kill(self, port: int) -> None:
         self.processes[port].send_signal(signal.SIGKILL)

@@ -62,6 +62,7 @@ SUBPACKAGES = {
     ),
     "dagtools.registry": "Handle ObjectEntry Registry Step",
     "dagtools.scripts": "Script load_script run_script",
+    "dagtools.shell": "Outcome ShellRunner default_state_dir default_store_url history_path mcp_json session_key",
     "dagtools.session": (
         "Context MemoryStore Message ObjectEntry Output Registry Session SessionState SessionStore StoreBusyError StoreConflictError "
         "open_session open_store"

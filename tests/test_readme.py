@@ -182,6 +182,7 @@ def scratch(tmp_path) -> tuple[Path, dict[str, str]]:
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "DAGTOOLS_HEADERS", "DAGTOOLS_AUTHORIZATION"}}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["DAGTOOLS_CACHE_DIR"] = str(tmp_path / ".cache")
+    env["DAGTOOLS_STATE_DIR"] = str(tmp_path / ".state")  # the shell's named sessions and history
     env["npm_config_offline"] = "true"  # npx from npm's cache only: tests never reach the internet
     env["npm_config_update_notifier"] = "false"
     return tmp_path, env

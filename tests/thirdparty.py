@@ -19,10 +19,17 @@
   in `extensions`. graphene needs a graphql-core older than dagtools', so the server runs under its
   own interpreter: `$DAGTOOLS_GRAPHENE_PYTHON`, else `.venv-graphene/bin/python` at the top of the
   checkout, made by `.ci/run` from tests/pyservers/graphene-requirements.txt.
+- `conference_url`: tests/rb/conference.rb, graphql-ruby's class-based schema served by WEBrick: a Relay
+  connection that also answers `totalCount`, `averageRating` and `facets` beyond its page, a foreign
+  key (`speakerId`) beside the field that reads it (`speakerBySpeakerId`), long text, `DateTime` and
+  `URL` scalars, value objects with no id (`Availability`, `ScheduleEntry`) that mutations change, a
+  `FeedItem` interface whose members differ (a comment has no title), payloads holding user errors,
+  and POST /reset. It needs ruby with the graphql and webrick gems (Debian's `ruby-graphql` and
+  `ruby-webrick`, which `.ci/run` installs).
 
 The packages are pinned in tests/js/package.json and package-lock.json and installed by `.ci/run`
-(`npm ci`); where node, the installed packages or the graphene interpreter are missing the fixtures
-skip and say so. The media
+(`npm ci`); where node, the installed packages, the graphene interpreter or ruby's gems are missing
+the fixtures skip and say so. The media
 fixtures are module-scoped: one server per test module, so mutations made by one test are seen by the
 next ones in that module; swapi-graphql, which has no mutations, runs once for the whole run.
 `SERVER_VERSIONS` names what runs, read from the installed packages.
@@ -53,6 +60,7 @@ __all__ = [
     "Open",
     "attempt",
     "call_ok",
+    "conference_url",
     "opened",
     "recorded",
     "Recorded",
@@ -68,6 +76,7 @@ __all__ = [
 JS = Path(__file__).resolve().parent / "js"
 _MODULES = JS / "node_modules"
 _PYSERVERS = Path(__file__).resolve().parent / "pyservers"
+_RB = Path(__file__).resolve().parent / "rb"
 #: The interpreter graphene-django runs under (see `jobs_url`).
 GRAPHENE_PYTHON = Path(os.environ.get("DAGTOOLS_GRAPHENE_PYTHON") or Path(__file__).resolve().parent.parent / ".venv-graphene/bin/python")
 
@@ -89,6 +98,8 @@ SERVER_VERSIONS = {
     "workshops": f"type-graphql {_version('type-graphql')}, class-validator {_version('class-validator')}"
     f" (graphql-yoga {_version('graphql-yoga')})",
     "jobs": f"graphene-django on Django and SQLite, under {GRAPHENE_PYTHON}",
+    # Asking ruby costs a process: `conference_url` fills this in when it starts the server.
+    "conference": "graphql-ruby on WEBrick (its version is read when the server starts)",
 }
 
 
@@ -138,6 +149,13 @@ def jobs_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             "or set DAGTOOLS_GRAPHENE_PYTHON"
         )
     with start_python_server("jobs_django.py", tmp_path_factory) as port:
+        yield f"http://127.0.0.1:{port}/graphql"
+
+
+@pytest.fixture(scope="module")
+def conference_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The conference API on graphql-ruby and WEBrick; yields its GraphQL URL (POST /reset beside it)."""
+    with start_ruby_server("conference.rb", tmp_path_factory) as port:
         yield f"http://127.0.0.1:{port}/graphql"
 
 
@@ -203,6 +221,34 @@ class start_python_server(start_node_server):  # noqa: N801
 
     def __enter__(self) -> int:
         return self._start([str(GRAPHENE_PYTHON), str(_PYSERVERS / self.script)], _PYSERVERS)
+
+
+class start_ruby_server(start_node_server):  # noqa: N801
+    """Run `ruby tests/rb/SCRIPT PORT` on a free port until the block ends, recording graphql-ruby's
+    version in `SERVER_VERSIONS`; skips the test (with the reason) where ruby or its graphql or webrick
+    gem is missing, fails it, with the server's output, where the server does not start."""
+
+    def __init__(self, script: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+        super().__init__(script, "", tmp_path_factory)
+
+    def __enter__(self) -> int:
+        ruby = shutil.which("ruby")
+        if ruby is None:
+            pytest.skip(f"{self.script} needs Ruby: ruby is not on PATH (apt-get install ruby-graphql ruby-webrick, as .ci/run does)")
+        probe = subprocess.run(
+            [ruby, "-e", 'require "graphql"; require "webrick"; print GraphQL::VERSION, " ", WEBrick::VERSION'],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        if probe.returncode != 0:
+            pytest.skip(
+                f"{self.script} needs the graphql and webrick gems, which {ruby} cannot load "
+                f"(apt-get install ruby-graphql ruby-webrick, as .ci/run does): {probe.stderr.strip()[-300:]}"
+            )
+        graphql, webrick = probe.stdout.split()
+        SERVER_VERSIONS["conference"] = f"graphql-ruby {graphql} (webrick {webrick})"
+        return self._start([ruby, str(_RB / self.script)], _RB)
 
 
 Open = Callable[..., Awaitable["Session"]]

@@ -25,7 +25,9 @@ from ._tool_modes import DeferredRun, ToolMode, deferred_format_for
 
 __all__ = ["Agent", "AgentEvent", "RunReason", "RunResult", "system_prompt"]
 
-RunReason = Literal["saved", "model_stopped", "step_limit", "token_limit", "model_error"]
+#: Why a run ended; "interrupted" is never returned by `Agent.run` (a cancelled run raises): hosts that
+#: stop a run, as `dagtools run` does on Ctrl-C, say so with it in the result they build.
+RunReason = Literal["saved", "model_stopped", "step_limit", "token_limit", "model_error", "interrupted"]
 
 RULES = """\
 You are working with an API through tools. How they work:

@@ -286,7 +286,7 @@ async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
     if len(named) < len(reader.named):
         reader.notes.append(f"{len(reader.named) - len(named)} objects on the way are not named here; their own tools read them.")
     if reader.last:
-        shown, note = calls.shape(reader.last, out)
+        shown, note = calls.table(reader.last, out) if len(reader.last) > 1 else calls.shape(reader.last, out)
         if shown:
             out["preview"] = shown
         if note:

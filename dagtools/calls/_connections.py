@@ -20,10 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, get_named_type, is_leaf_type
+
 from ..catalogue._catalogue import Catalogue
 from ..registry._handles import Step
 
-__all__ = ["Connection", "connection_of"]
+__all__ = ["Connection", "connection_of", "page_items"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +37,7 @@ class Connection:
     via_edges: bool
     scalars: tuple[str, ...]
     edge_fields: tuple[str, ...] = ()
+    values: tuple[str, ...] = ()  # what else it says, as value selections (see catalogue/_reach.py)
 
     @property
     def items_field(self) -> str:
@@ -43,7 +46,7 @@ class Connection:
     def selection(self, node_selection: str) -> str:
         edge = " ".join((*self.edge_fields, f"node {{ {node_selection} }}"))
         items = f"edges {{ {edge} }}" if self.via_edges else f"nodes {{ {node_selection} }}"
-        return " ".join(["__typename", "pageInfo { hasNextPage endCursor }", items, *self.scalars])
+        return " ".join(["__typename", "pageInfo { hasNextPage endCursor }", items, *self.scalars, *self.values])
 
     def paging_selection(self, node_selection: str) -> str:
         """The items and where the page ends, without what the connection and its edges say besides
@@ -67,6 +70,40 @@ class Connection:
         return [{k: (edge or {}).get(k) for k in self.edge_fields} for edge in value.get("edges") or []]
 
 
+def page_items(catalogue: Catalogue, type_name: str) -> str | None:
+    """The field holding the items of a page type that is no Relay connection (`{items, total,
+    hasMore}` from `orders(skip:, take:)`): an object type without identity whose one argument-free
+    field of a list of objects is its point, the rest values. A call returning one reads its items
+    with it, so the page shows them (calls/_field.py); None for any other type."""
+    cache: dict[str, str | None] = catalogue.derived("page items", dict)
+    if type_name not in cache:
+        cache[type_name] = _page_items(catalogue, type_name)
+    return cache[type_name]
+
+
+def _page_items(catalogue: Catalogue, type_name: str) -> str | None:
+    type_ = catalogue.schema.get_type(type_name)
+    if not isinstance(type_, GraphQLObjectType) or catalogue.is_root(type_name) or catalogue.identity(type_name) is not None:
+        return None
+    if catalogue.connection(type_name) is not None:
+        return None
+    lists = []
+    for name, field in type_.fields.items():
+        named = get_named_type(field.type)
+        if is_leaf_type(named):
+            continue
+        if field.args or not _is_list(field.type):
+            return None  # an object of its own: a record that links to others, not a page
+        lists.append(name)
+    return lists[0] if len(lists) == 1 else None
+
+
+def _is_list(type_: Any) -> bool:
+    while isinstance(type_, GraphQLNonNull):
+        type_ = type_.of_type
+    return isinstance(type_, GraphQLList)
+
+
 def connection_of(catalogue: Catalogue, type_name: str) -> Connection | None:
     """The connection shape of `type_name`, or None when it is not a connection; cached per catalogue."""
     cache: dict[str, Connection | None] = catalogue.derived("connections_walked", dict)
@@ -81,6 +118,7 @@ def connection_of(catalogue: Catalogue, type_name: str) -> Connection | None:
                 via_edges=shape.via_edges,
                 scalars=shape.scalars,
                 edge_fields=shape.edge_fields,
+                values=shape.values,
             )
         )
     return cache[type_name]

@@ -40,9 +40,11 @@ from typing import Any
 from graphql import GraphQLInterfaceType, GraphQLObjectType, get_named_type, is_abstract_type, is_leaf_type
 
 from ..catalogue._catalogue import Catalogue
+from ..catalogue._preview_fields import value_fields
 from ..registry._handles import Step, thaw
 from ._connections import connection_of
 from ._keys import key_field
+from ._selections import heads
 from ._validation import check_document, debugging
 
 __all__ = ["ABSTRACT_SELECTION_BYTES", "AnswerPath", "Document", "QueryBuilder"]
@@ -108,17 +110,19 @@ class QueryBuilder:
         alias: str | None = None,
         keys: tuple[str, ...] = (),
         types: tuple[str, ...] = (),
+        extra: tuple[str, ...] = (),
     ) -> Document:
         """The document that reads the end of `steps`: a leaf value, or an object's type, id and preview.
 
         `keys` are read beside the last step, on the object it is read on: what tells that object
         apart, so the caller can check the chain still ends at the same one (calls/_keys.py).
         `types` are the concrete types the end is known to be (`node(id:)` given a held `Issue#3`):
-        an interface or union result then selects only their fragments."""
-        key = (operation, alias, keys, types, *[(s.field, *[k for k, _ in s.arguments], s.on, s.index is not None) for s in steps])
+        an interface or union result then selects only their fragments. `extra` are the paths the
+        model asked to read of each object at the end (calls/_selections.py), checked already."""
+        key = (operation, alias, keys, types, extra, *[(s.field, *[k for k, _ in s.arguments], s.on, s.index is not None) for s in steps])
         shape = self._shapes.get(key)
         if shape is None:
-            shape = self._shape(steps, operation, alias, keys, types)
+            shape = self._shape(steps, operation, alias, keys, types, extra)
             if debugging():
                 check_document(self.catalogue.schema, shape.text)
             self._shapes[key] = shape
@@ -131,7 +135,13 @@ class QueryBuilder:
         return Document(shape.text, variables, path, operation)
 
     def _shape(
-        self, steps: tuple[Step, ...], operation: str, alias: str | None, keys: tuple[str, ...] = (), types: tuple[str, ...] = ()
+        self,
+        steps: tuple[Step, ...],
+        operation: str,
+        alias: str | None,
+        keys: tuple[str, ...] = (),
+        types: tuple[str, ...] = (),
+        extra: tuple[str, ...] = (),
     ) -> _Shape:
         schema = self.catalogue.schema
         current: Any = schema.mutation_type if operation == "mutation" else schema.query_type
@@ -163,7 +173,7 @@ class QueryBuilder:
         elif operation == "mutation":
             body = f" {{ {self.snapshot_selection(current.name)} }}"
         else:
-            body = f" {{ {self.selection(current.name, types)} }}"
+            body = f" {{ {self.selection(current.name, types, extra)} }}"
         for position, (condition, field_text) in enumerate(reversed(pieces)):
             body = field_text + body
             if position == 0 and keys and len(pieces) > 1:
@@ -176,21 +186,26 @@ class QueryBuilder:
         renames = {a: self.renames[a] for a in set(_ALIASED.findall(text)) & self.renames.keys()}
         return _Shape(text, tuple(path), tuple(names), renames)
 
-    def selection(self, type_name: str, types: tuple[str, ...] = ()) -> str:
+    def selection(self, type_name: str, types: tuple[str, ...] = (), extra: tuple[str, ...] = ()) -> str:
         """What minting reads: `__typename`, and per concrete type its identity and preview fields
-        (of `types` only, when the concrete types are known)."""
+        (of `types` only, when the concrete types are known), and the `extra` paths the model asked for."""
         key = f"{type_name} as {' '.join(types)}" if types else type_name
+        if extra:
+            key += " with " + " ".join(extra)
         cached = self._selections.get(key)
         if cached is not None:
             return cached
         connection = connection_of(self.catalogue, type_name)
         if connection is not None:
-            out = self._selections[key] = connection.selection(self.selection(connection.node_type))
+            out = self._selections[key] = connection.selection(self.selection(connection.node_type, extra=extra))
+            return out
+        if extra:
+            out = self._selections[key] = " ".join([self.selection(type_name, types), *self._extra(type_name, extra)])
             return out
         schema = self.catalogue.schema
         type_ = schema.get_type(type_name)
         if isinstance(type_, GraphQLObjectType):
-            out = " ".join(["__typename", *self._fields_read(type_name)])
+            out = " ".join(["__typename", *(f + self._sub(type_name, f) for f in self._fields_read(type_name))])
         elif is_abstract_type(type_):
             members = [m for m in schema.get_possible_types(type_) if not types or m.name in types]
             out = self._abstract_selection(type_, members or list(schema.get_possible_types(type_)))
@@ -198,6 +213,33 @@ class QueryBuilder:
             out = "__typename"
         self._selections[key] = out
         return out
+
+    def _extra(self, type_name: str, paths: tuple[str, ...]) -> list[str]:
+        """The fragments that read `paths` (checked by calls/_selections.py) on each concrete type of
+        `type_name` that has their first field: a value as it is, an object as minting reads it (its
+        identity, and its preview where the path ends there, else the rest of the path)."""
+        schema = self.catalogue.schema
+        type_ = schema.get_type(type_name)
+        concretes = list(schema.get_possible_types(type_)) if is_abstract_type(type_) else [type_]
+        members: list[tuple[str, list[tuple[str, str]]]] = []
+        for concrete in concretes:
+            if not isinstance(concrete, GraphQLObjectType):
+                continue
+            fields: list[tuple[str, str]] = []
+            for head, rest in heads(paths).items():
+                field = concrete.fields.get(head)
+                if field is None:
+                    continue
+                named = get_named_type(field.type)
+                if is_leaf_type(named):
+                    fields.append((head, ""))
+                    continue
+                inner = self.selection(named.name) if not rest else self._identity_selection(named.name) or "__typename"
+                if rest:
+                    inner = " ".join([inner, *self._extra(named.name, rest)])
+                fields.append((head, f" {{ {inner} }}"))
+            members.append((concrete.name, fields))
+        return self._fragments(members)
 
     def _abstract_selection(self, abstract: Any, members: list[GraphQLObjectType]) -> str:
         """`__typename`, the fields every member reads asked once where an interface declares them,
@@ -255,13 +297,14 @@ class QueryBuilder:
         spreads: dict[str, list[str]] = {}
         for name, holder in shared.items():
             declared = abstract if holder is None else self.catalogue.schema.get_type(holder)
-            first[name] = (str(declared.fields[name].type), "")  # type: ignore[union-attr]
+            sub = self._sub(reads[0][0].name, name) if reads else ""
+            first[name] = (str(declared.fields[name].type), sub)  # type: ignore[union-attr]
             if holder is None:
-                parts.append(name)
+                parts.append(name + sub)
             else:
-                spreads.setdefault(holder, []).append(name)
+                spreads.setdefault(holder, []).append(name + sub)
         parts += [f"... on {holder} {{ {' '.join(names)} }}" for holder, names in spreads.items()]
-        rest = [(m.name, [(f, "") for f in fields if f not in shared]) for m, fields in reads]
+        rest = [(m.name, [(f, self._sub(m.name, f)) for f in fields if f not in shared]) for m, fields in reads]
         return " ".join(parts + self._fragments(rest, first))
 
     def snapshot_selection(self, type_name: str) -> str:
@@ -283,7 +326,7 @@ class QueryBuilder:
             if not isinstance(concrete, GraphQLObjectType):
                 continue
             read = self._fields_read(concrete.name)
-            fields = [(f, "") for f in read]
+            fields = [(f, self._sub(concrete.name, f)) for f in read]
             if self.catalogue.identity(concrete.name) is None:  # else re-rooted, so read again at will
                 for name, field in concrete.fields.items():
                     if field.args or name in read or field.deprecation_reason is not None:
@@ -373,6 +416,16 @@ class QueryBuilder:
                 written.append(f"{alias}: {name}{sub}")
             out.append(f"... on {member} {{ {' '.join(written)} }}")
         return out
+
+    def _sub(self, type_name: str, field: str) -> str:
+        """The subselection a preview reads a field with: ` { amount currency }` for a value object read
+        whole (catalogue/_preview_fields.py's `value_fields`), nothing for a scalar."""
+        type_ = self.catalogue.schema.get_type(type_name)
+        found = getattr(type_, "fields", {}).get(field)
+        if found is None or is_leaf_type(get_named_type(found.type)):
+            return ""
+        inner = value_fields(self.catalogue.schema, self.catalogue.dialect, found)
+        return f" {{ {' '.join(inner)} }}" if inner else ""
 
     def _fields_read(self, type_name: str) -> list[str]:
         fields: list[str] = []

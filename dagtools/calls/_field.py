@@ -22,6 +22,7 @@ from .._errors import ExecutorError, ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._preview_fields import field_rank
+from ..catalogue._tool import fields_parameter
 from ..executors._base import Executor
 from ..registry._handles import Handle, Step, freeze
 from ..registry._long_values import LongValues
@@ -36,8 +37,9 @@ from ._keys import Key, held_entry, held_values, identifies, key_field, key_of
 from ._moved import dotted, moved, unreachable
 from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_payload, read_snapshot
-from ._preview_pages import page_room, shape_page
+from ._preview_pages import Keep, page_room, shape_page, table_of
 from ._references import Ref, known_types
+from ._selections import Wanted, check_paths, heads, read_paths
 
 __all__ = ["UNANSWERED", "FieldCalls", "PreparedCall", "expression_of", "not_answered"]  # expression_of: where callers have long found it
 
@@ -59,6 +61,7 @@ class PreparedCall:
     via: Handle | None = None  # the holder's handle when the call was bound
     keys: Key = ()  # the holder's key, checked at the end of the chain before the answer is used
     types: tuple[str, ...] = ()  # the concrete types the answer is known to be (see calls/_references.py's known_types)
+    extra: tuple[str, ...] = ()  # the paths read of each object returned beside its preview (see calls/_selections.py)
 
 
 class FieldCalls:
@@ -72,6 +75,12 @@ class FieldCalls:
         self.queries = QueryBuilder.of(catalogue)
         self._prepared: dict[tuple[Any, ...], PreparedCall] = {}
         self._ranks: dict[str, dict[str, tuple[int, int]]] = {}  # per type: where each preview field is shown
+        #: Per type, the fields the model read on their own or named: later pages show them as columns.
+        self.wanted = Wanted(on_new=self._prepared.clear)  # calls prepared before read what it did not want yet
+        # Writes sent by this session, and how many had been sent when each object was last read here:
+        # values kept from before a write are never answered after it (see `_fresh`).
+        self._writes = 0
+        self._read_at: dict[str, int] = {}
 
     def prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
         """Everything a field call needs before it is sent; raises ToolCallError before anything runs.
@@ -93,23 +102,42 @@ class FieldCalls:
 
     def _build(self, prepared: PreparedCall, alias: str | None = None) -> Document:
         keys = tuple(name for name, _ in prepared.keys)
-        return self.queries.build(prepared.steps, operation=prepared.operation, alias=alias, keys=keys, types=prepared.types)
+        return self.queries.build(
+            prepared.steps, operation=prepared.operation, alias=alias, keys=keys, types=prepared.types, extra=prepared.extra
+        )
 
     def _prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
-        bound = bind_arguments(self.catalogue, self.registry, tool, arguments)
         ref = self.catalogue.ref(tool.name)
         field = self.catalogue.field(ref)
+        asked: tuple[str, ...] = ()
+        named = get_named_type(field.type)
+        if is_composite_type(named) and ref.type_name != self.catalogue.mutation_type and self.catalogue.previews:
+            parameter = fields_parameter(field.args, tool.object_parameter)
+            if parameter in arguments:
+                arguments = dict(arguments)
+                asked = check_paths(self.catalogue, named.name, arguments.pop(parameter), tool.name, parameter)
+        bound = bind_arguments(self.catalogue, self.registry, tool, arguments)
+        reads = is_composite_type(named) and ref.type_name != self.catalogue.mutation_type
+        extra = read_paths(self.catalogue, self.wanted, named.name, asked) if reads else ()
+        if extra:
+            prepared = self._prepare_bound(tool, ref, field, bound)
+            return replace(prepared, extra=extra, answer=None) if prepared.answer is None else prepared
+        return self._prepare_bound(tool, ref, field, bound)
+
+    def _prepare_bound(self, tool: Tool, ref: Any, field: Any, bound: Any) -> PreparedCall:
         parent = bound.parent
         expression = expression_of(parent.id if parent else None, ref.field_name, bound.shown)
         operation = "mutation" if ref.type_name == self.catalogue.mutation_type else "query"
         if parent is not None and parent.handle.is_snapshot:
             answer = read_snapshot(self, parent, ref.field_name, bound.values, field.type)
             return PreparedCall((), operation, expression, field.type, answer=answer)
+        stale = False  # a value kept from before a write: read again, and the object must still have it
         if parent is not None and not bound.values and is_leaf_type(get_named_type(field.type)):
             held = parent.handle.held()  # values read when an object without identity was last found
-            if ref.field_name in held:  # cost no request, as a mutation's result's do
+            if ref.field_name in held and self._fresh(parent.id):  # cost no request, as a mutation's result's do
                 answer = self.long_values.present(held[ref.field_name], f"{parent.id}.{ref.field_name}")
-                return PreparedCall((), operation, expression, field.type, answer=answer)
+                return PreparedCall((), operation, expression, field.type, answer=answer, holder=parent.id)
+            stale = ref.field_name in held
         step = Step.of(ref.field_name, bound.values, on=parent.type_name if parent else None)
         steps = (parent.handle.steps if parent else ()) + (step,)
         next_page = None
@@ -125,7 +153,7 @@ class FieldCalls:
             )
             return PreparedCall(steps, operation, expression, field.type, next_page=next_page, types=types)
         chained = parent.handle.snapshot is not None  # reached by a chain: check it still ends at this object
-        keys = tuple((name, value) for name, value in parent.key if name != ref.field_name) if chained else ()
+        keys = tuple((name, value) for name, value in parent.key if stale or name != ref.field_name) if chained else ()
         return PreparedCall(steps, operation, expression, field.type, next_page=next_page, holder=parent.id, via=parent.handle, keys=keys)
 
     def document(self, prepared: PreparedCall, *, alias: str | None = None) -> Document:
@@ -136,13 +164,34 @@ class FieldCalls:
     async def run(self, prepared: PreparedCall, *, description: str = "") -> Result:
         """Send the call's document and read the answer."""
         if prepared.answer is not None:
+            self.read_field(prepared)
             return prepared.answer
         document = self.document(prepared)
+        if prepared.operation == "mutation":
+            self._writes += 1  # sent: whatever comes back, what was read before may have changed
         try:
             response = await self.executor.execute(document.text, document.variables)
         except UNANSWERED as error:  # the API is down or answered nonsense: the model can only wait
             raise not_answered(error, prepared.expression) from error
-        return self.interpret(prepared, document.path, response.data, response.errors, description=description)
+        result = self.interpret(prepared, document.path, response.data, response.errors, description=description)
+        self.read_field(prepared)
+        return result
+
+    def _fresh(self, object_id: str) -> bool:
+        """Whether the values kept of `object_id` were read here since this session's last write: only
+        then may a read be answered from them. Anything else (a write since, or values restored from a
+        store) is read again through the chain that found the object, which refuses if it moved."""
+        return self._read_at.get(object_id, -1) == self._writes
+
+    def read_field(self, prepared: PreparedCall) -> None:
+        """After a call read one argument-free value of a held object (`Job_salary`), later pages of
+        that type show it as a column: the model wanted it."""
+        holder = self.registry.get(prepared.holder or "") if prepared.holder else None
+        step = prepared.steps[-1] if prepared.steps else None
+        if holder is None or (step is not None and step.arguments) or is_composite_type(get_named_type(prepared.field_type)):
+            return
+        field = step.field if step is not None else prepared.expression.rsplit(".", 1)[-1].split("(", 1)[0]
+        self.want(holder.type_name, field)
 
     def interpret(
         self, prepared: PreparedCall, path: tuple[str | int, ...], data: Any, errors: list[dict[str, Any]], *, description: str = ""
@@ -197,34 +246,67 @@ class FieldCalls:
         steps, operation = prepared.steps, prepared.operation
         connection = connection_of(self.catalogue, named.name) if operation == "query" else None
         if connection is not None and isinstance(value, dict):
-            return self._walk_connection(connection, value, steps, expression, prepared.next_page)
+            return self._walk_connection(connection, value, steps, expression, prepared.next_page, extra=prepared.extra)
         if isinstance(value, list):
             if any(isinstance(item, list) for item in value):
                 raise ToolCallError(f"{expression} is a list of lists, which objects cannot be taken from.")
             last = steps[-1]
             fresh = operation == "mutation"  # a write's result: met once, never the same place as another
-            return self.mint_items(value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression, fresh=fresh)
-        entry = self.mint(value, steps, operation, expression, description, fresh=operation == "mutation")
+            keep = _always if fresh else None  # what a write answered is shown as it is now
+            return self.mint_items(
+                value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression, fresh=fresh, keep=keep, extra=prepared.extra
+            )
+        reached: dict[str, tuple[str, dict[str, Any]]] = {}
+        entry = self.mint(
+            value, steps, operation, expression, description, fresh=operation == "mutation", extra=prepared.extra, page=reached
+        )
         if entry.handle.is_snapshot and isinstance(value, dict):  # a mutation's payload: what the write did
             return present_payload(self, entry, value)
-        return self.present(entry)
+        return self.present(entry, reached)
 
-    def present(self, entry: ObjectEntry) -> Result:
-        """A lone object's result: its ID and its preview, a page of one, with a note on the rest."""
+    def present(self, entry: ObjectEntry, reached: dict[str, tuple[str, dict[str, Any]]] | None = None) -> Result:
+        """A lone object's result: its ID and its preview, a page of one, with a note on the rest; the
+        objects the paths the model asked for reached (`reached`) as a table under `objects`."""
         out: Result = {"result": entry.id}
+        notes = []
         if entry.preview:
             shown, note = self.shape({entry.id: (entry.type_name, entry.preview)}, out)
             if entry.id in shown:
                 out["preview"] = shown[entry.id]
-            if note:
-                out["note"] = note
+            notes.append(note)
+        if reached:
+            objects, note = self.table({i: p for i, p in reached.items() if i != entry.id}, out)
+            if objects:
+                out["objects"] = objects
+            notes.append(note)
+        note = " ".join(n for n in notes if n)
+        if note:
+            out["note"] = note
         return out
 
-    def shape(self, page: dict[str, tuple[str, dict[str, Any]]], out: Result) -> tuple[dict[str, dict[str, Any]], str | None]:
+    def shape(
+        self, page: dict[str, tuple[str, dict[str, Any]]], out: Result, *, keep: Keep | None = None
+    ) -> tuple[dict[str, dict[str, Any]], str | None]:
         """The previews of the objects on one page as the model sees them (see calls/_preview_pages.py):
-        the same fields for each, within the room the result `out` leaves, and a note on the rest."""
+        each type's columns, within the room the result `out` leaves, and a note on the rest. A field
+        the model read or named before (`wanted`), or `keep` says, stays a column."""
         room = page_room(self.long_values.budget, len(json.dumps(out, ensure_ascii=False)))
-        return shape_page(page, self._rank, room, self._is_tool)
+        return shape_page(page, self._rank, room, self._is_tool, keep or self.wants)
+
+    def table(
+        self, page: dict[str, tuple[str, dict[str, Any]]], out: Result, *, keep: Keep | None = None
+    ) -> tuple[dict[str, Any], str | None]:
+        """`shape`, as the table the model reads a page of objects in (see calls/_preview_pages.py)."""
+        shown, note = self.shape(page, out, keep=keep)
+        return (table_of(shown) if shown else {}), note
+
+    def wants(self, type_name: str, field: str) -> bool:
+        """Whether the model read `field` of a `type_name` on its own or named it: it stays a column."""
+        return self.wanted.wants(type_name, field)
+
+    def want(self, type_name: str, field: str) -> None:
+        """Remember that the model read or named `field` of `type_name` (see `wants`)."""
+        self.wanted.want(type_name, field)
 
     def _rank(self, type_name: str, field: str) -> tuple[int, int]:
         ranks = self._ranks.setdefault(type_name, {})
@@ -245,24 +327,31 @@ class FieldCalls:
         *,
         earlier: bool = False,
         fresh: bool = False,
+        keep: Keep | None = None,
+        extra: tuple[str, ...] = (),
     ) -> Result:
         """A list of objects as a list of IDs, with their previews as one table within the budget (and
         a note on what it leaves out). `extras` are what each item's edge says about it; `fresh` as
-        for `mint`."""
+        for `mint`; `keep` as for `shape`."""
         ids: list[str | None] = []
         previews: dict[str, tuple[str, dict[str, Any]]] = {}
+        reached: dict[str, tuple[str, dict[str, Any]]] = {}  # what the paths the model asked for reached
         for index, item in enumerate(items):
             if item is None:
                 ids.append(None)
                 continue
-            entry = self.mint(item, steps_of(index), operation, f"{expression}[{index}]", "", earlier=earlier, fresh=fresh)
+            entry = self.mint(
+                item, steps_of(index), operation, f"{expression}[{index}]", "", earlier=earlier, fresh=fresh, extra=extra, page=reached
+            )
             ids.append(entry.id)
-            extra = extras[index] if extras and index < len(extras) else {}
-            if entry.preview or extra:
+            edge = extras[index] if extras and index < len(extras) else {}
+            if entry.preview or edge:
                 head = list(entry.preview.items())
-                previews[entry.id] = (entry.type_name, dict(head[:1] + list(extra.items()) + head[1:]))
+                previews[entry.id] = (entry.type_name, dict(head[:1] + list(edge.items()) + head[1:]))
         out = self.long_values.present(ids, expression)
-        shown, note = self.shape({i: previews[i] for i in out["result"] if i in previews}, out)
+        page = {i: previews[i] for i in out["result"] if i in previews}
+        page.update((i, p) for i, p in reached.items() if i not in page)
+        shown, note = self.table(page, out, keep=keep)
         if shown:
             out["preview"] = shown
         if note:
@@ -276,13 +365,17 @@ class FieldCalls:
         steps: tuple[Step, ...],
         expression: str,
         next_page: Callable[[str], str] | None,
+        *,
+        extra: tuple[str, ...] = (),
     ) -> Result:
         """One page of a connection as the list of its node IDs, its scalars and the call for the next page."""
         items, extras = connection.items(value), connection.edge_values(value)
-        out = self.mint_items(items, lambda i: steps + connection.item_steps(i), "query", expression, extras)
-        for name in connection.scalars:
+        out = self.mint_items(items, lambda i: steps + connection.item_steps(i), "query", expression, extras, extra=extra)
+        for name in (*connection.scalars, *(v.split(" ", 1)[0] for v in connection.values)):
             if value.get(name) is not None:
-                out[name] = value[name]
+                out[name] = (
+                    value[name] if name in connection.scalars else self.long_values.present(value[name], f"{expression}.{name}")["result"]
+                )
         page = value.get("pageInfo") or {}
         if page.get("hasNextPage") and page.get("endCursor") is not None:
             out["more"] = next_page(page["endCursor"]) if next_page else "More items follow on later pages."
@@ -298,6 +391,8 @@ class FieldCalls:
         *,
         earlier: bool = False,
         fresh: bool = False,
+        extra: tuple[str, ...] = (),
+        page: dict[str, tuple[str, dict[str, Any]]] | None = None,
     ) -> ObjectEntry:
         """The registry entry for an object read from an answer: the one its type and identity already
         have, however it was reached then, else the one found at this place before, else a new one.
@@ -308,7 +403,29 @@ class FieldCalls:
         keeps only the snapshot. `fresh`: the place is a write's result, met this once.
 
         A write's answer replaces what the entry held (see `Registry.refresh`); a snapshot's older copy
-        (`earlier`) never replaces what the session holds of the object: that entry is the answer."""
+        (`earlier`) never replaces what the session holds of the object: that entry is the answer.
+
+        `extra` are the paths the model asked to read of it (calls/_selections.py): their values join
+        its preview, and each object they reach is minted too, its ID in the preview and its own
+        preview added to `page`."""
+        entry = self._mint(value, steps, operation, expression, description, earlier=earlier, fresh=fresh, extra=extra, page=page)
+        if not earlier:
+            self._read_at[entry.id] = self._writes
+        return entry
+
+    def _mint(
+        self,
+        value: dict[str, Any],
+        steps: tuple[Step, ...],
+        operation: str,
+        expression: str,
+        description: str,
+        *,
+        earlier: bool,
+        fresh: bool,
+        extra: tuple[str, ...],
+        page: dict[str, tuple[str, dict[str, Any]]] | None,
+    ) -> ObjectEntry:
         type_name = value.get("__typename") or self._end_type(steps, operation).name
         if earlier and (held := held_entry(self.catalogue, self.registry, type_name, value)) is not None:
             return self.registry.refresh(held.id)  # the most recent of its type, its values as they are
@@ -318,16 +435,20 @@ class FieldCalls:
         preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
         if identity is not None and id_value is not None:  # its identity is its key
             key: Key = ((identity.field, freeze(id_value)),)
+            handle = Handle((Step.of(identity.root_field, {identity.argument: id_value}),))
+            if extra:
+                preview.update(self._asked(type_name, value, handle.steps, expression, extra, page))
             known = self.registry.keyed(type_name, key)
             if known is not None:  # its handle is its identity too: nothing to build
                 return self.registry.refresh(known, description=description, preview=preview, written=written)
-            handle = Handle((Step.of(identity.root_field, {identity.argument: id_value}),))
         elif operation == "mutation":
             handle = Handle(steps, "mutation", freeze(value))
             named = key_field(self.catalogue, type_name)
             key = key_of(self.catalogue, type_name, value) if named is not None and value.get(named) is not None else ()
         else:
             key, handle = key_of(self.catalogue, type_name, value), Handle(steps, "query", held_values(value))
+            if extra:
+                preview.update(self._asked(type_name, value, steps, expression, extra, page))
         return self.registry.mint(
             type_name,
             handle,
@@ -340,6 +461,57 @@ class FieldCalls:
             identified=identifies(self.catalogue, type_name, key),
             fresh=fresh,
         )
+
+    def _asked(
+        self,
+        type_name: str,
+        value: dict[str, Any],
+        steps: tuple[Step, ...],
+        expression: str,
+        extra: tuple[str, ...],
+        page: dict[str, tuple[str, dict[str, Any]]] | None,
+    ) -> dict[str, Any]:
+        """The preview values of the paths the model asked to read of one object: a value as read, an
+        object (or a list of them) as its ID, minted on the way, its own preview added to `page`."""
+        out: dict[str, Any] = {}
+        for head, rest in heads(extra).items():
+            if head not in value:
+                continue
+            item = value[head]
+            self.want(type_name, head)
+            field = getattr(self.catalogue.schema.get_type(type_name), "fields", {}).get(head)
+            if field is None or not is_composite_type(get_named_type(field.type)):
+                out[head] = _glimpse(item)
+                continue
+            step = Step.of(head, on=type_name)
+            if isinstance(item, dict):
+                out[head] = self._reached(item, steps + (step,), f"{expression}.{head}", rest, page)
+            elif isinstance(item, list):
+                ids = [
+                    None
+                    if not isinstance(one, dict)
+                    else self._reached(one, steps + (replace(step, index=i),), f"{expression}.{head}[{i}]", rest, page)
+                    for i, one in enumerate(item[:_NESTED_ITEMS])
+                ]
+                out[head] = ids + ([f"+{len(item) - _NESTED_ITEMS} more"] if len(item) > _NESTED_ITEMS else [])
+            else:
+                out[head] = None
+        return out
+
+    def _reached(
+        self,
+        value: dict[str, Any],
+        steps: tuple[Step, ...],
+        expression: str,
+        extra: tuple[str, ...],
+        page: dict[str, tuple[str, dict[str, Any]]] | None,
+    ) -> str:
+        entry = self.mint(value, steps, "query", expression, "", extra=extra, page=page)
+        for name in (p.split(".", 1)[0] for p in extra):
+            self.want(entry.type_name, name)
+        if page is not None and entry.preview:
+            page.setdefault(entry.id, (entry.type_name, dict(entry.preview)))
+        return entry.id
 
     def _unreachable(self, prepared: PreparedCall, path: tuple[str | int, ...], depth: int) -> str:
         holder = self.registry.get(prepared.holder or "")
@@ -357,7 +529,13 @@ class FieldCalls:
         return current
 
 
+def _always(_type: str, _field: str) -> bool:
+    return True
+
+
 _PREPARED_LIMIT = 256
+#: Objects of one list a path the model asked for reaches, per object (the rest counted).
+_NESTED_ITEMS = 20
 
 #: What sending a document may raise when the API gave no answer that can be read: an executor's own
 #: error, or an answer nested too deeply to decode (nonsense from the API like any other, whichever

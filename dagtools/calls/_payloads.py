@@ -75,9 +75,12 @@ def present_payload(calls: FieldCalls, entry: ObjectEntry, value: dict[str, Any]
         out["preview"] = shown
     notes = [refusal_note(calls, entry.type_name, value, entry.id)]
 
-    if walk.previews:  # the linked objects read like a page: the same fields for each, in the room left
-        objects, fitted = calls.shape(walk.previews, out)
-        out["objects"] = {i: objects.get(i, {}) for i in walk.previews}
+    if walk.previews:  # the linked objects read like a page, every field the write read back shown while it fits
+        if len(walk.previews) > 1:
+            out["objects"], fitted = calls.table(walk.previews, out, keep=_read_back)
+        else:
+            objects, fitted = calls.shape(walk.previews, out, keep=_read_back)
+            out["objects"] = {i: objects.get(i, {}) for i in walk.previews}
         notes.append(fitted)
     if walk.cut:
         more = " and more" if len(walk.cut) > QUOTED else ""
@@ -87,6 +90,11 @@ def present_payload(calls: FieldCalls, entry: ObjectEntry, value: dict[str, Any]
     if note:
         out["note"] = note
     return out
+
+
+def _read_back(_type: str, _field: str) -> bool:
+    """What a write answered is what the model must see of it: every field stays a column."""
+    return True
 
 
 def present_linked(calls: FieldCalls, entry: ObjectEntry) -> dict[str, Any]:

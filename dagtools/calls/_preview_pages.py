@@ -1,21 +1,29 @@
-"""What the model sees of the objects a call returns: their previews, shaped like a table's rows.
+"""What the model sees of the objects a call returns: their previews, shaped as tables.
 
-Every object on one page shows the same fields, its columns, so a page reads like a table and no
-object hides what its neighbour shows. A page of several objects shows what tells them apart and
-what they say (names, content, states, counts, dates, short lists) and leaves out, whatever the
-room, what a model reads again in every later turn for little: long texts, URLs, the records' own
-bookkeeping times and surrogate numbers (ranked from LEAN on in catalogue/_preview_fields.py); the
-note names them. A lone object shows every short scalar that was fetched. The room is what the
-result's budget leaves once its IDs and a note are counted, shared by the objects on the page.
+A page of objects reads as a table: each type's columns are named once, in a header keyed by the
+type, and each object is a row of values keyed by its ID, so a cheap column costs its values and
+not its name times the rows:
 
-Columns are taken in this order while they fit: first the one that names the object (its name or
-title, else what it says, such as a comment's body); then every short column in rank order (names,
-content, other scalars, timestamps, URLs: see catalogue/_preview_fields.py); then the columns that hold
-long texts, cut at CUT characters with "…"; surrogate numbers (`databaseId`, a foreign key whose
-object a tool reads) last, so what an object says always goes before them. A column that does not fit gives way
-and the next, smaller one may still fit. The result's note names what was cut or left out and the
-tool that reads it: nothing goes silently. The registry keeps the values as read; only what is
-shown is shaped.
+    "preview": {"Job": {"columns": ["title", "salary", "remote", "postedAt"], "same": {"currency": "EUR"}},
+                "Job#1": ["Data engineer", 72000, true, "2024-05-02"],
+                "Job#2": ["SRE", 81000, false, "2024-04-28"]}
+
+A column whose value is the same on every row is said once, under `same`. Each type on a mixed page
+(posts and comments) has its own header and columns. A lone object's preview stays a map of its
+fields: a table of one row would only add a header.
+
+What goes is decided by what the schema and the values say, never by a list of one API's fields:
+- numbers, booleans, enums, dates and short strings and lists are cheap: they stay while there is room;
+- left out of a page of several objects, whatever the room: URLs and opaque strings (tokens, cursors,
+  encoded ids: a value with no space that mixes letters and digits at length), foreign keys (an id
+  whose object a field of the same type reads, known from the schema: catalogue/_preview_fields.py),
+  a record's own bookkeeping times where the schema's description says so, and long texts where
+  something else names the objects (a comment's body stays, cut, where nothing else does);
+- a field the model read or asked for, or that a write changed (`keep`), always stays a column.
+The room is what the result's budget leaves once its IDs and a note are counted; columns are taken
+in rank order (catalogue/_preview_fields.py) while they fit, the naming one first. The note names
+what was cut or left out and the tool that reads it: nothing goes silently. The registry keeps the
+values as read; only what is shown is shaped.
 
 A page so long that not even the first column fits (a page of 100 long titles) shrinks further, step
 by step (shorter cuts, then some objects without a preview), and the note says so.
@@ -28,22 +36,26 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..catalogue._preview_fields import CONTENT, ID_LIKE, LEAN, LONG_TEXT, OTHER, SURROGATE, URL
+from ..catalogue._preview_fields import BOOKKEEPING, CONTENT, ID_LIKE, LONG_TEXT, OTHER, SURROGATE, URL
 
-__all__ = ["CUT", "LIST_COLUMNS", "NOTE_ROOM", "fit_previews", "page_columns", "page_room", "preview_note", "shape_page"]
+__all__ = ["CUT", "NOTE_ROOM", "fit_previews", "page_columns", "page_room", "preview_note", "rows_of", "shape_page", "table_of"]
 
 #: Characters a preview shows of a text, the "…" included.
 CUT = 80
-#: Columns a page of several objects shows at most: a name and what tells the objects apart. Each is
-#: read again in every later turn, times the objects on the page.
-LIST_COLUMNS = 5
 #: Characters of a result's budget kept for its note and the call that reads the next page.
 NOTE_ROOM = 480
 _MIN_ROOM = 48
 _MORE = re.compile(r"\+(\d+) more")
+# An opaque string: no space, letters and digits mixed at length (a token, a cursor, an encoded id, a hash).
+_OPAQUE = re.compile(r"^(?=[^\s]*[0-9])(?=[^\s]*[A-Za-z])[A-Za-z0-9+/=_:.-]{16,}$")
+_WORDS = re.compile(r"[A-Za-z]{3,}[ -][A-Za-z]{3,}")
+# A date or a time, however it is written (`2024-05-02`, `2024-05-02T09:00:00.000Z`, `09:30`): never opaque.
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}")
 
 #: (type, field) -> where the field goes in a preview (catalogue/_preview_fields.py's rank).
 RankOf = Callable[[str, str], tuple[int, int]]
+#: (type, field) -> whether the model read or asked for it, or a write changed it: it stays a column.
+Keep = Callable[[str, str], bool]
 #: Object ID -> (its type, its preview as read).
 Page = Mapping[str, tuple[str, Mapping[str, Any]]]
 
@@ -51,60 +63,101 @@ Page = Mapping[str, tuple[str, Mapping[str, Any]]]
 _STEPS: tuple[tuple[int, int], ...] = ((4, CUT), (2, 48), (1, 32), (1, 16))
 
 
+def _never(_type: str, _field: str) -> bool:
+    return False
+
+
 def page_room(budget: int, used: int) -> int:
     """Characters of JSON the previews of one result may take, when the rest of it takes `used`."""
     return max(_MIN_ROOM, budget - used - NOTE_ROOM)
 
 
-def page_columns(page: Page, rank_of: RankOf, room: int) -> list[str] | None:
-    """The fields every object on `page` shows, in the order shown, within `room` characters of JSON
-    for the whole map of previews; None when not even the first column fits (see `fit_previews`)."""
-    ranks: dict[str, tuple[int, int]] = {}
-    long: set[str] = set()
-    costs: dict[str, int] = {}
+def _opaque(value: Any) -> bool:
+    return isinstance(value, str) and bool(_OPAQUE.match(value)) and not _WORDS.search(value) and not _DATE.match(value)
+
+
+def _url(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith(("http://", "https://"))
+
+
+def page_columns(page: Page, rank_of: RankOf, room: int, keep: Keep = _never) -> dict[str, list[str]] | None:
+    """The columns each type on `page` shows, in the order shown, within `room` characters of JSON
+    for the whole table; None when not even each type's first column fits (see `fit_previews`)."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
     for type_name, preview in page.values():
-        for name, value in preview.items():
-            rank = ranks.get(name) or rank_of(type_name, name)
-            if type(value) is str and rank[0] == OTHER:
-                if value.startswith(("http://", "https://")):
-                    rank = (URL, 1)
-                elif len(value) > CUT:
-                    rank = max(rank, (LONG_TEXT, 0))
-            ranks[name] = rank
-            if type(value) is str and len(value) > CUT:
-                long.add(name)
-            costs[name] = costs.get(name, 0) + _size(name) + _size(_cut(value)) + 4  # `"name": value, `
-    if not ranks:
-        return []
-    position = {name: i for i, name in enumerate(ranks)}
-    by_rank = sorted(ranks, key=lambda n: (ranks[n], position[n]))
-    lead = by_rank[0]
-    if len(page) > 1:  # a list page: what tells the objects apart, not what merely fills the room
+        groups.setdefault(type_name, []).append(preview)
+    several = len(page) > 1
+    size = 2 + sum(_size(object_id) + 4 for object_id in page)  # `{` and `"Type#N": [], ` each
+    leads: list[tuple[str, str, int]] = []
+    others: list[tuple[tuple[int, int], int, str, str, int]] = []
+    for type_name, rows in groups.items():
+        ranks: dict[str, tuple[int, int]] = {}
+        for preview in rows:
+            for name in preview:
+                if name not in ranks:
+                    ranks[name] = rank_of(type_name, name)
+        if not ranks:
+            continue
+        values = {name: [row.get(name) for row in rows] for name in ranks}
+        long = {name for name, column in values.items() if any(type(v) is str and len(v) > CUT for v in column)}
+        for name, column in values.items():
+            if ranks[name][0] == OTHER and any(_url(v) for v in column):
+                ranks[name] = (URL, 1)
+            elif ranks[name][0] == OTHER and name in long:
+                ranks[name] = max(ranks[name], (LONG_TEXT, 0))
+        position = {name: i for i, name in enumerate(ranks)}
+        by_rank = sorted(ranks, key=lambda n: (not keep(type_name, n), ranks[n], position[n]))
+        lead = min(ranks, key=lambda n: (ranks[n], position[n]))
         named = any(rank < ID_LIKE for rank in ranks.values())  # a name or title in words
-        by_rank = [lead, *(n for n in by_rank[1:] if ranks[n][0] < LEAN and (n not in long or _says(ranks[n], named)))]
-        by_rank = by_rank[:LIST_COLUMNS]
-    rest = [n for n in by_rank[1:] if ranks[n][0] != SURROGATE]
-    order = [lead, *(n for n in rest if n not in long), *(n for n in rest if n in long), *(n for n in by_rank[1:] if n not in rest)]
-    size = 2 + sum(_size(object_id) + 6 for object_id in page)  # `{` and `"Type#N": {}, ` each
-    columns: list[str] = []
-    for name in order:
-        if size + costs[name] <= room:
-            columns.append(name)
-            size += costs[name]
-        elif name == lead:
+        size += _size(type_name) + 16 + (2 if several else 0)  # `"Type": {"columns": []}, `
+        leads.append((type_name, lead, _cost(lead, values[lead], several)))
+        for order, name in enumerate(by_rank):
+            if name == lead:
+                continue
+            if several and not keep(type_name, name) and _off_page(ranks[name], values[name], name in long, named):
+                continue
+            priority = (-1, 0) if keep(type_name, name) else ranks[name]
+            if name in long and not keep(type_name, name):
+                priority = (max(priority[0], LONG_TEXT), priority[1])  # what an object says, after what is short
+            others.append((priority, order, type_name, name, _cost(name, values[name], several)))
+    columns: dict[str, list[str]] = {type_name: [] for type_name in groups}
+    for type_name, lead, cost in leads:
+        if size + cost > room:
             return None
+        columns[type_name].append(lead)
+        size += cost
+    for _, _, type_name, name, cost in sorted(others, key=lambda item: (item[0][0] == SURROGATE, item[0], item[1])):
+        if size + cost <= room:
+            columns[type_name].append(name)
+            size += cost
     return columns
 
 
-def _says(rank: tuple[int, int], named: bool) -> bool:
-    """Whether a long text stays, cut, on a list page: what an object says where nothing names it (a
-    comment's body); beside a title it is one more call away, as the note says."""
-    return rank[0] == CONTENT and not named
+def _off_page(rank: tuple[int, int], column: list[Any], long: bool, named: bool) -> bool:
+    """Whether a column stays off a page of several objects whatever the room: see the module's docstring."""
+    present = [v for v in column if v is not None]
+    if rank[0] in (URL, BOOKKEEPING, SURROGATE) or any(_url(v) for v in present):
+        return True
+    if present and all(_opaque(v) for v in present):
+        return True
+    return long and not (rank[0] == CONTENT and not named)  # a comment's body stays where nothing names it
 
 
-def shape_page(page: Page, rank_of: RankOf, room: int, is_tool: Callable[[str], bool]) -> tuple[dict[str, dict[str, Any]], str | None]:
-    """The previews of `page` as shown, within `room`, and the note on what was cut or left out."""
-    columns = page_columns(page, rank_of, room)
+def _cost(name: str, column: list[Any], several: bool) -> int:
+    """Characters a column adds to a table: its name once, and its values, or one value where every
+    row has the same (said once under `same`)."""
+    values = [_cut(v) for v in column]
+    if several and len(values) > 1 and all(v == values[0] for v in values[1:]):
+        return _size(name) + _size(values[0]) + 12  # `"same": {"name": value}, `
+    return _size(name) + 2 + sum(_size(v) + 2 for v in values)
+
+
+def shape_page(
+    page: Page, rank_of: RankOf, room: int, is_tool: Callable[[str], bool], keep: Keep = _never
+) -> tuple[dict[str, dict[str, Any]], str | None]:
+    """The previews of `page` as shown, each object's fields in the order shown, within `room`, and
+    the note on what was cut or left out. `table_of` turns them into the table the model reads."""
+    columns = page_columns(page, rank_of, room, keep)
     if columns is None:
         ordered = {
             object_id: {n: _cut(v) for n, v in sorted(p.items(), key=lambda item: rank_of(type_name, item[0]))}
@@ -114,10 +167,51 @@ def shape_page(page: Page, rank_of: RankOf, room: int, is_tool: Callable[[str], 
     shown: dict[str, dict[str, Any]] = {}
     trims: list[tuple[str, list[str], list[str]]] = []
     for object_id, (type_name, preview) in page.items():
-        shown[object_id] = {name: _cut(preview[name]) for name in columns if name in preview}
+        shown[object_id] = {name: _cut(preview[name]) for name in columns.get(type_name, ()) if name in preview}
         cut = [n for n in shown[object_id] if _cut(preview[n]) != preview[n]]
         trims.append((type_name, cut, [n for n in preview if n not in shown[object_id]]))
     return shown, preview_note(trims, is_tool)
+
+
+def table_of(shown: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Previews as the model reads a page of them: per type a header of its columns (and the values
+    the same on every row, said once), then each object's row of values, keyed by its ID."""
+    groups: dict[str, list[str]] = {}
+    for object_id in shown:
+        groups.setdefault(object_id.split("#", 1)[0], []).append(object_id)
+    out: dict[str, Any] = {}
+    for type_name, ids in groups.items():
+        names = list(dict.fromkeys(name for object_id in ids for name in shown[object_id]))
+        same: dict[str, Any] = {}
+        if len(ids) > 1:
+            for name in names:
+                first = shown[ids[0]].get(name, _UNSET)
+                if first is not _UNSET and all(shown[i].get(name, _UNSET) == first for i in ids[1:]):
+                    same[name] = first
+        header: dict[str, Any] = {"columns": [n for n in names if n not in same]}
+        if same:
+            header["same"] = same
+        out[type_name] = header
+        for object_id in ids:
+            out[object_id] = [shown[object_id].get(name) for name in header["columns"]]
+    return out
+
+
+_UNSET: Any = object()
+
+
+def rows_of(preview: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """A page's table read back as each object's fields (`{"Job#1": {"title": ..., ...}}`): for hosts
+    and scripts written against previews keyed by ID."""
+    out: dict[str, dict[str, Any]] = {}
+    for key, row in preview.items():
+        if "#" not in key or not isinstance(row, list):
+            continue
+        header = preview.get(key.split("#", 1)[0])
+        if not isinstance(header, Mapping):
+            continue
+        out[key] = {**dict(header.get("same") or {}), **dict(zip(header.get("columns") or [], row))}
+    return out
 
 
 def preview_note(trims: Sequence[tuple[str, list[str], list[str]]], is_tool: Callable[[str], bool]) -> str | None:

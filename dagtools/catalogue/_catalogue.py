@@ -71,7 +71,7 @@ class Catalogue:
         query, mutation = (schema.query_type, schema.mutation_type)
         roots = (query.name if query else None, mutation.name if mutation else None)
         self._setup(schema, dialect, dialect.name, mutations, include_deprecated, previews, *roots)
-        self.reachable = frozenset(reachable_types(schema, self._mutation_allowed, self.connection))
+        self.reachable = frozenset(reachable_types(schema, self._exposed, self.connection))
         self._name_all()
 
     def _setup(
@@ -162,7 +162,7 @@ class Catalogue:
             return False
         if field.deprecation_reason is not None and not self.include_deprecated:
             return False
-        if type_.name == self.mutation_type and isinstance(self.mutations, frozenset):
+        if type_.name == self.mutation_type and (isinstance(self.mutations, frozenset) or not self.mutations):
             return self._mutation_allowed(field_name)
         return not self.dialect.hides(type_.name, field_name)
 

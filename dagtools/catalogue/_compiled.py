@@ -133,4 +133,6 @@ def restore(data: dict[str, Any], loaded: LoadedSchema, options: CatalogueOption
 
 
 def _shape(data: dict[str, Any]) -> ConnectionShape:
-    return ConnectionShape(**{**data, "scalars": tuple(data["scalars"]), "edge_fields": tuple(data["edge_fields"])})
+    return ConnectionShape(
+        **{**data, "scalars": tuple(data["scalars"]), "edge_fields": tuple(data["edge_fields"]), "values": tuple(data.get("values", ()))}
+    )

@@ -29,6 +29,7 @@ from graphql import (
     GraphQLOutputType,
     GraphQLScalarType,
     GraphQLSchema,
+    Undefined,
     get_named_type,
     is_composite_type,
     is_list_type,
@@ -50,9 +51,11 @@ __all__ = [
     "SURROGATE",
     "TIMESTAMP",
     "URL",
+    "VALUE_FIELDS",
     "choose_preview_fields",
     "field_rank",
     "preview_rank",
+    "value_fields",
 ]
 
 #: Fields a preview reads of one type. Each costs its name in every document that reads the type and
@@ -103,8 +106,10 @@ def preview_rank(field_name: str, scalar_name: str, reachable: frozenset[str] = 
     `author` is a foreign key whose object the `Type_author` tool reads, so it ranks with the surrogates."""
     if field_name in _NAMES:
         return NAMING, _NAMES.index(field_name)
-    if _BOOKKEEPING_NAME.match(field_name) or (scalar_name not in _NOT_TEXT and _BOOKKEEPING_TEXT.search(description or "")):
-        return BOOKKEEPING, 0
+    if scalar_name not in _NOT_TEXT and _BOOKKEEPING_TEXT.search(description or ""):
+        return BOOKKEEPING, 0  # the schema says so: the time a record was made or changed
+    if _BOOKKEEPING_NAME.match(field_name):
+        return TIMESTAMP, 1  # named like one: a date all the same (a review's `createdAt` is when it was written)
     if _URL_TYPE.match(scalar_name) or _URL_NAME.search(field_name):
         return URL, 0
     if _TIMESTAMP_TYPE.search(scalar_name) or _TIMESTAMP_NAME.search(field_name):
@@ -128,16 +133,37 @@ def preview_rank(field_name: str, scalar_name: str, reachable: frozenset[str] = 
 
 
 def _foreign_key(field_name: str, reachable: frozenset[str]) -> bool:
+    """Whether `field_name` holds the key of an object one of `reachable` reads: `authorId` beside
+    `author`, `authorByAuthorId` or a field of type `Author`, whatever the reading field is called."""
     match = _FOREIGN_KEY.match(field_name)
     if match is None:
         return False
     base, suffix = match.groups()
-    return base in reachable or (suffix.lower().endswith("s") and base + "s" in reachable)
+    base_lower = base.lower()
+    many = suffix.lower().endswith("s")
+    for name in reachable:
+        reader, _, type_name = name.partition(":")
+        lowered = reader.lower()
+        if lowered == base_lower or (many and lowered == base_lower + "s"):
+            return True
+        if lowered.startswith(base_lower) and field_name.lower() in lowered:  # PostGraphile's `authorByAuthorId`
+            return True
+        if type_name and type_name.lower() == base_lower:  # `writerId` beside `writtenBy: Writer`
+            return True
+    return False
 
 
 def reachable_fields(type_: GraphQLObjectType) -> frozenset[str]:
-    """The fields of `type_` that return objects (each one a tool): what a foreign key points to."""
-    return frozenset(name for name, field in type_.fields.items() if is_composite_type(get_named_type(field.type)))
+    """The fields of `type_` that return objects without arguments (each one a tool), with their named
+    type (`name:Type`) and alone: what a foreign key points to."""
+    out: set[str] = set()
+    for name, field in type_.fields.items():
+        named = get_named_type(field.type)
+        if is_composite_type(named):
+            out.add(name)
+            if not any(is_non_null_type(a.type) and a.default_value is Undefined for a in field.args.values()):
+                out.add(f"{name}:{named.name}")
+    return frozenset(out)
 
 
 def field_rank(schema: GraphQLSchema, type_name: str, field_name: str) -> tuple[int, int]:
@@ -174,6 +200,27 @@ def _scalar_list(type_: GraphQLOutputType) -> bool:
     return isinstance(item, (GraphQLScalarType, GraphQLEnumType))
 
 
+#: Fields a value object a preview reads whole may have (`Money { amount currency }`).
+VALUE_FIELDS = 4
+
+
+def value_fields(schema: GraphQLSchema, dialect: Dialect, field: GraphQLField) -> tuple[str, ...]:
+    """The fields of the value object `field` gives, where a preview reads it whole as one value: an
+    object type with no identity (no id, no lookup) whose few fields are all argument-free scalars
+    and enums (a price's amount and currency, a size's width and height); () for anything else."""
+    if field.args or field.deprecation_reason is not None or _is_list(field.type):
+        return ()
+    named = get_named_type(field.type)
+    if not isinstance(named, GraphQLObjectType) or named in (schema.query_type, schema.mutation_type) or "id" in named.fields:
+        return ()
+    if dialect.identity(named.name) is not None or len(named.fields) > VALUE_FIELDS:
+        return ()
+    inner = named.fields.values()
+    if any(f.args or _is_list(f.type) or not isinstance(get_named_type(f.type), (GraphQLScalarType, GraphQLEnumType)) for f in inner):
+        return ()
+    return tuple(named.fields)
+
+
 def choose_preview_fields(schema: GraphQLSchema, dialect: Dialect, type_name: str) -> tuple[str, ...]:
     """Scalar and enum fields without arguments, not deprecated and not object references, in the
     order a preview shows them (see `preview_rank`); at most PREVIEW_LIMIT of them.
@@ -193,6 +240,9 @@ def choose_preview_fields(schema: GraphQLSchema, dialect: Dialect, type_name: st
     for name, field in type_.fields.items():
         named = get_named_type(field.type)
         if field.args or field.deprecation_reason is not None or name == opaque:
+            continue
+        if value_fields(schema, dialect, field):  # a price, a size: a value in its own right, read whole
+            candidates[name] = (OTHER, 2)
             continue
         if not isinstance(named, (GraphQLScalarType, GraphQLEnumType)) or (_is_list(field.type) and not _scalar_list(field.type)):
             continue

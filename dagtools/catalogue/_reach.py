@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphql import (
     GraphQLEnumType,
+    GraphQLField,
     GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
@@ -57,6 +58,7 @@ class ConnectionShape:
     scalars: tuple[str, ...]
     edge_type: str | None = None
     edge_fields: tuple[str, ...] = ()
+    values: tuple[str, ...] = ()  # selections of what else it says, as values: `facets { track count }`
 
 
 def _is_list(type_: object) -> bool:
@@ -118,7 +120,30 @@ def detect_connection(schema: GraphQLSchema, type_name: str) -> ConnectionShape 
         scalars=_plain_values(type_),
         edge_type=edge_type.name if edge_type is not None else None,
         edge_fields=edge_fields,
+        values=_value_objects(type_, skip=("edges", "nodes", "pageInfo")),
     )
+
+
+#: Fields of a value object a connection's own values read (a facet's value, label and count).
+_VALUE_FIELDS = 8
+
+
+def _value_objects(type_: GraphQLObjectType, skip: Iterable[str]) -> tuple[str, ...]:
+    """What a connection says besides its items and scalars, cheap to read with every page: argument-free
+    fields giving a value object (or a list of them) with no id, whose own fields are scalars and
+    enums (Shopify's `filters` facets, an aggregate's `{count sum}`), as selections."""
+    out: list[str] = []
+    for name, field in type_.fields.items():
+        if name in skip or field.args or field.deprecation_reason is not None or _is_leaf(field.type):
+            continue
+        named = get_named_type(field.type)
+        if not isinstance(named, GraphQLObjectType) or "id" in named.fields:
+            continue
+        leaves = [f for f, inner in named.fields.items() if not inner.args and _is_leaf(inner.type) and inner.deprecation_reason is None]
+        objects = [f for f, inner in named.fields.items() if not _is_leaf(inner.type)]
+        if leaves and not objects and len(leaves) <= _VALUE_FIELDS:
+            out.append(f"{name} {{ {' '.join(leaves)} }}")
+    return tuple(out)
 
 
 def concrete_types(schema: GraphQLSchema, type_name: str) -> list[str]:
@@ -131,21 +156,22 @@ def concrete_types(schema: GraphQLSchema, type_name: str) -> list[str]:
 
 def reachable_types(
     schema: GraphQLSchema,
-    mutation_allowed: Callable[[str], bool],
+    exposed: Callable[[GraphQLObjectType, str, GraphQLField], bool],
     connection: Callable[[str], ConnectionShape | None],
 ) -> set[str]:
-    """Every object type a session can hold an object of, starting from the roots."""
+    """Every object type a session can hold an object of, starting from the roots and walking only
+    the fields that are tools (`exposed`): a deprecated mutation left out hands out no payload."""
     starts: list[GraphQLObjectType] = [t for t in (schema.query_type,) if t is not None]
     mutation = schema.mutation_type
     reached: set[str] = {t.name for t in starts}
     queue = list(starts)
-    if mutation is not None and any(mutation_allowed(name) for name in mutation.fields):
+    if mutation is not None and any(exposed(mutation, name, field) for name, field in mutation.fields.items()):
         reached.add(mutation.name)
         queue.append(mutation)
     while queue:
         type_ = queue.pop()
         for name, field in type_.fields.items():
-            if type_ is mutation and not mutation_allowed(name):
+            if not exposed(type_, name, field):
                 continue
             named = get_named_type(field.type)
             if not is_composite_type(named):

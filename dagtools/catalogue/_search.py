@@ -8,8 +8,10 @@ model: the index is a dict of postings built once per catalogue and shared by it
 The schema's structure speaks before any word list (`_Structure`): a type is also called by the
 fields that return it, a connection's edges and the returned type's description describe a field, a
 list of events reads as a history, a need names what it wants before where from, and a field's place
-(objects, many of them, on a type much pointed at) counts before its words. Words are folded by
-`_words`. A name that is no tool is answered by what its words mean too (`suggest_tools`).
+(objects, many of them, on a type much pointed at) counts before its words, and a mutation comes
+before the fields of its own payload, which only its call hands out. Every figure and word table it
+weighs is in `_ranking`, with the case that set it; words are folded by `_words`. A name that is no
+tool is answered by what its words mean too (`suggest_tools`).
 """
 
 from __future__ import annotations
@@ -22,52 +24,15 @@ from difflib import SequenceMatcher
 
 from graphql import GraphQLObjectType, is_abstract_type, is_object_type
 
-from .. import _words
-from .._words import BOOKKEEPING, CONCEPTS, EVENT_WORDS, PERMISSION_WORDS, WRITE_VERBS, search_words, tool_line
 from .._words import SPLIT as _SPLIT
 from .._words import STOP as _STOP
+from .._words import search_words, tool_line
 from .._words import stem as _stem
 from ._catalogue import Catalogue, is_list
+from ._ranking import RANKING, Ranking
 from ._reach import ConnectionShape
 
 __all__ = ["SearchEntry", "SearchHit", "SearchIndex", "catalogue_entries", "catalogue_search", "search_words", "suggest_tools", "tool_line"]
-
-#: How much a word counts in each field of a tool.
-WEIGHTS: Mapping[str, float] = {
-    "name": 3.0,
-    "type": 2.0,
-    "kind": 0.5,
-    "returns": 1.2,
-    "arguments": 0.5,
-    "description": 1.0,
-    # what the schema's structure says: other names of the owner and of what comes back, the returned
-    # type's own description and its edges' values, and the kind of field its shape shows
-    "type_alias": 0.3,
-    "returns_alias": 0.3,
-    "shape": 0.5,
-    "concept": 0.8,
-}
-#: A query names what it wants first and where from after ("the pull request that fixed this issue"):
-#: a field that returns the first type named and belongs to a later one gains this share, and one
-#: that reads the same relation the other way loses it.
-_DIRECTION = 0.5
-#: How much a tool gains when the query covers the words that name it (its field and its type):
-#: "the comments of an issue" names `Issue_comments` whole, `IssueSearchResult_sourceComment` in part.
-_COVERAGE = 1.5
-#: A word of the query that is a word of the field's name as written (plural for plural) adds this.
-_EXACT = 0.3
-#: Only the best this many by BM25F are ranked again by coverage: a query stays within a few ms.
-_RERANKED = 300
-#: A write the query asks for by its verb ("close an issue") over reads that share its nouns.
-_ACTION = 1.4
-_K1 = 1.2
-_B = 0.6
-#: Root tools are where a model starts; among equals they come first.
-_ROOT_BOOST = 1.15
-#: What a tool's place says before any word (`_prior`): a field returning objects gains the first share
-#: and one returning many of them the second again; a field gains the third per log of the types that
-#: point at its owner (an `Issue` many, a payload none), roots counted as pointed at by the fourth.
-_OBJECT, _MANY, _CENTRAL, _ROOT_REFERENCES = 0.3, 0.3, 0.3, 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +46,8 @@ class SearchEntry:
     #: what the tool's place says of it before any word (`_prior`); whether it returns many objects
     prior: float = 1.0
     many: bool = False
+    #: for a field of a mutation's payload (a type only mutations return): those mutations' tools
+    answers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +63,7 @@ class SearchIndex:
     the postings of its own words."""
 
     entries: list[SearchEntry]
+    ranking: Ranking = RANKING
     #: word -> (entry, its saturated weight there)
     _postings: dict[str, list[tuple[int, float]]] = field(default_factory=dict, init=False, repr=False)
     _lengths: list[float] = field(default_factory=list, init=False, repr=False)
@@ -104,15 +72,18 @@ class SearchIndex:
     _owners: list[frozenset[str]] = field(default_factory=list, init=False, repr=False)
     _returns: list[frozenset[str]] = field(default_factory=list, init=False, repr=False)
     _type_words: set[str] = field(default_factory=set, init=False, repr=False)
+    _numbers: dict[str, int] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         counts: list[dict[str, float]] = []
         folded: dict[str, list[str]] = {}  # the same type names and descriptions recur in many entries
-        for entry in self.entries:
+        field_weights = self.ranking.field_weights
+        for number, entry in enumerate(self.entries):
+            self._numbers[entry.name] = number
             weighted: dict[str, float] = {}
             length = 0.0
             for part, text in entry.fields.items():
-                weight = WEIGHTS.get(part, 1.0)
+                weight = field_weights.get(part, 1.0)
                 words = folded.get(text)
                 if words is None:
                     words = folded[text] = search_words(text)
@@ -128,13 +99,14 @@ class SearchIndex:
             self._owners.append(owners)
             self._returns.append(returns)
             self._type_words.update(owners, returns)
-        self._actions = _actions(self.entries)
+        self._actions = _actions(self.entries, self.ranking)
         average = (sum(self._lengths) / len(self._lengths)) if self._lengths else 1.0
         self._average = average or 1.0
+        k1, b = self.ranking.k1, self.ranking.b
         for number, weighted in enumerate(counts):
             for word, tf in weighted.items():
                 # BM25's saturated term frequency depends only on the entry: computed once, here
-                norm = tf * (_K1 + 1) / (tf + _K1 * (1 - _B + _B * self._lengths[number] / self._average))
+                norm = tf * (k1 + 1) / (tf + k1 * (1 - b + b * self._lengths[number] / self._average))
                 self._postings.setdefault(word, []).append((number, norm))
 
     def __len__(self) -> int:
@@ -162,16 +134,17 @@ class SearchIndex:
         return named[0], frozenset(named[1:])
 
     def _terms(self, query: str) -> dict[str, float]:
-        """The query's stems with their weights: its own words at 1, their synonyms at 0.5."""
+        """The query's stems with their weights: its own words at 1, their synonyms at a share of that."""
+        synonyms = self.ranking.synonyms
         terms: dict[str, float] = {}
         for part in _SPLIT.findall(query):
             word = part.lower()
             stems = self._stems(word)
             for stem in stems:
                 terms[stem] = max(terms.get(stem, 0.0), 1.0)
-            for alt in (*_words.SYNONYMS.get(word, ()), *(a for s in stems for a in _words.SYNONYMS.get(s, ()))):
+            for alt in (*synonyms.get(word, ()), *(a for s in stems for a in synonyms.get(s, ()))):
                 stem = _stem(alt)
-                terms.setdefault(stem, 0.5)
+                terms.setdefault(stem, self.ranking.synonym_share)
         return {t: w for t, w in terms.items() if t in self._postings}
 
     def _query_actions(self, query: str) -> set[str]:
@@ -182,7 +155,7 @@ class SearchIndex:
             word = part.lower()
             if word.endswith("ed"):
                 continue
-            for stem in (_stem(word), *(_stem(alt) for alt in _words.SYNONYMS.get(word, ()))):
+            for stem in (_stem(word), *(_stem(alt) for alt in self.ranking.synonyms.get(word, ()))):
                 if stem in self._actions:
                     found.add(stem)
         return found
@@ -198,38 +171,61 @@ class SearchIndex:
             for number, norm in self._postings[term]:
                 if allowed is None or entries[number].name in allowed:  # before the cut, so a few names are all ranked
                     scores[number] = scores.get(number, 0.0) + idf * norm
-        best = heapq.nlargest(_RERANKED, scores.items(), key=lambda item: item[1])
-        acts = self._query_actions(query)
-        exact = {part.lower() for part in _SPLIT.findall(query)}
-        direction = self._direction(query)
-        ranked: list[SearchHit] = []
-        for number, score in best:
-            entry = self.entries[number]
-            if allowed is not None and entry.name not in allowed:
+        best = heapq.nlargest(self.ranking.reranked, scores.items(), key=lambda item: item[1])
+        reading = _Reading(terms, self._query_actions(query), {part.lower() for part in _SPLIT.findall(query)}, self._direction(query))
+        ranked = {number: self._rescored(number, score, reading) for number, score in best}
+        self._answers_first(ranked, scores, reading)
+        order = sorted(ranked.items(), key=lambda item: (-item[1], bool(entries[item[0]].answers), entries[item[0]].name))
+        return [SearchHit(entries[number].name, entries[number].line, score) for number, score in order[:limit]]
+
+    def _rescored(self, number: int, score: float, reading: _Reading) -> float:
+        """One candidate's BM25F score reranked: by how much of its name the query covers, a write
+        asked by its verb, the direction of a relation, and its place."""
+        ranking = self.ranking
+        entry = self.entries[number]
+        keys = self._keys[number]
+        covered = sum(reading.terms.get(key, 0.0) for key in keys) / len(keys) if keys else 0.0
+        covered += ranking.exact * len(reading.exact & self._exact[number]) / len(self._exact[number] or (1,))
+        score *= 1 + ranking.coverage * covered
+        if reading.actions and entry.fields.get("kind") == "mutation" and reading.actions & keys:
+            score *= ranking.action
+        if reading.direction is not None and not entry.root:
+            wanted, sources = reading.direction
+            returns = self._returns[number]
+            owners = self._owners[number]
+            if wanted in returns and (sources & owners) - returns:
+                score *= 1 + ranking.direction
+            elif wanted in owners and wanted not in returns and sources & returns:
+                # the same relation read from the other side, its many objects no gain
+                score /= (1 + ranking.direction) * ((1 + ranking.many) if entry.many else 1)
+        return score * entry.prior * (ranking.root_boost if entry.root else 1.0)
+
+    def _answers_first(self, ranked: dict[int, float], scores: dict[int, float], reading: _Reading) -> None:
+        """A field of a mutation's payload is read only after that mutation is called: where the query's
+        words reach both, the mutation that shares most of them ranks at least as high as the field
+        (and before it among equals), so a model is led to the call and not to its answer."""
+        for number, score in list(ranked.items()):
+            mutations = [m for m in (self._numbers.get(n) for n in self.entries[number].answers) if m is not None and m in scores]
+            if not mutations:
                 continue
-            keys = self._keys[number]
-            covered = sum(terms.get(key, 0.0) for key in keys) / len(keys) if keys else 0.0
-            covered += _EXACT * len(exact & self._exact[number]) / len(self._exact[number] or (1,))
-            score *= 1 + _COVERAGE * covered
-            if acts and entry.fields.get("kind") == "mutation" and acts & keys:
-                score *= _ACTION
-            if direction is not None and not entry.root:
-                wanted, sources = direction
-                returns = self._returns[number]
-                owners = self._owners[number]
-                if wanted in returns and (sources & owners) - returns:
-                    score *= 1 + _DIRECTION
-                elif wanted in owners and wanted not in returns and sources & returns:
-                    # the same relation read from the other side, its many objects no gain
-                    score /= (1 + _DIRECTION) * ((1 + _MANY) if entry.many else 1)
-            ranked.append(SearchHit(entry.name, entry.line, score * entry.prior * (_ROOT_BOOST if entry.root else 1.0)))
-        ranked.sort(key=lambda hit: (-hit.score, hit.name))
-        return ranked[:limit]
+            best = max(mutations, key=lambda m: ranked[m] if m in ranked else self._rescored(m, scores[m], reading))
+            ranked[best] = max(score, ranked[best] if best in ranked else self._rescored(best, scores[best], reading))
 
 
-def _actions(entries: list[SearchEntry]) -> frozenset[str]:
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What one query says, read once for every candidate: its terms with weights, the write verbs it
+    asks by, its words as written, and the relation's direction it names."""
+
+    terms: dict[str, float]
+    actions: set[str]
+    exact: set[str]
+    direction: tuple[str, frozenset[str]] | None
+
+
+def _actions(entries: list[SearchEntry], ranking: Ranking) -> frozenset[str]:
     """The write verbs that begin or end mutations' names here (`addStar`, `issueCreate`)."""
-    verbs = {_stem(verb) for verb in WRITE_VERBS}
+    verbs = {_stem(verb) for verb in ranking.write_verbs}
     found: set[str] = set()
     for entry in entries:
         if entry.fields.get("kind") == "mutation":
@@ -238,12 +234,12 @@ def _actions(entries: list[SearchEntry]) -> frozenset[str]:
     return frozenset(found)
 
 
-def catalogue_entries(catalogue: Catalogue) -> list[SearchEntry]:
+def catalogue_entries(catalogue: Catalogue, ranking: Ranking = RANKING) -> list[SearchEntry]:
     """One entry per catalogue tool, its words read from the schema: the field, its owner and what it
     returns, and what the schema's structure says of them (see `_Structure`)."""
     entries: list[SearchEntry] = []
     schema = catalogue.schema
-    structure = _Structure(catalogue)
+    structure = _Structure(catalogue, ranking)
     for name in catalogue.names():
         ref = catalogue.ref(name)
         owner = schema.get_type(ref.type_name)
@@ -276,44 +272,47 @@ def catalogue_entries(catalogue: Catalogue) -> list[SearchEntry]:
                 },
                 line=f"{line} Returns {shown}.",
                 root=root,
-                prior=_prior(root, structure.references.get(ref.type_name, 0), objects, many),
+                prior=_prior(ranking, root, structure.references.get(ref.type_name, 0), objects, many),
                 many=many and objects,
+                answers=() if root else structure.payload_of(ref.type_name),
             )
         )
     return entries
 
 
-def _prior(root: bool, references: int, objects: bool, many: bool) -> float:
+def _prior(ranking: Ranking, root: bool, references: int, objects: bool, many: bool) -> float:
     """Needs ask for things more than for values, for many more than one, and of central types."""
-    prior = 1 + _CENTRAL * math.log1p(_ROOT_REFERENCES if root else references)
-    return prior * (1 + _OBJECT) * ((1 + _MANY) if many else 1) if objects else prior
-
-
-_BOOKKEEPING = frozenset(search_words(BOOKKEEPING))
-_EVENT_WORDS = frozenset(search_words(EVENT_WORDS))
-_PERMISSION_WORDS = frozenset(search_words(PERMISSION_WORDS))
+    prior = 1 + ranking.central * math.log1p(ranking.root_references if root else references)
+    return prior * (1 + ranking.objects) * ((1 + ranking.many) if many else 1) if objects else prior
 
 
 class _Structure:
     """What a schema says of its types by how they are used, read once per catalogue: other names of
     a type (Saleor's `customers` return `User`), a returned type's shape (its description, its edges'
     values), kinds a shape shows (a list of events is a history, of the owner's type its parts, a
-    role field says who may do what), and how many types point at each."""
+    role field says who may do what), how many types point at each, and which types are mutations'
+    payloads (returned by mutations alone)."""
 
-    def __init__(self, catalogue: Catalogue) -> None:
+    def __init__(self, catalogue: Catalogue, ranking: Ranking) -> None:
         self._catalogue = catalogue
         self._schema = catalogue.schema
+        self._ranking = ranking
+        self._event_words = frozenset(search_words(" ".join(ranking.event_words)))
+        self._permission_words = frozenset(search_words(" ".join(ranking.permission_words)))
         self._descriptions: dict[str, str] = {}
         self._events: dict[str, bool] = {}
         self._roles: dict[str, bool] = {}
         counts: dict[str, dict[str, int]] = {}
         referrers: dict[str, set[str]] = {}
+        payloads: dict[str, list[str]] = {}
         for name in catalogue.names():
             ref = catalogue.ref(name)
             target = catalogue.target(name)
             connection = catalogue.connection(target)
             returns = connection.node_type if connection is not None else target
-            if ref.type_name != catalogue.mutation_type:
+            if ref.type_name == catalogue.mutation_type:
+                payloads.setdefault(target, []).append(name)
+            else:
                 referrers.setdefault(returns, set()).add(ref.type_name)
             graphql_field = catalogue.field(ref)
             if not (catalogue.is_root(ref.type_name) or connection is not None or is_list(graphql_field.type)):
@@ -321,15 +320,24 @@ class _Structure:
             if ref.type_name == catalogue.mutation_type:
                 continue
             own = set(search_words(returns))
-            for word in set(search_words(ref.field_name)) - own - _BOOKKEEPING:
+            for word in set(search_words(ref.field_name)) - own:
                 by_word = counts.setdefault(returns, {})
                 by_word[word] = by_word.get(word, 0) + (2 if catalogue.is_root(ref.type_name) else 1)
-        self._aliases = {type_name: " ".join(sorted(w for w, n in words.items() if n >= 2)[:12]) for type_name, words in counts.items()}
+        self._aliases = {
+            type_name: " ".join(sorted(w for w, n in words.items() if n >= ranking.alias_uses)[: ranking.aliases_kept])
+            for type_name, words in counts.items()
+        }
         #: how many types have a field that returns each type (mutations aside)
         self.references = {type_name: len(owners) for type_name, owners in referrers.items()}
+        #: the types only mutations return, with those mutations' tools
+        self._payloads = {type_name: tuple(names) for type_name, names in payloads.items() if type_name not in referrers}
 
     def aliases(self, type_name: str) -> str:
         return self._aliases.get(type_name, "")
+
+    def payload_of(self, type_name: str) -> tuple[str, ...]:
+        """The mutations whose payload `type_name` is (only mutations return it), or none."""
+        return self._payloads.get(type_name, ())
 
     def _description(self, type_name: str) -> str:
         if type_name not in self._descriptions:
@@ -348,43 +356,40 @@ class _Structure:
 
     def _is_eventful(self, type_name: str) -> bool:
         words = search_words(type_name)
-        if words and words[-1] in _EVENT_WORDS:
+        if words and words[-1] in self._event_words:
             return True
         type_ = self._schema.get_type(type_name)
         if is_abstract_type(type_):
             members = [search_words(t.name) for t in self._schema.get_possible_types(type_)]
-            if members and sum(1 for m in members if m and m[-1] in _EVENT_WORDS) * 2 >= len(members):
+            if members and sum(1 for m in members if m and m[-1] in self._event_words) * 2 >= len(members):
                 return True
-        return bool(_EVENT_WORDS & set(search_words(self._description(type_name))))
+        return bool(self._event_words & set(search_words(self._description(type_name))))
 
     def _carries_role(self, type_name: str) -> bool:
         """A type one of whose own fields is just a role or permission (`role`, `permissions`)."""
         if type_name not in self._roles:
             type_ = self._schema.get_type(type_name)
             fields = getattr(type_, "fields", None) or {}
-            self._roles[type_name] = any(len(words) == 1 and words[0] in _PERMISSION_WORDS for words in map(search_words, fields))
+            self._roles[type_name] = any(len(words) == 1 and words[0] in self._permission_words for words in map(search_words, fields))
         return self._roles[type_name]
 
     def concepts(self, owner: str, field_name: str, returns: str, many: bool, connection: ConnectionShape | None) -> str:
+        concepts = self._ranking.concepts
         found: list[str] = []
-        if many and self._eventful(returns):
-            found.append(CONCEPTS["history"])
-        if many and returns == owner:
-            found.append(CONCEPTS["part"])
+        if many and self._eventful(returns) and "history" in concepts:
+            found.append(concepts["history"])
+        if many and returns == owner and "part" in concepts:
+            found.append(concepts["part"])
         edges = connection.edge_fields if connection is not None else ()
         said = set(search_words(" ".join((field_name, returns, *edges))))
-        if said & _PERMISSION_WORDS or self._carries_role(returns):
-            found.append(CONCEPTS["permission"])
+        if (said & self._permission_words or self._carries_role(returns)) and "permission" in concepts:
+            found.append(concepts["permission"])
         return " ".join(found)
 
 
 def catalogue_search(catalogue: Catalogue) -> SearchIndex:
     """The catalogue's search index, built on first use and kept with the catalogue."""
-    return catalogue.derived("search index", lambda: SearchIndex(catalogue_entries(catalogue)))
-
-
-#: A spelling neighbour this close ("Potato_peal" for "Potato_peel") is a typo, named before meanings.
-_TYPO = 0.85
+    return catalogue.derived("search index", lambda: SearchIndex(catalogue_entries(catalogue, RANKING), RANKING))
 
 
 def suggest_tools(catalogue: Catalogue, name: str, *, limit: int = 3) -> list[str]:
@@ -396,5 +401,5 @@ def suggest_tools(catalogue: Catalogue, name: str, *, limit: int = 3) -> list[st
     pool = catalogue.tools_for_type(prefix) if rest else []
     words = rest if pool else name
     meant = [hit.name for hit in catalogue_search(catalogue).search(words, limit=limit, names=pool or None)] if search_words(words) else []
-    typos = [n for n in spelt if SequenceMatcher(None, n.lower(), name.lower()).ratio() >= _TYPO]
+    typos = [n for n in spelt if SequenceMatcher(None, n.lower(), name.lower()).ratio() >= RANKING.typo]
     return list(dict.fromkeys([*typos, *meant, *spelt]))[:limit]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from graphql import GraphQLArgument, GraphQLInputField, is_abstract_type
+from graphql import GraphQLArgument, GraphQLInputField, get_named_type, is_abstract_type, is_composite_type
 
 from .._tools import Tool
 from ._json_schema import object_reference_description
@@ -12,7 +12,24 @@ from ._json_schema import object_reference_description
 if TYPE_CHECKING:
     from ._catalogue import Catalogue, FieldRef
 
-__all__ = ["compile_tool", "describe_reference"]
+__all__ = ["FIELDS", "FIELDS_SCHEMA", "compile_tool", "describe_reference", "fields_parameter"]
+
+#: What a tool that returns objects takes to read more of each (calls/_selections.py checks and reads it).
+FIELDS = "fields"
+#: How the parameter reads in a tool's JSON Schema.
+FIELDS_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {"type": "string"},
+    "description": 'More fields to read of each object, such as ["price", "author.name"].',
+}
+
+
+def fields_parameter(argument_names: Any, object_parameter: str | None) -> str:
+    """The name `fields` takes beside a field's own arguments and its object parameter."""
+    name = FIELDS
+    while name in argument_names or name == object_parameter:
+        name += "_"
+    return name
 
 
 def describe_reference(catalogue: Catalogue, argument: GraphQLArgument | GraphQLInputField, target: str) -> str:
@@ -40,11 +57,16 @@ def compile_tool(catalogue: Catalogue, name: str, ref: FieldRef) -> Tool:
             False,
         )
     parameters = catalogue.parameters(ref, first=first, path=name)
+    is_mutation = ref.type_name == catalogue.mutation_type
+    if catalogue.previews and not is_mutation and is_composite_type(get_named_type(field.type)):
+        parameters = {
+            **parameters,
+            "properties": {**parameters["properties"], fields_parameter(field.args, object_parameter): FIELDS_SCHEMA},
+        }
     text = (field.description or "").strip() or f"{ref.type_name} {ref.field_name}"
     if field.deprecation_reason is not None:
         text += f"\nDeprecated: {field.deprecation_reason}"
     description = f"{text}\nReturns {field.type}"
-    is_mutation = ref.type_name == catalogue.mutation_type
     return Tool(
         name=name,
         description=description,

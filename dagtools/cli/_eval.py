@@ -4,7 +4,13 @@
         --tools dynamic,fixed,query --min-success 0.8
 
 It prints a table, writes `results.jsonl` and `report.html` (and each attempt's script and trace) to
-`--out`, and exits 1 when a row's success rate is under `--min-success`.
+`--out`, and exits 1 when a row's success rate is under `--min-success`. Ctrl-C stops it early: the
+table and both files then hold the attempts finished so far, marked interrupted, and it exits 130.
+
+    dagtools eval check examples/evals/kitchen/tasks.yaml --task fries --session mine
+
+scores a task done by hand or by a terminal agent in `dagtools shell --session mine`: the stored
+session is judged by the task's checks and reported as one attempt, with the same verdict and row.
 """
 
 from __future__ import annotations
@@ -15,9 +21,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._interrupts import INTERRUPTED_EXIT, INTERRUPTS
+from .._words import counted
 from ._run import add_model_option_argument
 
-__all__ = ["add_eval_command"]
+__all__ = ["add_eval_command", "eval_check"]
 
 HOSTED = """\
 hosted models: pass the provider's key in its usual variable and name the model, such as
@@ -25,6 +33,7 @@ hosted models: pass the provider's key in its usual variable and name the model,
   ANTHROPIC_API_KEY=... dagtools eval tasks.yaml --model anthropic:claude-sonnet-4-5 --tools deferred
   dagtools eval tasks.yaml --model openai:NAME --base-url http://localhost:8000/v1   (vLLM, llama.cpp)
 A task file's API is reached as `dagtools run` reaches it: -H for headers, or DAGTOOLS_AUTHORIZATION.
+dagtools eval check TASKS --task NAME --session NAME scores a task done in `dagtools shell --session NAME`.
 script:PATH models replay scripts (PATH/TASK/MODE.yaml in a folder; `attempts:` items in turn)."""
 
 
@@ -81,13 +90,14 @@ def _eval(args: argparse.Namespace) -> int:
             raise ConfigError(f"-H {text!r} is not a header; write it as 'Name: value'.")
         headers[name.strip()] = value.strip()
     tasks = [task for path in args.tasks for task in load_tasks(path)]
-    for spec in args.model:
-        if spec.startswith("script:"):
-            print(
-                f"dagtools: {spec} is a script, not a model: its attempts replay the calls written there, "
-                "so the rates measure the scripts and the API, not a model's choices",
-                file=sys.stderr,
-            )
+    warnings = [  # said on the console now, and at the head of the report, which is read without it
+        f"{spec} is a script, not a model: its attempts replay the calls written there, "
+        "so the rates measure the scripts and the API, not a model's choices"
+        for spec in args.model
+        if spec.startswith("script:")
+    ]
+    for warning in warnings:
+        print(f"dagtools: {warning}", file=sys.stderr)
     modes = [m.strip() for m in args.tools.split(",") if m.strip()]
     try:  # before any attempt runs: a report that cannot be written is said first
         args.out.mkdir(parents=True, exist_ok=True)
@@ -104,29 +114,45 @@ def _eval(args: argparse.Namespace) -> int:
     def skipped(note: str) -> None:
         print(f"dagtools: {note}", file=sys.stderr)
 
-    attempts = anyio.run(
-        lambda: run_eval(
-            tasks,
-            args.model,
-            modes,
-            args.attempts,
-            args.out,
-            concurrency=args.concurrency,
-            model_options=options,
-            on_attempt=progress,
-            on_skip=skipped,
-            headers=headers or None,
-            timeout=args.timeout,
+    async def evaluate() -> list[Any]:
+        stop = anyio.CancelScope()
+        with INTERRUPTS.cancels(stop):  # Ctrl-C: the attempts under way are dropped, those finished reported
+            return await run_eval(
+                tasks,
+                args.model,
+                modes,
+                args.attempts,
+                args.out,
+                concurrency=args.concurrency,
+                model_options=options,
+                on_attempt=progress,
+                on_skip=skipped,
+                stop=stop,
+                headers=headers or None,
+                timeout=args.timeout,
+            )
+
+    attempts = INTERRUPTS.run(evaluate)
+    interrupted = ""
+    if INTERRUPTS.stopped:
+        interrupted = (
+            f"stopped by Ctrl-C after {len(attempts)} finished attempts; the attempts under way then are not counted, "
+            "and the rows count only the finished ones"
         )
-    )
     rows = summarise(attempts)
-    write_lines(args.out / "results.jsonl", rows, attempts)
-    write_page(args.out / "report.html", rows, threshold=args.min_success, attempts=attempts)
+    write_lines(args.out / "results.jsonl", rows, attempts, interrupted=interrupted)
+    write_page(args.out / "report.html", rows, threshold=args.min_success, attempts=attempts, warnings=warnings, interrupted=interrupted)
     if args.json:
         for row in rows:
             print(json.dumps(row.to_json(), ensure_ascii=False))
+        if interrupted:  # as results.jsonl ends
+            print(json.dumps({"kind": "interrupted", "message": interrupted, "attempts": len(attempts)}, ensure_ascii=False))
     else:
-        print_table(rows, sys.stdout)
+        print_table(rows, sys.stdout, title="dagtools eval (interrupted)" if interrupted else "dagtools eval")
+        if interrupted:
+            print(f"Interrupted: {interrupted}.")
+    if interrupted:
+        print(f"dagtools: eval interrupted (Ctrl-C) after {counted(len(attempts), 'finished attempt')}", file=sys.stderr)
     print(
         f"dagtools: {len(attempts)} attempts; report in {args.out / 'report.html'}, JSON lines in {args.out / 'results.jsonl'}",
         file=sys.stderr,
@@ -134,4 +160,79 @@ def _eval(args: argparse.Namespace) -> int:
     under = [r for r in rows if args.min_success is not None and r.rate < args.min_success]
     for row in under:
         print(f"dagtools: {row.task} {row.model} {row.mode}: {100 * row.rate:.0f}% is under {100 * args.min_success:.0f}%", file=sys.stderr)
+    if interrupted:
+        return INTERRUPTED_EXIT
     return 1 if under or not rows else 0
+
+
+def _check_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dagtools eval check",
+        description="Judge a stored shell session (dagtools shell TASKS --task NAME --session NAME) by a task's checks, "
+        "and print the verdict and report row a model's attempt gets.",
+    )
+    parser.add_argument("tasks", help="the task file (YAML)")
+    parser.add_argument("--task", metavar="NAME", help="the task done (needed when the file holds several)")
+    parser.add_argument("--session", metavar="NAME", required=True, help="the shell session it was done in")
+    parser.add_argument("--store", metavar="URL", help="where the session lives (default: the shell's SQLite store)")
+    parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="the longest one API call may take (30)")
+    parser.add_argument(
+        "-H", "--header", action="append", default=[], metavar="'NAME: VALUE'", help="send this header to a URL source (repeatable)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the attempt and the row as JSON lines instead of a table")
+    return parser
+
+
+def eval_check(argv: list[str]) -> int:
+    """`dagtools eval check ...`: one attempt made of a stored session, judged and reported."""
+    import anyio
+
+    from .._errors import ConfigError
+    from ..evals._check import check_session
+    from ..evals._report import print_table
+    from ..evals._stats import summarise
+    from ..evals._tasks import find_task
+    from ..session._open import open_session
+    from ..shell._places import default_store_url, session_key
+    from ..stores._open import open_store
+
+    args = _check_parser().parse_args(argv)
+    task = find_task(args.tasks, args.task)
+    headers = {}
+    for text in args.header:
+        name, sep, value = text.partition(":")
+        if not sep or not name.strip():
+            raise ConfigError(f"-H {text!r} is not a header; write it as 'Name: value'.")
+        headers[name.strip()] = value.strip()
+    key = session_key(args.session)
+    url = args.store or default_store_url()
+
+    async def judge() -> Any:
+        store = open_store(url)
+        async with store:
+            if await store.load(key) is None:
+                raise ConfigError(
+                    f"There is no shell session {args.session!r} in {url}; do the task first with "
+                    f"dagtools shell {args.tasks} --task {task.name} --session {args.session}."
+                )
+            async with await open_session(
+                task.source,
+                outputs=task.outputs,
+                mutations=task.mutations,
+                store=store,
+                key=key,
+                headers=headers or None,
+                timeout=args.timeout,
+            ) as session:
+                return await check_session(task, session)
+
+    attempt = anyio.run(judge)
+    mark = "ok" if attempt.ok else f"failed: {attempt.failure}"
+    print(f"dagtools: {attempt.task} {attempt.model} {attempt.mode} #{attempt.number}: {mark}", file=sys.stderr)
+    rows = summarise([attempt])
+    if args.json:
+        for item in (attempt.to_json(), *(row.to_json() for row in rows)):
+            print(json.dumps(item, ensure_ascii=False))
+    else:
+        print_table(rows, sys.stdout)
+    return 0 if attempt.ok else 1

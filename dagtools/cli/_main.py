@@ -11,13 +11,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import DagtoolsError
+from .._interrupts import INTERRUPTED_EXIT, INTERRUPTS
+from .._words import counted
 from ..catalogue._render import FORMATS
 from ._eval import add_eval_command
 from ._mcp import add_mcp_command
-from ._mistakes import mistyped_command, unrecognized
-from ._options import add_http_options, check_addresses, stdout_closed
+from ._mistakes import in_command_line_words, mistyped_command, unrecognized
+from ._options import add_http_options, add_verbose_option, check_addresses, stdout_closed
 from ._run import add_model_options, add_run_arguments
 from ._serve import add_serve_command
+from ._shell import add_shell_command
 from ._trace import add_trace_option
 
 if TYPE_CHECKING:
@@ -41,6 +44,7 @@ def add_source_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--include-deprecated", action="store_true", help="show deprecated fields too")
     parser.add_argument("--relay-ids", action="store_true", help="let ID arguments such as subjectId take Type#N")
     parser.add_argument("--strict", action="store_true", help="refuse schemas that are invalid as published")
+    add_verbose_option(parser)
     http = parser.add_argument_group("real APIs (a URL source)")
     http.add_argument(
         "-H",
@@ -109,16 +113,28 @@ def _parser() -> argparse.ArgumentParser:
     add_mcp_command(commands)
     add_eval_command(commands)
     add_serve_command(commands)
+    add_shell_command(commands, add_source_options, source_options)
 
-    tools = commands.add_parser("tools", help="print the toolset a model starts with (or the whole catalogue)")
+    tools = commands.add_parser(
+        "tools",
+        help="list an API's tools as signatures, by type (--sizes: what the toolset a model starts with costs)",
+        description="List an API's tools as signatures, grouped by type. --json and --sizes show the toolset a "
+        "model starts with (or, with --all, the whole catalogue) as a provider gets it.",
+    )
     add_source_options(tools)
     tools.add_argument(
         "--format",
         choices=[*FORMATS, "tools-config"],
-        default="openai",
-        help="a provider's tool format, or tools-config: the catalogue as a tools config (JSON)",
+        help="a provider's tool format for --json and --sizes (default openai; given alone it means --sizes), "
+        "or tools-config: the catalogue as a tools config (JSON)",
     )
-    tools.add_argument("--all", action="store_true", help="every tool in the catalogue, not the initial toolset")
+    tools.add_argument(
+        "--all",
+        action="store_true",
+        help="every signature, however large the catalogue; with --json or --sizes, every tool rather than the starting toolset",
+    )
+    tools.add_argument("--type", action="append", default=[], metavar="NAME", help="only the tools of this type (repeatable)")
+    tools.add_argument("--sizes", action="store_true", help="each tool's size in bytes and tokens as the provider gets it, and the total")
     tools.add_argument("--json", action="store_true", help="print exactly the JSON array of tools")
     tools.add_argument("--search", metavar="WORDS", help="the tools that match these words, best first (names and one line each)")
     tools.set_defaults(handler=_tools)
@@ -139,24 +155,51 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    mistyped = mistyped_command(parser, list(sys.argv[1:] if argv is None else argv))
+    words = list(sys.argv[1:] if argv is None else argv)
+    checked = _eval_check(words)
+    if checked is not None:
+        return checked
+    mistyped = mistyped_command(parser, words)
     if mistyped:
         print(f"dagtools: {mistyped}", file=sys.stderr)
         return 2
     args, extras = parser.parse_known_args(argv)
     if extras:
         unrecognized(parser, args.command, extras)
+    args.verbose += getattr(args, "verbose_here", 0)  # -v before the command or after it: the same
     _configure_logging(args.verbose)
+    INTERRUPTS.install()  # the first Ctrl-C stops the command where it is, keeping what it finished; a second at once
     try:
         check_addresses(args)
         code = int(args.handler(args) or 0)
         sys.stdout.flush()  # here, where a reader that went away is caught, not at exit
         return code
     except DagtoolsError as error:
-        print(f"dagtools: {error}", file=sys.stderr)
+        print(f"dagtools: {in_command_line_words(error, args)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `dagtools ... | head`: the reader has all it wanted
         return stdout_closed()
+    except KeyboardInterrupt:  # Ctrl-C where the command had nothing under way to keep (loading, starting)
+        print(f"dagtools: {args.command} stopped (Ctrl-C)", file=sys.stderr)
+        return INTERRUPTED_EXIT
+    finally:
+        INTERRUPTS.uninstall()
+
+
+def _eval_check(words: list[str]) -> int | None:
+    """`dagtools [-v] eval check ...`, a command of its own beside `dagtools eval TASKS...` (whose first
+    task file may not be named `check`; `./check` still is one). None for any other command line."""
+    command = next((i for i, w in enumerate(words) if not w.startswith("-")), None)
+    if command is None or words[command] != "eval" or words[command + 1 : command + 2] != ["check"]:
+        return None
+    _configure_logging(sum(w.count("v") for w in words[:command] if w.startswith("-") and not w.startswith("--")))
+    from ._eval import eval_check
+
+    try:
+        return eval_check(words[command + 2 :])
+    except DagtoolsError as error:
+        print(f"dagtools: {error}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 
@@ -182,9 +225,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _call(args: argparse.Namespace) -> int:
-    import anyio
-
-    return anyio.run(lambda: _replay(args.source, args.script, args.json, source_options(args), trace=args.trace))
+    options = source_options(args)
+    return INTERRUPTS.run(lambda: _replay(args.source, args.script, args.json, options, trace=args.trace, verbose=args.verbose > 0))
 
 
 async def _replay(
@@ -195,6 +237,7 @@ async def _replay(
     *,
     transcript: bool = False,
     trace: Any = None,
+    verbose: bool = False,
     title: str = "",
 ) -> int:
     from ..scripts._script import load_script
@@ -203,18 +246,27 @@ async def _replay(
 
     script = load_script(script_path)
     async with await open_session(source, inputs=script.inputs, outputs=script.outputs, **options) as session:
+        replayed: list[Any] = []  # the calls replayed, as they are
         try:
-            return await _replay_session(session, script, as_json, transcript=transcript)
+            with INTERRUPTS.cancelling():  # Ctrl-C: the call under way is dropped, what the others did is said
+                return await _replay_session(session, script, as_json, transcript=transcript, verbose=verbose, replayed=replayed)
+            where = f"stopped by Ctrl-C after {len(replayed)} of {counted(len(script.calls), 'call')}"
+            if as_json:
+                print(json.dumps({"outputs": session.saved, "interrupted": where}, ensure_ascii=False))
+            else:
+                print(_section("Outputs") + "\n" + (json.dumps(session.saved, ensure_ascii=False) if session.saved else "none saved"))
+            print(f"dagtools: {where}", file=sys.stderr)
+            return INTERRUPTED_EXIT
         finally:
             save_trace(trace, session, title=title or f"dagtools call {Path(script_path).name}")
 
 
-async def _replay_session(session: Session, script: Script, as_json: bool, *, transcript: bool) -> int:
+async def _replay_session(session: Session, script: Script, as_json: bool, *, transcript: bool, verbose: bool, replayed: list[Any]) -> int:
     from ..catalogue._render import describe_tools
     from ..scripts._script import run_script
+    from ._views import print_tolerated
 
-    for warning in session.warnings:
-        print(f"dagtools: tolerated: {warning}", file=sys.stderr)
+    print_tolerated(session.warnings, verbose=verbose)
     failures = 0
     if transcript:
         print(_section("Tools the model starts with"))
@@ -222,6 +274,7 @@ async def _replay_session(session: Session, script: Script, as_json: bool, *, tr
     active = set(session.active_tools)
     hinted = False
     async for record in run_script(session, script):
+        replayed.append(record)
         if as_json:
             print(json.dumps(record.to_json(), ensure_ascii=False), flush=True)
         else:
@@ -292,7 +345,7 @@ def _demo(args: argparse.Namespace) -> int:
         return anyio.run(lambda: record_script(f"{api}:schema", script, {}))
     print("The kitchen API: bake french fries with Type_field tools over Type#N objects.")
     title = "dagtools demo: the french-fries script replayed on the kitchen API"
-    return anyio.run(lambda: _replay(f"{api}:schema", script, False, {}, transcript=True, trace=args.trace, title=title))
+    return INTERRUPTS.run(lambda: _replay(f"{api}:schema", script, False, {}, transcript=True, trace=args.trace, title=title))
 
 
 # -- tools -----------------------------------------------------------------------------------------------
@@ -342,8 +395,9 @@ def _tools(args: argparse.Namespace) -> int:
         use_cache=cache is not False,
         refresh=cache == "refresh",
     )
-    for warning in loaded.warnings:
-        print(f"dagtools: tolerated: {warning}", file=sys.stderr)
+    from ._views import print_tolerated
+
+    print_tolerated(loaded.warnings, verbose=args.verbose > 0)
     catalogue = catalogue_for(loaded.schema, **options)
     if args.search is not None:
         return _search(catalogue, args.search, as_json=args.json)
@@ -352,16 +406,27 @@ def _tools(args: argparse.Namespace) -> int:
 
         print(json.dumps(export_tools_config(catalogue), ensure_ascii=False, indent=1))
         return 0
-    if args.all:
+    from ._listing import list_signatures, types_named
+
+    types = types_named(catalogue, args.type) if args.type else []
+    if not (args.json or args.sizes or args.format):
+        start = Session(catalogue, SchemaOnlyExecutor(loaded.origin)).tools()
+        said = f"; a model starts with {', '.join(t.name for t in start)} and selects from these"
+        print("\n".join(list_signatures(catalogue, types=types, whole=args.all, start=said)))
+        return 0
+    if types:
+        tools = catalogue.tools([name for t in types for name in catalogue.tools_for_type(t)])
+    elif args.all:
         tools = catalogue.tools()
     else:
         session = Session(catalogue, SchemaOnlyExecutor(loaded.origin))
         tools = session.tools()
-    rendered = render_tools(tools, args.format)
+    format = args.format or "openai"
+    rendered = render_tools(tools, format)
     if args.json:
         print(json.dumps(rendered, ensure_ascii=False, indent=1))
         return 0
     from ._views import print_tools
 
-    print_tools(tools, rendered, catalogue_size=len(catalogue), format=args.format)
+    print_tools(tools, rendered, catalogue_size=len(catalogue), format=format)
     return 0

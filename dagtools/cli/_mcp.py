@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from ._options import add_http_options, parse_input, parse_output, parse_value
+from ._options import add_http_options, add_verbose_option, parse_input, parse_output, parse_value
 
 if TYPE_CHECKING:
     from ..mcpserver._config import McpConfig
@@ -27,7 +27,7 @@ def add_mcp_command(commands: Any) -> None:
         "--tools",
         choices=["fixed", "dynamic"],
         help="fixed (default): a constant set of tools "
-        "(selectTools, callTool, callChain, save) for any client; dynamic: every selected "
+        "(selectTools, callTool, callChain; save when --output declares outputs) for any client; dynamic: every selected "
         "Type_field tool is listed, for clients that re-read the tool list when told",
     )
     mcp.add_argument("--transport", choices=["stdio", "http"], help="stdio (default) or streamable HTTP")
@@ -100,6 +100,7 @@ def add_mcp_command(commands: Any) -> None:
     mcp.add_argument("--include-deprecated", action="store_true", default=None, help="show deprecated fields too")
     mcp.add_argument("--relay-ids", action="store_true", default=None, help="let ID arguments take Type#N")
     mcp.add_argument("--strict", action="store_true", help="refuse schemas that are invalid as published")
+    add_verbose_option(mcp)
     mcp.add_argument(
         "--input",
         action="append",
@@ -176,7 +177,8 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
 
 
 def _mcp(args: argparse.Namespace) -> int:
+    from .._interrupts import INTERRUPTED_EXIT, INTERRUPTS
     from ..mcpserver._serve import serve_mcp
 
-    serve_mcp(mcp_config_from_args(args))
-    return 0
+    serve_mcp(mcp_config_from_args(args), verbose=args.verbose > 0)
+    return INTERRUPTED_EXIT if INTERRUPTS.stopped else 0

@@ -1,12 +1,13 @@
-"""What the command line says to the mistakes of a first hour: a mistyped command (`dagtools tool`), and
-words a command does not take, said by that command with what was probably meant."""
+"""What the command line says to the mistakes of a first hour: a mistyped command (`dagtools tool`),
+words a command does not take, said by that command with what was probably meant, and advice worded
+for Python put in the command line's words."""
 
 from __future__ import annotations
 
 import argparse
 from typing import NoReturn
 
-__all__ = ["mistyped_command", "unrecognized"]
+__all__ = ["in_command_line_words", "mistyped_command", "unrecognized"]
 
 
 def unrecognized(parser: argparse.ArgumentParser, command: str, extras: list[str]) -> NoReturn:
@@ -25,7 +26,9 @@ def unrecognized(parser: argparse.ArgumentParser, command: str, extras: list[str
         elif len(extra) > 1:
             option = extra.split("=", 1)[0]
             owners = [name for name, sub in commands.items() if name != command and option in sub._option_string_actions]
-            close = difflib.get_close_matches(option, [o for o in own._option_string_actions if o.startswith("--")], n=1)
+            # compared without their dashes, which every long option shares: --bogus is not close to --verbose
+            longs = {o.lstrip("-"): o for o in own._option_string_actions if o.startswith("--")}
+            close = [longs[c] for c in difflib.get_close_matches(option.lstrip("-"), list(longs), n=1)]
             if option in parser._option_string_actions:
                 hints.append(f"{option} goes before the command: dagtools {option} {command} ...")
             elif close:
@@ -51,3 +54,15 @@ def mistyped_command(parser: argparse.ArgumentParser, argv: list[str]) -> str | 
     if not close:
         return None
     return f"there is no command {word!r}; did you mean {' or '.join(repr(c) for c in close)}? (`dagtools --help` lists them all)"
+
+
+def in_command_line_words(error: Exception, args: argparse.Namespace) -> str:
+    """The error as the command line says it: a strict load's refusal names the option that asked for
+    it, not the Python keyword."""
+    text = str(error)
+    if "lenient=True" in text and (getattr(args, "strict", False) or getattr(args, "config", None)):
+        from ..load._build import LENIENT_ADVICE
+
+        instead = "run without --strict" if args.strict else f"set lenient: true in {args.config}"
+        text = text.replace(LENIENT_ADVICE, instead)
+    return text

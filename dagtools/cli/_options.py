@@ -15,7 +15,7 @@ from typing import Any
 
 from .._errors import ConfigError
 
-__all__ = ["add_http_options", "check_addresses", "is_http_url", "parse_input", "parse_output", "parse_value"]
+__all__ = ["add_http_options", "add_verbose_option", "check_addresses", "is_http_url", "parse_input", "parse_output", "parse_value"]
 
 
 def add_http_options(parser: Any, *, defaults: bool = True) -> None:
@@ -30,6 +30,19 @@ def add_http_options(parser: Any, *, defaults: bool = True) -> None:
     )
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cached schema")
     parser.add_argument("--refresh-schema", action="store_true", help="fetch the schema again and update the cache")
+
+
+def add_verbose_option(parser: Any) -> None:
+    """-v after the command, as before it: each problem the schema's lenient load tolerated (one summary
+    line without), and the log on stderr (-v schema, sessions, retries; -vv every request)."""
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        dest="verbose_here",
+        action="count",
+        default=0,
+        help="say more on stderr: each problem tolerated in the schema, the schema, sessions and retries; -vv every request",
+    )
 
 
 def is_http_url(source: object) -> bool:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .._interrupts import INTERRUPTED_EXIT, INTERRUPTS
 from .._words import counted
 from ..examples import KITCHEN
 from ._options import parse_input, parse_output, parse_value
@@ -19,6 +21,8 @@ from ._options import parse_input, parse_output, parse_value
 if TYPE_CHECKING:
     from .._tools import ToolCall
     from ..agent._agent import AgentEvent, RunResult
+    from ..models._base import Usage
+    from ..session._session import Session
 
 # The agent, the model clients and the session are imported when a run starts, not to print help.
 
@@ -115,13 +119,10 @@ def run_command(args: argparse.Namespace, options: dict[str, Any]) -> int:
     inputs.update(parse_value(t) for t in args.value)
     outputs = dict(parse_output(t) for t in args.output)
     model = make_model(args)
-    import anyio
-
-    return anyio.run(lambda: run_agent(args.source, args.prompt, inputs, outputs, args, options, model))
+    return INTERRUPTS.run(lambda: run_agent(args.source, args.prompt, inputs, outputs, args, options, model))
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    import anyio
 
     from ..scripts._script import load_script
 
@@ -132,7 +133,7 @@ def run_demo(args: argparse.Namespace) -> int:
         file=sys.stderr if args.json else sys.stdout,
     )
     title = f"dagtools demo: {args.model} bakes french fries on the kitchen API"
-    return anyio.run(
+    return INTERRUPTS.run(
         lambda: run_agent(f"{KITCHEN / 'api.py'}:schema", DEMO_PROMPT, script.inputs, script.outputs, args, {}, model, title=title)
     )
 
@@ -151,33 +152,42 @@ async def run_agent(
     from ..agent._agent import Agent
     from ..session._open import open_session
     from ._trace import save_trace
-    from ._views import live_view
+    from ._views import live_view, print_tolerated
 
     try:
         session = await open_session(source, inputs=inputs, outputs=outputs, **options)
     except BaseException:
         await model.aclose()
         raise
+    print_tolerated(session.warnings, verbose=getattr(args, "verbose", 0) > 0)
     stream = sys.stderr if args.json else sys.stdout
     show = live_view(stream) or _Printer(stream)
+    progress = _Progress(show)
     agent = Agent(
         session,
         model,
         max_steps=args.max_steps,
         max_tokens=args.max_tokens,
-        on_event=show,
+        on_event=progress,
         turn_timeout=args.turn_timeout,
         tools=args.tools,
     )
+    result: RunResult | None = None
     try:
-        result = await agent.run(prompt)
+        with INTERRUPTS.cancelling():  # Ctrl-C: the run stops where it is, and what it did is kept below
+            result = await agent.run(prompt)
+        if result is None:
+            result = progress.interrupted(session)
     finally:
         getattr(show, "close", lambda: None)()
         save_trace(getattr(args, "trace", None), session, title=title or f"{prompt} ({args.model})")
         await session.aclose()
         await model.aclose()
     if args.json:
-        print(json.dumps(run_script(result, inputs, outputs), ensure_ascii=False, indent=1))
+        script = run_script(result, inputs, outputs)
+        if result.reason == "interrupted":
+            script["interrupted"] = result.message
+        print(json.dumps(script, ensure_ascii=False, indent=1))
     else:
         print(f"\n== Outputs ==\n{json.dumps(result.outputs, ensure_ascii=False) if result.outputs else 'none saved'}")
     usage = result.usage
@@ -186,6 +196,8 @@ async def run_agent(
         f"{usage.output_tokens} output tokens)",
         file=sys.stderr,
     )
+    if result.reason == "interrupted":
+        return INTERRUPTED_EXIT
     if result.reason == "saved":
         return 0
     calls = result.calls()
@@ -210,6 +222,42 @@ def run_script(result: RunResult, inputs: dict[str, Any], outputs: dict[str, Any
             item["expect"] = outcome.value
         calls.append(item)
     return {"inputs": inputs, "outputs": outputs, "calls": calls}
+
+
+class _Progress:
+    """The events of a run passed on to `show`, with where the run is: what an interrupted run reports."""
+
+    def __init__(self, show: Callable[[AgentEvent], None]) -> None:
+        self.show = show
+        self.steps = 0
+        self.usage: Usage | None = None
+        self.running = 0  # calls of the last model turn not answered yet
+
+    def __call__(self, event: AgentEvent) -> None:
+        if event.kind == "model" and event.response is not None:
+            self.steps = event.step
+            self.usage = event.response.usage if self.usage is None else self.usage + event.response.usage
+            self.running = len(event.response.tool_calls)
+        elif event.kind == "call":
+            self.running = max(0, self.running - 1)
+        self.show(event)
+
+    def interrupted(self, session: Session) -> RunResult:
+        """The run as far as it went: its calls with their results, what it saved, the turns it took."""
+        from ..agent._agent import RunResult
+        from ..models._base import Usage
+
+        doing = f"while the calls of turn {self.steps} ran" if self.running else f"waiting for the model's turn {self.steps + 1}"
+        saved = f"; saved {', '.join(session.saved)}" if session.saved else ""
+        missing = f"; never saved {', '.join(session.missing_outputs)}" if session.outputs and not session.done else ""
+        return RunResult(
+            outputs=dict(session.saved),
+            reason="interrupted",
+            message=f"stopped by Ctrl-C {doing}{saved}{missing}",
+            steps=self.steps,
+            usage=self.usage or Usage(),
+            transcript=list(session.context),
+        )
 
 
 class _Printer:

@@ -5,7 +5,8 @@ The endpoint speaks GraphQL over HTTP as servers commonly do: `POST` a JSON body
 "variables", "operationName"}`, or `GET ?query=...` for queries, answered `{"data", "errors"}`. It runs
 documents through the same in-process executor a Python source gets, validating them first (people
 and other tools write these documents, not dagtools). It is a development server: it listens on
-loopback unless told otherwise, and bounds every body it reads.
+loopback unless told otherwise, and bounds every body it reads. Ctrl-C stops it: the requests under
+way get a second to finish, then are answered 503; a second Ctrl-C stops it at once.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def _serve(args: argparse.Namespace) -> int:
     from ..load._sources import load_schema
 
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401  (serving needs it: said before the schema loads)
     except ImportError:
         from .._errors import install_command
 
@@ -59,31 +60,23 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from ..mcpserver._serve import check_port_free
+    from .._interrupts import INTERRUPTED_EXIT, INTERRUPTS
+    from ..mcpserver._serve import check_port_free, listen, stoppable_server
 
     check_port_free(args.host, args.port, perhaps="another dagtools serve", option="--port, such as --port 8001")
     schema = loaded.strawberry_schema or loaded.schema
     path = "/" + args.path.strip("/")
     app = graphql_app(LocalExecutor(schema, validate_documents=True), path=path)
-    listening = _listen(args.host, args.port)  # bound here, so --port 0 announces the port it got
+    listening = listen(args.host, args.port)  # bound here, so --port 0 announces the port it got
     port = listening.getsockname()[1]
     url = f"http://{args.host if ':' not in args.host else f'[{args.host}]'}:{port}{path}"
     print(f"dagtools: serving {'the kitchen API' if not args.source else source} at {url} (Ctrl-C stops it)", file=sys.stderr)
     print(f"dagtools: try `dagtools tools {url}` or `dagtools mcp {url}` in another terminal", file=sys.stderr, flush=True)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off")).run(sockets=[listening])
+    stoppable_server(app, log_level="warning", lifespan="off").run(sockets=[listening])
+    if INTERRUPTS.stopped:
+        print(f"dagtools: stopped serving {url} (Ctrl-C)", file=sys.stderr)
+        return INTERRUPTED_EXIT
     return 0
-
-
-def _listen(host: str, port: int) -> Any:
-    """A listening socket on host:port, as uvicorn would open it (address reuse on)."""
-    import socket
-
-    listening = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listening.bind((host, port))
-    listening.listen(128)
-    listening.set_inheritable(True)
-    return listening
 
 
 def graphql_app(executor: Any, *, path: str = "/graphql") -> Any:

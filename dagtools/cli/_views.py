@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .._tools import Tool
     from ..agent._agent import AgentEvent
 
-__all__ = ["fancy", "live_view", "print_tools", "progress_bar", "token_counter"]
+__all__ = ["fancy", "live_view", "print_tolerated", "print_tools", "progress_bar", "token_counter"]
 
 
 def fancy(stream: TextIO) -> bool:
@@ -94,6 +94,28 @@ def print_tools(tools: Sequence[Tool], rendered: Sequence[Any], *, catalogue_siz
     console = _console(out)
     console.print(table)
     console.print(Text(summary, style="dim"))
+
+
+# -- what a lenient load tolerated ---------------------------------------------------------------------------
+
+
+def print_tolerated(problems: Sequence[str], *, verbose: bool, stream: TextIO | None = None) -> None:
+    """What a lenient load tolerated in the schema: one line (the first problem, the count) unless
+    `verbose`, then each problem on its own line. GitHub's published schema has a dozen such problems,
+    and every command that reads it would otherwise open with them."""
+    out = stream or sys.stderr
+    if not problems:
+        return
+    if verbose:
+        for problem in problems:
+            print(f"dagtools: tolerated: {problem}", file=out)
+        return
+    first = "" if len(problems) == 1 else "the first: "
+    print(
+        f"dagtools: tolerated {counted(len(problems), 'problem')} in the schema (-v lists them, --strict refuses them); "
+        f"{first}{problems[0]}",
+        file=out,
+    )
 
 
 # -- introspection ------------------------------------------------------------------------------------------

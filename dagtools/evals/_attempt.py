@@ -16,6 +16,7 @@ from ..agent._agent import SAVE_RULE, Agent, RunResult
 from ..agent._tool_modes import ToolMode
 from ..mcpserver._toolsets import FixedToolset
 from ..scripts._script import matches
+from ..session._metatools import SAVE
 from ..session._open import open_session
 from ..session._session import Session
 from ..session._toolsets import CombinedToolset
@@ -26,7 +27,7 @@ from ._query import QueryToolset
 from ._stats import Attempt
 from ._tasks import MAX_STEPS, EvalTask, type_problem
 
-__all__ = ["MODES", "run_attempt"]
+__all__ = ["MODES", "output_failure", "run_attempt", "state_failure"]
 
 MODES = ("fixed", "dynamic", "deferred", "query")
 
@@ -52,7 +53,7 @@ async def run_attempt(task: EvalTask, model: CountedModel, mode: str, number: in
     try:
         result = await _agent(task, session, model, mode).run(task.prompt)
         seconds = time.monotonic() - started
-        failure = _output_failure(task, session, result) or await _state_failure(task, session)
+        failure = output_failure(task, session, result.reason, result.outputs, result.message, result) or await state_failure(task, session)
         script = _write_script(stem.with_suffix(".script.json"), task, result)
         try:
             write_trace(session, stem.with_suffix(".trace.html"), title=f"{task.name}: {model.name}, {mode} tools, attempt {number}")
@@ -106,12 +107,19 @@ def _query_prompt(task: EvalTask, session: Session) -> str:
     return "\n\n".join(parts)
 
 
-def _output_failure(task: EvalTask, session: Session, result: RunResult) -> str | None:
-    if task.outputs and result.reason != "saved":
-        why = f": {result.message}" if result.reason == "model_error" and result.message else ""  # what the model's side said
-        return f"not saved ({result.reason.replace('_', ' ')}){why}"
+def output_failure(
+    task: EvalTask, session: Session, reason: str, outputs: dict[str, Any], message: str = "", result: RunResult | None = None
+) -> str | None:
+    """The first check on the saved outputs that failed (or why nothing was saved), None when all passed.
+    With the model's `result`, a refused `save` is the failure, with what the model was told."""
+    if task.outputs and reason != "saved":
+        refused = _refused_save(result, session) if result is not None else None
+        if refused is not None:  # the model tried: what it was told is the failure, not that it stopped
+            return f"save refused, then {_ENDED.get(reason, reason.replace('_', ' '))}: {refused}"
+        why = f": {message}" if reason == "model_error" and message else ""  # what the model's side said
+        return f"not saved ({reason.replace('_', ' ')}){why}"
     for check in task.output_checks:
-        value = result.outputs.get(check.output)
+        value = outputs.get(check.output)
         if check.has_equals and value != check.equals:
             return f"output {check.output} is not {json.dumps(check.equals)}"
         problem = type_problem(check, value)
@@ -126,6 +134,42 @@ def _output_failure(task: EvalTask, session: Session, result: RunResult) -> str 
     return None
 
 
+#: How a run that never saved ended, after a refused save.
+_ENDED = {
+    "model_stopped": "the model stopped",
+    "step_limit": "the step limit ended the run",
+    "token_limit": "the token limit ended the run",
+    "model_error": "the model failed",
+}
+#: How much of a refused save's error a failure quotes (the results and the report show it on one line).
+_REFUSAL = 300
+
+
+def _refused_save(result: RunResult, session: Session) -> str | None:
+    """What the model's last refused `save` was told, or None when it never had one refused: the session's
+    save tool called by its name, or through fixed mode's callTool (a tool the session does not have,
+    naming the save tool as its `tool`)."""
+
+    save = session.meta.get(SAVE)
+    if save is None:  # no outputs asked for: no save to refuse
+        return None
+
+    def is_save(name: object) -> bool:
+        return name == save.name
+
+    told = None
+    for call, done in result.calls():
+        arguments = call.arguments if isinstance(call.arguments, dict) else {}
+        if is_save(call.name) or (session.toolset.get(call.name) is None and is_save(arguments.get("tool"))):
+            told = None
+            if done is not None and done.is_error:
+                value = done.value
+                told = str(value.get("error", value) if isinstance(value, dict) else value)
+    if told is None:
+        return None
+    return told if len(told) <= _REFUSAL else told[: _REFUSAL - 1].rstrip() + "…"
+
+
 def _is_a(session: Session, type_name: str, expected: str) -> bool:
     """Whether an object of `type_name` is a `expected`: the same type, or one that implements it."""
     if type_name == expected:
@@ -137,7 +181,8 @@ def _is_a(session: Session, type_name: str, expected: str) -> bool:
     return named is not None and found is not None and bool(schema.is_sub_type(named, found))
 
 
-async def _state_failure(task: EvalTask, session: Session) -> str | None:
+async def state_failure(task: EvalTask, session: Session) -> str | None:
+    """The first state check the API's answer fails, None when all pass."""
     for index, check in enumerate(task.state_checks, start=1):
         try:
             response = await session.executor.execute(check.query, check.variables or None)

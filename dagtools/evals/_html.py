@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
+from .._interrupts import write_whole
 from ._report import COLUMNS, cells
 from ._stats import Attempt, Row
 
@@ -29,6 +30,7 @@ _PLOT_WIDTH, _BAR, _GAP, _TOP, _CHAR, _LABEL_CHARS = 480, 18, 10, 34, 7.0, 60
 _CSS = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1f2328; }
 h1 { font-size: 20px; }
+p.warning { background: #fff8c5; border: 1px solid #d4a72c; padding: 6px 10px; }
 table { border-collapse: collapse; margin-top: 16px; }
 th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; }
 td.num { text-align: right; }
@@ -38,6 +40,7 @@ td.runs a { margin-right: 6px; white-space: nowrap; }
 a.failed { color: #cf222e; }
 svg text { font: 12px system-ui, sans-serif; fill: #1f2328; }
 .legend span { display: inline-block; margin-right: 16px; }
+p.interrupted { background: #fff8c5; border: 1px solid #d4a72c; padding: 6px 10px; }
 .legend i { display: inline-block; width: 12px; height: 12px; margin-right: 4px; vertical-align: -1px; }
 """
 
@@ -49,8 +52,15 @@ def to_html(
     threshold: float | None = None,
     attempts: Sequence[Attempt] = (),
     folder: Path | None = None,
+    warnings: Sequence[str] = (),
+    interrupted: str = "",
 ) -> str:
-    """The page; `attempts` are linked from their rows, relative to `folder` (where the page is written)."""
+    """The page; `attempts` are linked from their rows, relative to `folder` (where the page is written);
+    `warnings` (what the console warned of the run, such as a script standing in for a model) head it,
+    since the page is read without the console. `interrupted` says why the eval stopped early: the page
+    is marked so in its title and first lines."""
+    if interrupted:
+        title = f"{title} (interrupted)"
     modes = list(dict.fromkeys(r.mode for r in rows))  # as the bars come, top to bottom
     legend = "".join(f'<span><i style="background:{_MODE_COLOURS.get(mode, _OTHER)}"></i>{html.escape(mode)}</span>' for mode in modes)
     note = f" The dashed line is the threshold, {100 * threshold:.0f}%." if threshold is not None else ""
@@ -61,6 +71,8 @@ def to_html(
             f"<title>{html.escape(title)}</title>",
             f"<style>{_CSS}</style></head><body>",
             f"<h1>{html.escape(title)}</h1>",
+            *(f'<p class="warning">{html.escape(warning)}</p>' for warning in warnings),
+            f'<p class="interrupted"><strong>Interrupted:</strong> {html.escape(interrupted)}</p>' if interrupted else "",
             f"<p>Success rate per task, model and tool mode; the whisker is the Wilson 95% interval.{note}</p>",
             f'<p class="legend">{legend}</p>',
             _plot(rows, threshold),
@@ -72,9 +84,20 @@ def to_html(
 
 
 def write_page(
-    path: Path, rows: Sequence[Row], *, title: str = "dagtools eval", threshold: float | None = None, attempts: Sequence[Attempt] = ()
+    path: Path,
+    rows: Sequence[Row],
+    *,
+    title: str = "dagtools eval",
+    threshold: float | None = None,
+    attempts: Sequence[Attempt] = (),
+    warnings: Sequence[str] = (),
+    interrupted: str = "",
 ) -> None:
-    path.write_text(to_html(rows, title=title, threshold=threshold, attempts=attempts, folder=path.parent))
+    """The page at `path`, written whole or not at all (a Ctrl-C while writing leaves the last one)."""
+    page = to_html(
+        rows, title=title, threshold=threshold, attempts=attempts, folder=path.parent, warnings=warnings, interrupted=interrupted
+    )
+    write_whole(path, page)
 
 
 def _label(row: Row) -> str:

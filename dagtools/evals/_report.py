@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .._interrupts import write_whole
 from ._stats import Attempt, Row
 
 __all__ = ["COLUMNS", "cells", "print_table", "table_text", "write_lines"]
@@ -60,8 +61,11 @@ def print_table(rows: Sequence[Row], stream: Any, *, title: str = "dagtools eval
     Console(file=stream, highlight=False).print(table)
 
 
-def write_lines(path: Path, rows: Sequence[Row], attempts: Sequence[Attempt]) -> None:
-    """One JSON object a line: every attempt (`"kind": "attempt"`), then every row (`"kind": "row"`)."""
-    with path.open("w") as out:
-        for item in [*(a.to_json() for a in attempts), *(r.to_json() for r in rows)]:
-            out.write(json.dumps(item, ensure_ascii=False) + "\n")
+def write_lines(path: Path, rows: Sequence[Row], attempts: Sequence[Attempt], *, interrupted: str = "") -> None:
+    """One JSON object a line: every attempt (`"kind": "attempt"`), then every row (`"kind": "row"`);
+    for an eval stopped early, a last line `{"kind": "interrupted", "message", "attempts"}` saying why and
+    how many attempts the rows count. Written whole or not at all."""
+    items = [*(a.to_json() for a in attempts), *(r.to_json() for r in rows)]
+    if interrupted:
+        items.append({"kind": "interrupted", "message": interrupted, "attempts": len(attempts)})
+    write_whole(path, "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items))

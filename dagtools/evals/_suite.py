@@ -30,10 +30,14 @@ async def run_eval(
     model_options: dict[str, Any] | None = None,
     on_attempt: Callable[[Attempt], None] | None = None,
     on_skip: Callable[[str], None] | None = None,
+    stop: anyio.CancelScope | None = None,
     **session_options: Any,
 ) -> list[Attempt]:
     """Every attempt, in the order of tasks, models, modes and attempt numbers. A model that cannot
-    take a mode (deferred tools need anthropic: or openai-responses:) is left out of it, said by `on_skip`."""
+    take a mode (deferred tools need anthropic: or openai-responses:) is left out of it, said by `on_skip`.
+
+    Cancelling `stop` ends the eval early: the attempts under way are cancelled (not counted: a cut-off
+    attempt says nothing of the model) and those finished are returned, in the same order."""
     unknown = [m for m in modes if m not in MODES]
     if unknown or not modes:
         raise ConfigError(f"--tools takes {', '.join(MODES)} (comma-separated), not {', '.join(unknown) or 'nothing'}.")
@@ -74,9 +78,10 @@ async def run_eval(
             on_attempt(attempt)
 
     try:
-        async with anyio.create_task_group() as group:
-            for job in jobs:
-                group.start_soon(one, *job)
+        with stop or anyio.CancelScope():
+            async with anyio.create_task_group() as group:
+                for job in jobs:
+                    group.start_soon(one, *job)
     except BaseExceptionGroup as failed:  # a task or model wrong for every attempt: the first such error, as it is
         wrong = _first(failed, DagtoolsError)
         if wrong is not None:

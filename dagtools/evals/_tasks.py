@@ -42,6 +42,7 @@ __all__ = [
     "EvalTask",
     "OutputCheck",
     "StateCheck",
+    "find_task",
     "load_tasks",
 ]
 
@@ -160,6 +161,19 @@ def load_tasks(path: str | Path) -> list[EvalTask]:
     if doubled:
         raise ConfigError(f"Task file {path} names {', '.join(doubled)} more than once; give each task its own name.")
     return tasks
+
+
+def find_task(path: str | Path, name: str | None) -> EvalTask:
+    """The task named `name` in a task file (the only one, where the file holds one and no name is given)."""
+    tasks = load_tasks(path)
+    if name is None:
+        if len(tasks) == 1:
+            return tasks[0]
+        raise ConfigError(f"{path} holds {len(tasks)} tasks; name one with --task ({', '.join(t.name for t in tasks)}).")
+    for task in tasks:
+        if task.name == name:
+            return task
+    raise ConfigError(f"{path} has no task {name!r}; its tasks are {', '.join(t.name for t in tasks)}.")
 
 
 def _task(path: Path, index: int, item: Any) -> EvalTask:

@@ -37,6 +37,7 @@ from ._base import Response
 from ._bodies import Progress, encode_json, read_capped
 from ._headers import env_headers, merge_headers
 from ._tls import tls_context
+from ._urls import meant_host, unknown_host
 
 __all__ = ["HttpExecutor", "Progress", "env_headers", "merge_headers"]
 
@@ -216,6 +217,8 @@ class HttpExecutor(AsyncClosing):
                 )
             ) from error
         except (httpx.ConnectError, ConnectionRefusedError) as error:
+            if unknown_host(error):  # a name that does not resolve will not resolve on the next try either
+                raise TransportError(self._no_such_host(url)) from error
             if not _is_loopback(url.host):
                 raise _Attempt(TransportError(self._unreachable(error))) from error
             # Nothing listens on this machine's port: no wait will change that, so it is said at once.
@@ -235,6 +238,14 @@ class HttpExecutor(AsyncClosing):
         return (
             f"The API at {self.shown_url} could not be reached ({_describe(error)}){_TRIES}. Check the URL, that the "
             "server is running, and the network or proxy between."
+        )
+
+    def _no_such_host(self, url: httpx.URL) -> str:
+        host = meant_host(url.host)
+        meant = f" Did you mean {redact(str(url.copy_with(host=host)), self._secrets)}?" if host else ""
+        return (
+            f"The API at {self.shown_url} could not be reached: the host name {url.host} does not resolve to an address "
+            f"(not retried: it would not resolve on another try).{meant} Check the host name in the URL."
         )
 
     def _redirect(self, url: httpx.URL, answer: httpx.Response) -> httpx.URL:

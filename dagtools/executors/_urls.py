@@ -1,4 +1,5 @@
-"""Checks on the addresses a user types (an API's URL, a port to listen on), made before anything is sent.
+"""Checks on the addresses a user types (an API's URL, a port to listen on), made before anything is sent,
+and the host meant when a typed one does not resolve.
 
 A malformed URL or a port out of range otherwise surfaces deep inside httpx or the socket layer as
 `httpx.InvalidURL` or `OverflowError`, far from the option that caused it. Checked at start, the user
@@ -7,16 +8,41 @@ is told which value to fix and how.
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import re
+import socket
 from urllib.parse import urlsplit
 
 from .._errors import ConfigError
 from .._redact import redact
 
-__all__ = ["check_port", "check_url", "url_problem"]
+__all__ = ["check_port", "check_url", "meant_host", "unknown_host", "url_problem"]
 
 MAX_PORT = 65535
+
+#: The names of this machine a mistyped host is compared with (`localhots` is meant as `localhost`).
+_THIS_MACHINE = ["localhost", "127.0.0.1"]
+
+
+def unknown_host(error: BaseException) -> bool:
+    """Whether a failed connection was a host name the resolver says does not exist (not a resolver that
+    could not answer now, which another try may get past)."""
+    final = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
+    seen: BaseException | None = error
+    for _ in range(8):  # httpx's error, httpcore's, then the resolver's
+        if seen is None:
+            return False
+        if isinstance(seen, socket.gaierror):
+            return seen.errno in final
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def meant_host(host: str) -> str | None:
+    """This machine's name when `host`, which does not resolve, is a slip for it; else None."""
+    close = difflib.get_close_matches(host.lower(), _THIS_MACHINE, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def url_problem(url: str) -> str | None:

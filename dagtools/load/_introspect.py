@@ -28,8 +28,9 @@ from graphql import get_introspection_query, specified_directives
 from .._errors import ExecutorError, SchemaLoadError
 from .._redact import redact, secrets_of
 from ..executors._http import HttpExecutor, Progress
+from ._build import from_introspection
 from ._cache import DEFAULT_TTL, cache_key, default_cache_dir
-from ._sources import LoadedSchema, _from_introspection
+from ._loaded import LoadedSchema
 
 __all__ = ["PROGRESS_FROM", "fetch_schema", "fetch_schema_sync", "stderr_progress"]
 
@@ -188,7 +189,7 @@ def _with_locations(directives: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _loaded(introspection: dict[str, Any], url: str, lenient: bool, warnings: list[str]) -> LoadedSchema:
-    loaded = _from_introspection(introspection, origin=url, lenient=lenient)
+    loaded = from_introspection(introspection, origin=url, lenient=lenient)
     form = ((introspection.get("extensions") or {}).get("dagtools") or {}).get("introspectionForm")
     if isinstance(form, str):
         warnings = [*warnings, f"the server understood only an older form of the introspection query (as {form} servers do)"]

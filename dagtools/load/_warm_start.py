@@ -63,9 +63,9 @@ def _from_file(path: Path, *, origin: str, lenient: bool, refresh: bool) -> Load
     as_json = path.suffix.lower() == ".json" or text.lstrip().startswith("{")
 
     def build() -> LoadedSchema:
-        from ._sources import _from_text
+        from ._build import from_text
 
-        return _from_text(text, origin=origin, lenient=lenient, as_json=as_json)
+        return from_text(text, origin=origin, lenient=lenient, as_json=as_json)
 
     return _through_cache(content_digest("text", str(lenient), text), origin, build, refresh=refresh)
 

@@ -12,10 +12,12 @@ message shows a token, nor any part of an entry that might be one.
 `OAuthResource`: an OAuth 2.1 resource server (MCP authorization, 2025-11-25). An access token is
 checked as a JWT against the issuer's keys (RFC 9068; found through its RFC 8414 or OpenID metadata,
 kept for `KEYS_FOR` seconds, fetched again for a key id not seen before at most once every
-`REFETCH_EVERY` seconds) or by asking the issuer (RFC 7662 introspection; an answer is kept for at
+`REFETCH_EVERY` seconds; while they cannot be fetched, a token they would judge gets 503, never 401, and
+they are asked for again at most every `DOWN_RETRY_EVERY` seconds) or by asking the issuer (RFC 7662 introspection; an answer is kept for at
 most `INTROSPECTED_FOR` seconds); either way its issuer, audience (RFC 8707: a token minted for
 another resource is refused), expiry and not-before (with `leeway` seconds of skew) and scopes.
-The caller is the token's subject at its issuer; a token without the write scope opens read-only
+The caller is the token's subject at its issuer (a JWT must name one, as RFC 9068 requires; an
+introspection answer without one is the client's own token, and the caller is that client); a token without the write scope opens read-only
 sessions. The caller's name is who its sessions belong to and who its quotas count against; the
 token itself is never stored, logged or passed on to the API.
 """
@@ -144,6 +146,9 @@ class Refused(Exception):
 
 REFETCH_EVERY = 30.0
 """Seconds between two fetches of the issuer's keys made because a token named a key id not seen before."""
+DOWN_RETRY_EVERY = 1.0
+"""Seconds between two fetches of the issuer's keys while the last one failed: until one succeeds, a token
+that needs them is answered 503 (it cannot be judged), and the first request a second later asks again."""
 KEYS_FOR = 3600.0
 """Seconds the issuer's metadata and keys are used before they are fetched again."""
 INTROSPECTED_FOR = 30.0
@@ -186,6 +191,7 @@ class OAuthResource:
         self._metadata: tuple[float, dict[str, Any]] | None = None
         self._keys: dict[str | None, Any] = {}
         self._fetched = self._refetched = -KEYS_FOR
+        self._failed: tuple[float, Refused] | None = None  # when the last fetch of the keys failed, and why
         self._lock = anyio.Lock()
         self._introspected: dict[str, tuple[float, Any]] = {}
 
@@ -245,40 +251,62 @@ class OAuthResource:
             raise self._invalid("it has expired") from None
         except jwt.ImmatureSignatureError:
             raise self._invalid("it is not valid yet (nbf or iat is in the future)") from None
-        except (jwt.InvalidAudienceError, jwt.MissingRequiredClaimError) as error:
-            what = "it was issued for another resource" if isinstance(error, jwt.InvalidAudienceError) else str(error).lower()
-            raise self._invalid(f"{what} (this resource is {self.audience})") from None
+        except jwt.MissingRequiredClaimError as error:
+            if error.claim == "sub":
+                raise self._invalid(
+                    "it names no subject (sub), which a JWT access token must (RFC 9068; a client's own token names the client there)"
+                ) from None
+            raise self._invalid(f"{str(error).lower()} (this resource is {self.audience})") from None
+        except jwt.InvalidAudienceError:
+            raise self._invalid(f"it was issued for another resource (this resource is {self.audience})") from None
         except jwt.PyJWTError:
             raise self._invalid("its signature does not verify") from None
         return self._access(claims)
 
     async def _key(self, kid: Any) -> Any:
+        """The issuer's key `kid` names (None: the issuer does not publish it, as of a fetch that succeeded),
+        or `Refused` 503 when the keys that would say cannot be fetched now."""
         async with self._lock:
             now = time.monotonic()
             if not self._keys or now - self._fetched > KEYS_FOR:
                 await self._fetch_keys(now, keep=bool(self._keys))
+            elif kid not in self._keys and self._failed is not None:
+                # The last fetch failed: the key may be one the issuer published since. Not judged until a fetch
+                # succeeds (a 401 would make the client drop a good token); asked again at most once a second.
+                await self._fetch_keys(now, keep=False, unknown=True)
             elif kid not in self._keys and now - self._refetched >= REFETCH_EVERY:
-                self._refetched = now  # rotation: fetched again, but a stream of made-up key ids costs one fetch in each window
-                await self._fetch_keys(now, keep=False)
+                await self._fetch_keys(now, keep=False, unknown=True)  # rotation; made-up key ids cost one fetch a window
             if kid is None and len(self._keys) == 1:
                 return next(iter(self._keys.values()))
             return self._keys.get(kid)
 
-    async def _fetch_keys(self, now: float, *, keep: bool) -> None:
+    async def _fetch_keys(self, now: float, *, keep: bool, unknown: bool = False) -> None:
+        """Fetch the issuer's keys; when that fails, keep the keys held (`keep`) or raise 503. While the last
+        fetch failed, the next is made only `DOWN_RETRY_EVERY` seconds after it: many requests, one fetch. One made
+        for an `unknown` key id that succeeds opens the window of `REFETCH_EVERY` seconds without another."""
         import jwt
 
+        if self._failed is not None and now - self._failed[0] < DOWN_RETRY_EVERY:
+            if not keep:
+                raise self._failed[1]
+            return
         try:
             uri = (await self._issuer_metadata()).get("jwks_uri")
             if not isinstance(uri, str):
                 raise _unreachable(self.issuer, "it publishes no jwks_uri (set oauth_introspection_env to introspect its tokens)")
             keys = jwt.PyJWKSet.from_dict(await self._fetch(uri, "its keys (jwks_uri)")).keys
         except (Refused, jwt.PyJWTError) as error:
+            refused = error if isinstance(error, Refused) else _unreachable(self.issuer, "its keys (jwks_uri) are not a JWK set")
+            self._failed = (time.monotonic(), refused)
             if not keep:
-                raise error if isinstance(error, Refused) else _unreachable(self.issuer, "its keys (jwks_uri) are not a JWK set") from None
+                raise refused from None
             self._fetched = now - KEYS_FOR + 60  # the keys held still serve; try again in a minute
             return
         self._keys = {k.key_id: k for k in keys if k.public_key_use in (None, "sig")}
         self._fetched = now
+        if unknown:
+            self._refetched = now
+        self._failed = None
 
     async def prepare(self) -> str | None:
         """Fetch now what checking tokens needs, so that a start says at once what is wrong: that, or None."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._redact import redact
+from .._words import counted
 from ._listing import cached_size
 
 if TYPE_CHECKING:
@@ -18,20 +19,21 @@ if TYPE_CHECKING:
 
 __all__ = ["describe_server", "no_server_warning", "schema_size"]
 
-#: The schema problems named one by one; the rest are counted (GitHub's schema has dozens).
-_SHOWN_PROBLEMS = 3
-_FIXED_TOOLS = "selectTools, callTool, callChain, save"
+_FIXED_TOOLS = "selectTools, callTool, callChain"
 
 
-def describe_server(server: McpToolServer) -> str:
-    """The start-up block: one header line, then indented lines, so a log shows it as one unit."""
+def describe_server(server: McpToolServer, *, every_problem: bool = False) -> str:
+    """The start-up block: one header line, then indented lines, so a log shows it as one unit; the
+    schema's tolerated problems, the first few unless `every_problem` (`-v`)."""
     config, loaded = server.config, server.loaded
     lines = [f"dagtools mcp: serving {redact(loaded.origin)}"]
     lines.append(f"  calls go to: {_calls(server)}")
     if config.tools == "dynamic":
         lines.append("  tools: dynamic (each selected Type_field tool is listed; the client must re-read tools/list when told)")
     else:
-        lines.append(f"  tools: fixed ({_FIXED_TOOLS}: for any client)")
+        lines.append(f"  tools: fixed ({_FIXED_TOOLS}{', save' if config.outputs else ''}: for any client)")
+    if not config.outputs:
+        lines.append("  save: not offered, no outputs declared (--output NAME:TYPE, or outputs: in the config file)")
     lines.append(f"  transport: {_transport(server)}")
     types, fields, tools = cached_size(loaded, config) or schema_size(server)
     left_out = fields - tools
@@ -55,13 +57,15 @@ def describe_server(server: McpToolServer) -> str:
         forwarded = f"; forwarded from callers: {', '.join(config.forward_headers)}" if config.forward_headers else ""
         lines.append(f"  headers to the API: {sent}{forwarded}")
     problems = loaded.warnings
-    if problems:
-        lines.append(f"  tolerated in the schema ({len(problems)}):")
-        lines.extend(f"    - {redact(problem)}" for problem in problems[:_SHOWN_PROBLEMS])
-        if len(problems) > _SHOWN_PROBLEMS:
-            lines.append(
-                f"    ... and {len(problems) - _SHOWN_PROBLEMS} more (`dagtools tools SOURCE` lists them all; --strict refuses them)"
-            )
+    if problems and every_problem:
+        lines.append(f"  tolerated in the schema ({counted(len(problems), 'problem')}; --strict refuses them):")
+        lines.extend(f"    - {redact(problem)}" for problem in problems)
+    elif problems:  # one line, as every command says it: GitHub's schema has a dozen
+        first = "" if len(problems) == 1 else "the first: "
+        lines.append(
+            f"  tolerated in the schema ({counted(len(problems), 'problem')}; -v lists them, --strict refuses them): "
+            f"{first}{redact(problems[0])}"
+        )
     warning = no_server_warning(server)
     if warning:
         lines.append(warning)

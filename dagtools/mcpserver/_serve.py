@@ -3,16 +3,21 @@ under uvicorn. The schema is loaded first, outside the event loop that serves it
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 import io
 import os
+import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import anyio
 
 from .._errors import ConfigError
+from .._interrupts import INTERRUPTS
 from ._app import check_exposure
 from ._auth import OAuthResource
 from ._banner import describe_server
@@ -20,11 +25,13 @@ from ._config import McpConfig
 from ._limits import mark_invalid_text
 from ._server import McpToolServer
 
-__all__ = ["check_port_free", "serve_http", "serve_mcp", "serve_stdio"]
+__all__ = ["STOP_GRACE", "check_port_free", "listen", "serve_http", "serve_mcp", "serve_stdio", "stoppable_server"]
 
 
-def serve_mcp(config: McpConfig) -> None:
-    """Serve the configured API over the configured transport, after the exposure check."""
+def serve_mcp(config: McpConfig, *, verbose: bool = False) -> None:
+    """Serve the configured API over the configured transport, after the exposure check; `verbose`
+    names every problem tolerated in the schema at start, not the first few."""
+    listening = None
     if config.transport == "http":
         check_exposure(config)  # what the config itself refuses comes first, then what this machine's state does
         try:
@@ -33,10 +40,16 @@ def serve_mcp(config: McpConfig) -> None:
             _on_the_api_port(config.api_url, config.port)
             raise
     server = McpToolServer(config)
-    print(describe_server(server), file=sys.stderr, flush=True)  # stdout is the protocol in stdio mode
+    if config.transport == "http":  # bound once the schema is loaded, before it is announced: --port 0 says the port it got
+        listening = _bound(config.host, config.port)
+        server.config = config.with_options(port=listening.getsockname()[1])
+    print(describe_server(server, every_problem=verbose), file=sys.stderr, flush=True)  # stdout is the protocol in stdio mode
     gc.collect()
     gc.freeze()  # the schema and catalogue live as long as the process: later collections skip them
-    anyio.run(serve_http if config.transport == "http" else serve_stdio, server)
+    if listening is not None:
+        anyio.run(serve_http, server, listening)
+    else:
+        anyio.run(serve_stdio, server)
 
 
 async def serve_stdio(server: McpToolServer) -> None:
@@ -58,24 +71,148 @@ async def serve_stdio(server: McpToolServer) -> None:
         await server.aclose()
 
 
-async def serve_http(server: McpToolServer) -> None:
-    import uvicorn
-
+async def serve_http(server: McpToolServer, listening: Any = None) -> None:
+    """Serve over streamable HTTP, on `listening` (a bound socket) or else on the configured address."""
     from ._connections import guarded_protocol
 
     c = server.config
     app = server.http_app()
     # Deadlines for reading requests and a cap on connections per address (`_connections`).
-    config = uvicorn.Config(app, host=c.host, port=c.port, log_level="warning", lifespan="on", http=guarded_protocol(c))
+    http = stoppable_server(app, host=c.host, port=c.port, log_level="warning", lifespan="on", http=guarded_protocol(c))
     try:
         await server.check_store()
         if isinstance(app.tokens, OAuthResource):  # the authorization server may come up later: said, not fatal
             trouble = await app.tokens.prepare()
             if trouble:
                 print(f"dagtools mcp: {trouble} Until then, requests with a token are answered 503.", file=sys.stderr, flush=True)
-        await uvicorn.Server(config).serve()
+        await http.serve(sockets=None if listening is None else [listening])
     finally:
         await server.aclose()
+    if INTERRUPTS.stopped:
+        print("dagtools mcp: stopped (Ctrl-C)", file=sys.stderr, flush=True)
+
+
+def _bound(host: str, port: int) -> Any:
+    """`listen(host, port)`, a port taken since `check_port_free` said as it says it."""
+    try:
+        return listen(host, port)
+    except OSError:
+        check_port_free(host, port)
+        raise
+
+
+def listen(host: str, port: int) -> Any:
+    """A listening socket on host:port, as uvicorn would open it (address reuse on): bound before the
+    server is announced, so `--port 0` (any free port) announces the port it got."""
+    import socket
+
+    listening = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listening.bind((host, port))
+    listening.listen(2048)
+    listening.set_inheritable(True)
+    return listening
+
+
+#: Seconds the requests under way get to finish once a server is told to stop (Ctrl-C); then they are
+#: cut off, each answered 503.
+STOP_GRACE = 1
+
+
+def stoppable_server(app: Any, **options: Any) -> Any:
+    """A uvicorn server for `app` that the command's first Ctrl-C (`INTERRUPTS`) stops: it stops
+    accepting, gives the requests under way `STOP_GRACE` seconds, then cuts them off, answering each
+    503 instead of logging a traceback. SIGTERM, and every signal where `INTERRUPTS` is not installed
+    (a host's own process), stay uvicorn's: a graceful shutdown that waits for the requests under way."""
+    import uvicorn
+
+    class StoppableServer(uvicorn.Server):
+        @contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            if not INTERRUPTS.installed:
+                with super().capture_signals():
+                    yield
+                return
+            # SIGTERM (a service manager, a container stopping) stays uvicorn's graceful shutdown; it is
+            # not raised again afterwards, as uvicorn does, since the command ends by returning.
+            previous = signal.signal(signal.SIGTERM, self.handle_exit)
+            try:
+                with INTERRUPTS.on_stop(self._stop):
+                    yield
+            finally:
+                signal.signal(signal.SIGTERM, previous)
+
+        def _stop(self) -> None:
+            self.config.timeout_graceful_shutdown = STOP_GRACE  # a person waiting, not a deployment draining
+            self.should_exit = True  # read by uvicorn's loop every tenth of a second
+
+    holder: list[Any] = []
+    config = uvicorn.Config(_cut_off_answered(app, lambda: holder[0].should_exit), **options)
+    server = StoppableServer(config)
+    holder.append(server)
+    _quiet_cancelling()
+    return server
+
+
+_CUT_OFF = b"The server stopped (Ctrl-C) before this request finished; send it again once the server is back.\n"
+
+
+def _cut_off_answered(app: Any, stopping: Callable[[], bool]) -> Any:
+    """`app`, answering 503 for a request cancelled because the server stops (uvicorn would log the
+    cancellation as an application error, with its traceback, and answer 500)."""
+
+    async def answered(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        started = ended = False
+
+        async def sending(message: dict[str, Any]) -> None:
+            nonlocal started, ended
+            started = started or message.get("type") == "http.response.start"
+            ended = ended or (message.get("type") == "http.response.body" and not message.get("more_body"))
+            await send(message)
+
+        try:
+            await app(scope, receive, sending)
+        except BaseException as error:
+            if scope.get("type") != "http" or not stopping() or not _only_cancelled(error):
+                raise
+        else:  # the app may also give up on its own as the server stops (its streams closed), unanswered
+            if scope.get("type") != "http" or not stopping() or ended:
+                return
+        with contextlib.suppress(Exception):
+            if not started:
+                headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(_CUT_OFF)).encode())]
+                await send({"type": "http.response.start", "status": 503, "headers": [*headers, (b"connection", b"close")]})
+                await send({"type": "http.response.body", "body": _CUT_OFF})
+            elif not ended:  # a stream (MCP's server-sent events): ended where it was
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        print(f"dagtools: a request under way ({scope.get('method')} {scope.get('path')}) was cut off by the stop", file=sys.stderr)
+
+    return answered
+
+
+def _only_cancelled(error: BaseException) -> bool:
+    if isinstance(error, BaseExceptionGroup):
+        return error.split(asyncio.CancelledError)[1] is None
+    return isinstance(error, asyncio.CancelledError)
+
+
+def _quiet_cancelling() -> None:
+    """Drop the lines a stop makes others log about the requests it cuts off, which `_cut_off_answered`
+    says once each: uvicorn's "Cancel N running task(s)" error, and the MCP SDK's warning that a
+    cut-off request's stream took no last error answer."""
+    import logging
+
+    for name in ("uvicorn.error", "mcp.shared.jsonrpc_dispatcher"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _CutOffFilter) for f in logger.filters):
+            logger.addFilter(_CutOffFilter())
+
+
+class _CutOffFilter:
+    def filter(self, record: Any) -> bool:
+        text = str(record.msg)
+        cut_off = text.startswith("Cancel %s running task(s)") or (INTERRUPTS.stopped and text.endswith("gave up: transport write blocked"))
+        return not cut_off
 
 
 class _CheckedLines:

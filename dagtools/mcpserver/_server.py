@@ -106,7 +106,7 @@ class McpToolServer(AsyncClosing):
         # memory: is today's behaviour (sessions in the pool only); any other store outlives the process.
         self._store: SessionStore | None = None
         if config.durable_store:
-            from ..stores._store import open_store
+            from ..stores._open import open_store
 
             self._store = open_store(config.store)
         self._types = types

@@ -1,7 +1,8 @@
 """The fixed toolset an MCP client can see of one session, for clients that never re-read the tool list.
 
 A constant handful of tools (`selectTools`, `callTool`, `callChain`, and `save` when outputs are
-declared) over the session's own toolset: `selectTools` returns the selected tools' full schemas, so
+declared: without them a call of `save` is told that none were asked for and how they are declared)
+over the session's own toolset: `selectTools` returns the selected tools' full schemas, so
 the model learns their parameters from the result, and the part of one that a dotted path names; and
 `callTool(tool, arguments)` runs any tool through the session, which records it. `describeTools`, which
 schemas and argument errors name for a summarised part, runs by its name or through callTool but is
@@ -69,7 +70,7 @@ class FixedToolset(Toolset):
                 f"{name} is not a tool of its own in this server: run it through {CALL_TOOL}, as "
                 f"{CALL_TOOL}(tool: {json.dumps(name)}, arguments: {{...}}) with the arguments you meant to pass."
             )
-        return catalogue.unavailable(name)
+        return self.session.meta.unknown(name) or catalogue.unavailable(name)
 
     def suggest(self, name: str) -> list[str]:
         own = close_names(name, self._own.names())

@@ -134,6 +134,37 @@ def _apply(state: dict[str, Any], order: dict[str, None], change: dict[str, Any]
     state.update(change.get("rest", {}))
 
 
+def _readable(stored: StoredState) -> bool:
+    """Whether the stored snapshot and its log decode whole: what tells damage in the store from a fault in
+    the code that read them."""
+    assert stored.data is not None
+    try:
+        decode_state(stored.data, stored.log)
+    except ConfigError:
+        return False
+    return True
+
+
+_reported: set[str] = set()
+
+
+def _catch_up_failed(error: Exception) -> None:
+    """Log, once per kind of fault and place, a catch-up that failed on a readable stored session: the call
+    goes on with a full restore, but a fault there is a bug to fix, not a slowdown to live with."""
+    where = error.__traceback__
+    while where is not None and where.tb_next is not None:
+        where = where.tb_next
+    kind = f"{type(error).__name__}@{where.tb_frame.f_code.co_filename}:{where.tb_lineno}" if where is not None else type(error).__name__
+    if kind in _reported:
+        return
+    _reported.add(kind)
+    logger.error(
+        "Catching a session up on the changes saved since failed on a readable stored session; it was restored whole "
+        "instead, as every such catch-up will be. This is a fault in dagtools: please report it with this traceback.",
+        exc_info=error,
+    )
+
+
 class Changes:
     """What a session changed since it last matched the store: objects only grow, the context only grows
     (else a snapshot is due), the order of use moves used objects last, the rest is small."""
@@ -274,8 +305,11 @@ class SessionKeeper:
             rest = {**rest, **{name: _dumps(value) for change in changes for name, value in change.get("rest", {}).items()}}
             state = SessionState.from_json({"objects": (), "context": (), **{name: json.loads(text) for name, text in rest.items()}})
             applied = apply_changes(session, changes, count)
-        except (*_DAMAGED, ConfigError):
-            return False  # the full restore applies them again, or says the stored session is damaged
+        except Exception as error:
+            if not _readable(stored):
+                return False  # damaged: the full restore says so, naming what to do
+            _catch_up_failed(error)  # the store holds a readable session: the catch-up itself is wrong
+            return False
         if applied is None:
             return False
         session.restore(state, keep=keep, whole=False)

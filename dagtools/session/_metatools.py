@@ -8,22 +8,20 @@ select now. They stay inside a token budget however big the schema or the regist
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from graphql import GraphQLInputObjectType, GraphQLInputType, GraphQLList, GraphQLNonNull, get_named_type, is_composite_type, is_input_type
-
-from .._errors import ConfigError, ToolCallError
+from .._errors import ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._describe import DESCRIBE_TOOLS, describe_names, pointed_path
-from ..catalogue._json_schema import SchemaRenderer
 from ..catalogue._reach import by_reach, example_call
 from ..catalogue._reach import example_path as _example_path
 from ..catalogue._search import SearchIndex, catalogue_search, suggest_tools
 from ..registry._registry import Registry, object_lines
-from ._outputs import Output
+from ._outputs import NO_OUTPUTS, SAVE, Output, add_save, save_tool
 from ._toolsets import FunctionToolset
 
 if TYPE_CHECKING:
@@ -31,12 +29,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DESCRIBE_TOOLS",
+    "NO_OUTPUTS",
     "READ_RESULT",
     "SAVE",
     "SELECT_TOOLS",
     "Output",
     "ValueInput",
     "add_describe_tools",
+    "add_save",
     "describe_tools",
     "describe_tools_tool",
     "estimate_tokens",
@@ -52,7 +52,6 @@ __all__ = [
 ]
 
 SELECT_TOOLS = "selectTools"
-SAVE = "save"
 READ_RESULT = "readResult"
 _OBJECTS_SHOWN_PER_TYPE = 5
 
@@ -204,11 +203,11 @@ def search_answer(index: SearchIndex, query: Any, *, budget_tokens: int = 1500, 
     if not hits:
         return f"No tool matches {query!r}. Try other words: the kind of object you want, or a field you expect it to have."
     selected = set(active)
-    head = f"Tools matching {query!r}, best first (a search selects none: select the ones you need with selectTools(tools: [...])):"
+    head = "Best first; a search selects none (select with selectTools(tools: [...])):"
     lines = [head]
     size = len(head)
     for hit in hits:
-        line = f"- {hit.name}: {hit.line}" + (" (selected)" if hit.name in selected else "")
+        line = f"- {_hit_line(hit.name, hit.line)}" + (" (selected)" if hit.name in selected else "")
         if len(lines) > 1 and size + len(line) + 1 > budget_tokens * 4:
             break
         lines.append(line)
@@ -217,6 +216,20 @@ def search_answer(index: SearchIndex, query: Any, *, budget_tokens: int = 1500, 
 
 
 _SEARCH_QUERY_LIMIT = 500
+_RETURNS = re.compile(r"^(?P<text>.*?)\s*Returns (?P<returns>.+?)\.$", re.DOTALL)
+
+
+def _hit_line(name: str, line: str) -> str:
+    """One search hit: `Person_homeworld -> Planet: A planet that ...`, without the description a
+    field without one falls back to (`Person homeworld`), which only repeats the name."""
+    found = _RETURNS.match(line)
+    if found is None:
+        return f"{name}: {line}"
+    text, returns = found.group("text").strip(), found.group("returns")
+    field = name.split("_", 1)[-1]
+    if text.split(" ", 1)[-1] == field and " " in text:
+        return f"{name} -> {returns}"
+    return f"{name} -> {returns}: {text}"
 
 
 def search_index(session: Session) -> SearchIndex:
@@ -263,51 +276,6 @@ def repr_value(value: Any) -> str:
     import json
 
     return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
-
-
-def output_schema(catalogue: Catalogue, output: Output) -> dict[str, Any]:
-    type_ = output.graphql_type(catalogue)
-    named = get_named_type(type_)
-    if is_composite_type(named):
-        schema = _wrap_ref(type_)
-        text = f'{named.name} ID, such as "{named.name}#1".'
-    elif is_input_type(type_) and not isinstance(named, GraphQLInputObjectType):
-        schema = SchemaRenderer(lambda *_: None, lambda _t: False).type(type_)
-        text = ""
-    else:
-        raise ConfigError(f"Output {output.name!r}: {output.type} is an input type; outputs are objects, scalars or enums.")
-    text = " ".join(p for p in (text, output.description) if p)
-    if text:
-        inner = schema.get("description")
-        schema["description"] = f"{text}\n{inner}" if inner else text
-    return schema
-
-
-def _wrap_ref(type_: GraphQLInputType | Any) -> dict[str, Any]:
-    if isinstance(type_, GraphQLNonNull):
-        return _wrap_ref(type_.of_type)
-    if isinstance(type_, GraphQLList):
-        return {"type": "array", "items": _wrap_ref(type_.of_type)}
-    return {"type": "string"}
-
-
-def save_tool(catalogue: Catalogue, outputs: list[Output]) -> Tool:
-    lines = [f"- {o.name} ({o.type})" + (f": {o.description}" if o.description else "") for o in outputs]
-    description = (
-        "Save your work, making the requested outputs available to the user.\n\n"
-        "Your task is to return the following outputs:\n" + "\n".join(lines)
-    )
-    return Tool(
-        name=SAVE,
-        description=description,
-        parameters={
-            "type": "object",
-            "properties": {o.name: output_schema(catalogue, o) for o in outputs},
-            "required": [o.name for o in outputs],
-            "additionalProperties": False,
-        },
-        kind="save",
-    )
 
 
 def read_result_tool() -> Tool:

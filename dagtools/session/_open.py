@@ -26,7 +26,8 @@ from ..load._kinds import is_url
 from ..load._loaded import LoadedSchema
 from ..load._sources import load_schema
 from ..load._warm_start import load_cached
-from ..stores._store import SessionStore, new_session_key, open_store
+from ..stores._open import open_store
+from ..stores._store import SessionStore, new_session_key
 from ._keeper import SessionKeeper
 from ._options import SessionOptions
 from ._outputs import OutputSpec

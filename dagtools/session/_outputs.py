@@ -1,26 +1,30 @@
-"""The outputs a host asks for, and the checks `save` runs on what the model hands back.
+"""The outputs a host asks for, the `save` tool that hands them back, and the checks it runs on them.
 
+`save` is served only when outputs are declared; without them a call of it is told why (`NO_OUTPUTS`).
 Every value is checked before any is stored: an object output must name an object of its type, a
 value output must pass the API's own input coercion. A save that fails stores nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphql import GraphQLList, GraphQLNonNull, get_named_type, is_composite_type
+from graphql import GraphQLInputObjectType, GraphQLInputType, GraphQLList, GraphQLNonNull, get_named_type, is_composite_type, is_input_type
 from graphql.language import parse_type
 from graphql.utilities import type_from_ast
 
 from .._errors import ConfigError, ToolCallError
+from .._tools import Tool
 from ..calls._arguments import value_problems
 from ..calls._references import resolve_reference
 from ..catalogue._catalogue import Catalogue
+from ..catalogue._json_schema import SchemaRenderer
 from ..registry._registry import Registry
+from ._toolsets import FunctionToolset
 
-__all__ = ["Output", "OutputSpec", "check_outputs", "normalize_outputs"]
+__all__ = ["NO_OUTPUTS", "SAVE", "Output", "OutputSpec", "add_save", "check_outputs", "normalize_outputs", "output_schema", "save_tool"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,6 +48,9 @@ class Output:
 
 
 OutputSpec = Output | str | Mapping[str, Any]
+
+#: The tool that hands the outputs back.
+SAVE = "save"
 
 
 def normalize_outputs(outputs: Mapping[str, OutputSpec] | Iterable[Output] | None) -> list[Output]:
@@ -109,3 +116,65 @@ def _check(catalogue: Catalogue, registry: Registry, output: Output, value: Any)
         return resolve_reference(catalogue, registry, item, named.name, where="it").id
 
     return check(value, type_)
+
+
+def output_schema(catalogue: Catalogue, output: Output) -> dict[str, Any]:
+    type_ = output.graphql_type(catalogue)
+    named = get_named_type(type_)
+    if is_composite_type(named):
+        schema = _wrap_ref(type_)
+        text = f'{named.name} ID, such as "{named.name}#1".'
+    elif is_input_type(type_) and not isinstance(named, GraphQLInputObjectType):
+        schema = SchemaRenderer(lambda *_: None, lambda _t: False).type(type_)
+        text = ""
+    else:
+        raise ConfigError(f"Output {output.name!r}: {output.type} is an input type; outputs are objects, scalars or enums.")
+    text = " ".join(p for p in (text, output.description) if p)
+    if text:
+        inner = schema.get("description")
+        schema["description"] = f"{text}\n{inner}" if inner else text
+    return schema
+
+
+def _wrap_ref(type_: GraphQLInputType | Any) -> dict[str, Any]:
+    if isinstance(type_, GraphQLNonNull):
+        return _wrap_ref(type_.of_type)
+    if isinstance(type_, GraphQLList):
+        return {"type": "array", "items": _wrap_ref(type_.of_type)}
+    return {"type": "string"}
+
+
+#: What a call of `save` is told in a session that asks for no outputs (the model, and whoever reads its log).
+NO_OUTPUTS = (
+    "There is no save here: no outputs were asked for, so there is nothing to save. When the task is done, "
+    "answer in plain text. (Outputs are declared by whoever starts the session: --output NAME:TYPE on the command "
+    "line, outputs: in a script or config file, outputs= in Python.)"
+)
+
+
+def add_save(toolset: FunctionToolset, catalogue: Catalogue, outputs: list[Output], handler: Callable[[dict[str, Any]], Any]) -> None:
+    """Serve `save` by `handler` when outputs are declared; without them, a call of `save` is told why
+    there is none (`NO_OUTPUTS`) rather than that no such tool exists."""
+    if outputs:
+        toolset.add(SAVE, save_tool(catalogue, outputs), handler)
+    else:
+        toolset.absent(SAVE, NO_OUTPUTS)
+
+
+def save_tool(catalogue: Catalogue, outputs: list[Output]) -> Tool:
+    lines = [f"- {o.name} ({o.type})" + (f": {o.description}" if o.description else "") for o in outputs]
+    description = (
+        "Save your work, making the requested outputs available to the user.\n\n"
+        "Your task is to return the following outputs:\n" + "\n".join(lines)
+    )
+    return Tool(
+        name=SAVE,
+        description=description,
+        parameters={
+            "type": "object",
+            "properties": {o.name: output_schema(catalogue, o) for o in outputs},
+            "required": [o.name for o in outputs],
+            "additionalProperties": False,
+        },
+        kind="save",
+    )

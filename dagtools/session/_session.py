@@ -49,9 +49,9 @@ from ._metatools import (
     SELECT_TOOLS,
     ValueInput,
     add_describe_tools,
+    add_save,
     only,
     read_result_tool,
-    save_tool,
     select_tools,
     select_tools_tool,
 )
@@ -344,8 +344,7 @@ class Session(AsyncClosing):
     def _meta_toolset(self) -> FunctionToolset:
         meta = FunctionToolset()
         meta.add(SELECT_TOOLS, self._select_tools_tool, lambda arguments: select_tools(self, arguments))
-        if self.outputs:
-            meta.add(SAVE, save_tool(self.catalogue, self.outputs), self._save)
+        add_save(meta, self.catalogue, self.outputs, self._save)
         meta.add(READ_RESULT, read_result_tool(), self._read_result, when=lambda: bool(self.long_values))
         add_describe_tools(meta, self.catalogue, lambda: self.fields.active)
         add_call_chain(meta, self.catalogue, self.fields.calls, lambda: self.fields.active)

@@ -130,6 +130,7 @@ class FunctionToolset(Toolset):
 
     def __init__(self) -> None:
         self._entries: dict[str, tuple[Tool | Callable[[], Tool], Handler | None, _Condition, _Condition]] = {}
+        self._absent: dict[str, str] = {}
 
     def add(
         self,
@@ -142,6 +143,13 @@ class FunctionToolset(Toolset):
     ) -> None:
         """Serve `tool` under `name` by `handler`; no handler means the client runs it (PENDING)."""
         self._entries[name] = (tool, handler, when, listed)
+
+    def absent(self, name: str, reason: str) -> None:
+        """Say `reason` when `name`, a tool this toolset does not serve here, is called."""
+        self._absent[name] = reason
+
+    def unknown(self, name: str) -> str | None:
+        return None if name in self else self._absent.get(name)
 
     def __contains__(self, name: object) -> bool:
         return name in self._entries and self._applies(str(name))

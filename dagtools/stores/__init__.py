@@ -2,6 +2,7 @@
 SQLite and Redis implementations, chosen by URL with `open_store`. A store keeps bytes under a key
 and knows nothing of what a session holds."""
 
-from ._store import MemoryStore, SessionStore, StoreBusyError, StoreConflictError, open_store
+from ._open import open_store
+from ._store import MemoryStore, SessionStore, StoreBusyError, StoreConflictError
 
 __all__ = ["MemoryStore", "SessionStore", "StoreBusyError", "StoreConflictError", "open_store"]

@@ -12,12 +12,19 @@ at a time on one connection (`Batches`): one write and one read for them all.
 In a cluster, a session's three keys carry its key as a hash tag (`dagtools:session:{KEY}`), so they sit
 in one slot and every script touches one slot only; redis-py's `RedisCluster` follows `MOVED` and `ASK`
 and finds a failed primary's replica. Work is batched per node (`BatchGroups`): one pipeline to one
-node at a time, so a node that fails fails only the calls whose sessions it serves. A batch that saved
-anything ends with `WAIT`: the save is acknowledged once `replicas` replicas (1 in a cluster) have it,
-so a primary that fails after answering loses no acknowledged call to its replica's promotion. A
-replica that does not confirm within `REPLICA_WAIT_MS` (a primary left without one, after a failover)
-delays the save no longer: it is acknowledged, and logged. Every script may run twice without harm
-(a save names the version it read), so the client library's retries never apply a call twice.
+node at a time, so a node that fails fails only the calls whose sessions it serves. A request that meets
+a node it cannot reach (or a cluster still failing over) is sent again, with the slot map read afresh
+from the live nodes, until the failover should be over (`_failover`):
+the store retries, not redis-py, whose retries close every node's connections and so fail calls on the
+live primaries too. Every script may run twice without harm (a save names the version it read, a lease
+its token), so sending one again never applies a call twice.
+
+A batch that saved anything ends with `WAIT`: the save is acknowledged once `replicas` replicas (1 in a
+cluster) have it, so a primary that fails after answering loses no acknowledged call to its replica's
+promotion. Each primary's replicas are counted (`ROLE`, in a batch, every few seconds, `_failover`): one
+with fewer than `replicas` (a replica promoted after a failover, until the old primary rejoins) is not
+waited on, and said once in the log. A replica that does not confirm within
+`REPLICA_WAIT_MS` delays the save no longer: it is acknowledged, and logged.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from typing import Any
 
 from .._errors import ConfigError, StoreError, install_command
 from ._batches import Batches, BatchGroups, Job
+from ._failover import Failover, cluster_client
 from ._store import SessionStore, StoreConflictError, StoredState, Taken
 
 __all__ = ["RedisStore"]
@@ -124,7 +132,7 @@ class RedisStore(SessionStore):
             raise ConfigError(f"Store {_safe(url)!r}: replicas must be 0 or more.")
         self._redis: Any
         if self.cluster:
-            self._redis = _cluster_client(scheme.lower().removesuffix("+cluster"), rest)
+            self._redis = cluster_client(scheme.lower().removesuffix("+cluster"), rest, timeout=TIMEOUT)
         else:
             # A pool that waits for a free connection (up to 20 s) rather than failing the call with
             # "Too many connections" once more than its 100 connections are busy at once; and a server that
@@ -143,6 +151,7 @@ class RedisStore(SessionStore):
         self._batches = Batches(self._send)
         self._groups = BatchGroups(self._send)
         self._unconfirmed_logged = 0.0
+        self._failover = Failover(self._redis, _safe(url), self.replicas, cluster=self.cluster)
 
     def _name(self, prefix: str, key: str) -> str:
         """A session's Redis key. In a cluster its three keys share a hash tag, so they sit in one slot; a
@@ -158,10 +167,18 @@ class RedisStore(SessionStore):
         return max(1, int(self.idle_ttl * 1000))
 
     async def _call(self, script: Any, keys: list[str], args: list[Any]) -> Any:
-        """Run `script` in the next pipeline (`_send`): in a cluster, the next one to the node of its keys."""
+        """Run `script` in the next pipeline (`_send`): in a cluster, the next one to the node of its keys,
+        sent again while its node cannot be reached and the failover may still end (`Failover.window`)."""
         if not self.cluster:
             return await self._batches.run((script, keys, args))
-        return await self._groups.run(await self._node_of(keys[0]), (script, keys, args))
+        started = time.monotonic()
+        while True:
+            try:
+                return await self._groups.run(await self._node_of(keys[0]), (script, keys, args))
+            except _NodeFailed as failed:
+                if time.monotonic() - started > self._failover.window:
+                    raise StoreError(str(failed)) from None
+            await self._failover.read_map()
 
     async def _node_of(self, key: str) -> str:
         """The name of the node that serves `key`'s slot now; "" when the cluster cannot be asked (the
@@ -170,6 +187,7 @@ class RedisStore(SessionStore):
 
         try:
             await self._redis.initialize()  # once: the cluster's slots and nodes
+            await self._failover.ask_node_timeout()  # once
             node = self._redis.get_node_from_key(key)
         except (RedisError, OSError):
             return ""
@@ -181,8 +199,13 @@ class RedisStore(SessionStore):
         from redis.exceptions import NoScriptError, RedisError
 
         try:
-            wait = self.replicas > 0 and any(id(job.work[0]) in self._writes for job in batch)
-            if len(batch) == 1 and not wait and not self.cluster:  # alone: no pipeline to build
+            saves = self.replicas > 0 and any(id(job.work[0]) in self._writes for job in batch)
+            targets = self._targets(batch) if self.replicas > 0 else {}
+            counted = [name for name in targets if self._failover.count_due(name)]
+            waited = [
+                name for name in targets if saves and self._failover.replicas(name, [job.work[1][0] for job in batch]) >= self.replicas
+            ]
+            if len(batch) == 1 and not waited and not counted and not self.cluster:  # alone: no pipeline to build
                 script, keys, args = batch[0].work
                 try:
                     replies = [await self._redis.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)]
@@ -192,16 +215,22 @@ class RedisStore(SessionStore):
                 pipe = self._redis.pipeline(transaction=False)
                 for script, keys, args in (job.work for job in batch):
                     pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
-                if wait:  # on the connection that wrote, after the writes: one per node the batch went to
-                    for target in self._targets(batch):
-                        pipe.execute_command("WAIT", self.replicas, REPLICA_WAIT_MS, **target)
+                for name in counted:  # how many replicas each primary has, every few seconds
+                    pipe.execute_command("ROLE", **targets[name])
+                for name in waited:  # on the connection that wrote, after the writes: one per node with replicas
+                    pipe.execute_command("WAIT", self.replicas, REPLICA_WAIT_MS, **targets[name])
                 replies = await pipe.execute(raise_on_error=False)
-                self._confirmed(replies[len(batch) :])
+                self._failover.counted(dict(zip(counted, replies[len(batch) : len(batch) + len(counted)])))
+                waits = replies[len(batch) + len(counted) :]
+                lost = next((reply for reply in waits if isinstance(reply, Exception)), None)
+                if lost is not None:  # the node went before saying its replica had the saves: they may be gone with it
+                    replies = [lost if id(job.work[0]) in self._writes else reply for job, reply in zip(batch, replies)]
+                self._confirmed([reply for reply in waits if not isinstance(reply, Exception)])
                 replies = replies[: len(batch)]
             unknown = [job for job, reply in zip(batch, replies) if isinstance(reply, NoScriptError)]
             if unknown and again:  # a new or restarted server: EVALSHA ran nothing, so sending them again is safe
                 for script in {id(job.work[0]): job.work[0] for job in unknown}.values():
-                    await self._redis.script_load(script.script)  # a cluster loads it on every primary
+                    await self._load_script(script, unknown[0].work[1][0])
                 await self._send(unknown, again=False)
             for job, reply in zip(batch, replies):
                 if isinstance(reply, NoScriptError) and again:
@@ -214,16 +243,26 @@ class RedisStore(SessionStore):
             for job in batch:
                 job.error = self._failed(error)
 
-    def _targets(self, batch: list[Job]) -> list[dict[str, Any]]:
-        """Where the batch's `WAIT` goes: the one server, or each cluster node its keys are on now."""
+    async def _load_script(self, script: Any, key: str) -> None:
+        """Load `script` where `key` is served (a cluster's node that said it lacks it: a promoted replica)
+        or on the one server."""
         if not self.cluster:
-            return [{}]
+            await self._redis.script_load(script.script)
+            return
+        node = self._redis.get_node_from_key(key)
+        await self._redis.execute_command("SCRIPT LOAD", script.script, target_nodes=node)
+
+    def _targets(self, batch: list[Job]) -> dict[str, dict[str, Any]]:
+        """Where the batch's `ROLE` and `WAIT` go, by node name: the one server (""), or each cluster node
+        its keys are on now."""
+        if not self.cluster:
+            return {"": {}}
         nodes = {}
         for job in batch:
             node = self._redis.get_node_from_key(job.work[1][0])
             if node is not None:
-                nodes[node.name] = node
-        return [{"target_nodes": node} for node in nodes.values()]
+                nodes[node.name] = {"target_nodes": node}
+        return nodes
 
     def _confirmed(self, replies: list[Any]) -> None:
         """Log (at most once a minute) a batch whose saves fewer replicas than asked confirmed in time."""
@@ -240,8 +279,16 @@ class RedisStore(SessionStore):
             )
 
     def _failed(self, error: BaseException) -> StoreError:
+        from redis.exceptions import ClusterDownError, MasterDownError, ReadOnlyError, SlotNotCoveredError, TryAgainError
+        from redis.exceptions import ConnectionError as Unreachable
+        from redis.exceptions import TimeoutError as Unanswered
+
         said = str(error).rstrip(". ") or type(error).__name__
-        return StoreError(f"The Redis session store at {_safe(self.url)} failed: {said}. Check that it is running.")
+        message = f"The Redis session store at {_safe(self.url)} failed: {said}. Check that it is running."
+        passing = (Unreachable, Unanswered, OSError, ClusterDownError, SlotNotCoveredError, TryAgainError, ReadOnlyError, MasterDownError)
+        if self.cluster and isinstance(error, passing):
+            return _NodeFailed(message)  # a node down, or a failover under way: `_call` sends it again
+        return StoreError(message)
 
     async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
         keys = [self._name(_PREFIX, key), self._name(_LOG, key)]
@@ -292,6 +339,8 @@ class RedisStore(SessionStore):
         return None if holder is None else _text(holder)
 
     async def aclose(self) -> None:
+        for task in list(self._renewals):  # leases still being given back run out instead
+            task.cancel()
         if self.cluster:
             await self._redis.aclose()
         else:
@@ -299,6 +348,10 @@ class RedisStore(SessionStore):
 
     def __repr__(self) -> str:
         return f"RedisStore({_safe(self.url)!r})"
+
+
+class _NodeFailed(StoreError):
+    """A cluster node could not be reached or is failing over: the request may succeed once sent again."""
 
 
 def _loaded(found: list[Any]) -> StoredState | None:
@@ -326,31 +379,3 @@ def _safe(url: str) -> str:
         return url
     scheme, rest = url.split("://", 1) if "://" in url else ("", url)
     return f"{scheme}://***@{rest.rsplit('@', 1)[1]}"
-
-
-def _cluster_client(scheme: str, rest: str) -> Any:
-    """A `RedisCluster` from the part of a `redis+cluster://` URL after the scheme: its nodes (any one is
-    enough to start), with the same bounded waits as one server's pool."""
-    from redis.asyncio.cluster import ClusterNode, RedisCluster
-
-    where = rest.split("?", 1)[0]
-    auth, _, hosts = where.rpartition("@")
-    hosts = hosts.split("/", 1)[0]
-    nodes = []
-    for host in (h for h in hosts.split(",") if h):
-        name, _, port = host.rpartition(":") if ":" in host else (host, "", "6379")
-        try:
-            nodes.append(ClusterNode(name or "127.0.0.1", int(port or 6379)))
-        except ValueError:
-            raise ConfigError(f"Redis Cluster node {host!r}: give HOST:PORT.") from None
-    if not nodes:
-        raise ConfigError("A Redis Cluster URL names at least one node: redis+cluster://HOST:PORT[,HOST:PORT...].")
-    first = f"{scheme}://{auth + '@' if auth else ''}{nodes[0].host}:{nodes[0].port}"
-    return RedisCluster.from_url(
-        first,
-        startup_nodes=nodes,
-        max_connections=100,
-        socket_timeout=TIMEOUT,
-        socket_connect_timeout=TIMEOUT,
-        decode_responses=False,
-    )

@@ -1,8 +1,4 @@
-"""Where sessions live between calls: one small async interface, chosen by URL.
-
-    memory:                 this process only (the default when no store is given is no store at all)
-    sqlite:///PATH          a file, safe for several processes on one machine (`sqlite:` for the default file)
-    redis://HOST:PORT/DB    a Redis server, for several machines (the optional extra `redis`)
+"""Where sessions live between calls: one small async interface, and the store in this process.
 
 A store keeps each session's plain data under a key: a snapshot (`SessionState` as JSON bytes) and a
 log of what each call changed since it (a call saves its change, not the whole session; the keeper
@@ -17,21 +13,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import secrets
-import sys
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import anyio
 
 from .._closing import AsyncClosing
-from .._errors import ConfigError, StoreBusyError, StoreConflictError
+from .._errors import ConfigError, StoreBusyError, StoreConflictError, StoreError
 from ._holders import holder_gone, new_token
 
 __all__ = [
@@ -43,9 +35,7 @@ __all__ = [
     "StoreConflictError",
     "StoredState",
     "Taken",
-    "default_data_dir",
     "new_session_key",
-    "open_store",
 ]
 
 logger = logging.getLogger("dagtools")
@@ -55,6 +45,8 @@ DEFAULT_IDLE_TTL = 7 * 24 * 3600.0
 #: How long a lease holds a key without renewal; renewed every third of it while a turn runs, so a
 #: killed holder blocks its key for at most this long.
 LEASE_SECONDS = 15.0
+#: Seconds between two attempts at giving back a lease the store could not be told of (its node down).
+RELEASE_RETRY_EVERY = 0.2
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -112,6 +104,7 @@ class SessionStore(AsyncClosing, ABC):
         self.lock_timeout = lock_timeout
         self._local: dict[str, tuple[anyio.Lock, int]] = {}
         self._renewals: set[asyncio.Task[None]] = set()
+        self._releasing: set[tuple[str, str]] = set()  # leases being given back in the background
 
     @abstractmethod
     async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
@@ -168,7 +161,11 @@ class SessionStore(AsyncClosing, ABC):
         pause, checked = 0.002, 0.0
         while True:
             with anyio.CancelScope(shield=True):  # a lease taken is given back (below) even if the turn is cancelled meanwhile
-                taken = await self._take(key, token, LEASE_SECONDS, load=load, known=known)
+                try:
+                    taken = await self._take(key, token, LEASE_SECONDS, load=load, known=known)
+                except StoreError:
+                    self._release_later(key, token)  # the take may have been done before its answer was lost
+                    raise
             if taken.held:
                 break
             if time.monotonic() > deadline:
@@ -184,13 +181,52 @@ class SessionStore(AsyncClosing, ABC):
             await anyio.sleep(pause)
             pause = min(pause * 2, 0.05)
         lease.loaded = taken.stored
+        store_failed = False
         try:
             async with self._renewed(lease):
                 yield lease
+        except StoreError:
+            store_failed = True
+            raise
         finally:
-            if lease.held:
+            if lease.held and store_failed:  # the store failed just now: not waited for again, the call has its answer
+                self._release_later(key, token)
+            elif lease.held:
                 with anyio.CancelScope(shield=True):
-                    await self._release(key, token)
+                    try:
+                        await self._release(key, token)
+                    except StoreError:  # the call's own outcome stands; the lease is given back once the store answers
+                        self._release_later(key, token)
+
+    def _release_later(self, key: str, token: str) -> None:
+        """Give the lease back in the background, as soon as the store answers (a failed-over Redis primary's
+        replica holds what the dead one had, this lease included), trying every `RELEASE_RETRY_EVERY` seconds
+        until it would have run out anyway. Without it, the session's next call, on any worker, waits the
+        whole `LEASE_SECONDS` for a holder that is alive and done."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # not on asyncio: the lease runs out
+        if (key, token) in self._releasing:
+            return
+        self._releasing.add((key, token))
+
+        async def release() -> None:
+            until = time.monotonic() + LEASE_SECONDS
+            try:
+                while time.monotonic() < until:
+                    await asyncio.sleep(RELEASE_RETRY_EVERY)
+                    try:
+                        await self._release(key, token)
+                        return
+                    except StoreError:
+                        continue
+            finally:
+                self._releasing.discard((key, token))
+
+        task = loop.create_task(release())
+        self._renewals.add(task)  # held until done: the loop keeps only a weak reference
+        task.add_done_callback(self._renewals.discard)
 
     @asynccontextmanager
     async def _renewed(self, lease: Lease) -> AsyncIterator[None]:
@@ -334,58 +370,3 @@ class MemoryStore(SessionStore):
 def new_session_key() -> str:
     """An unguessable key: whoever holds it holds the session."""
     return secrets.token_urlsafe(24)
-
-
-def default_data_dir() -> Path:
-    """`DAGTOOLS_DATA_DIR`, else the platform's per-user data directory, with `dagtools` under it."""
-    if os.environ.get("DAGTOOLS_DATA_DIR"):
-        return Path(os.environ["DAGTOOLS_DATA_DIR"]).expanduser()
-    if sys.platform == "win32":
-        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "dagtools"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "dagtools"
-    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "dagtools"
-
-
-_memory: dict[str, MemoryStore] = {}
-
-
-def open_store(url: str) -> SessionStore:
-    """The store a URL names. `?idle=SECONDS` sets how long an unused session is kept.
-
-    `memory:` (one store per process, shared by every session opened with it; `memory:NAME` for
-    another), `sqlite:///relative/path.db`, `sqlite:////absolute/path.db` or `sqlite:` (a file
-    under `default_data_dir()`), `redis://HOST:PORT/DB` or `rediss://...` (TLS), and a Redis Cluster:
-    `redis+cluster://HOST:PORT[,HOST:PORT...]` or `rediss+cluster://...`. On Redis, `?replicas=N` is how
-    many replicas confirm a save before it is acknowledged (1 in a cluster, 0 on one server).
-    """
-    parts = urlsplit(url)
-    query = parse_qs(parts.query)
-    options: dict[str, float] = {}
-    if "idle" in query:
-        try:
-            options["idle_ttl"] = float(query["idle"][-1])
-        except ValueError:
-            raise ConfigError(f"Store {url!r}: idle must be a number of seconds.") from None
-    scheme = parts.scheme.lower()
-    if scheme == "memory":
-        name = parts.path or "default"
-        if name not in _memory:
-            _memory[name] = MemoryStore(**options)
-        return _memory[name]
-    if scheme == "sqlite":
-        from ._sqlite import SqliteStore
-
-        path = parts.path[1:] if parts.path.startswith("/") else parts.path
-        return SqliteStore(Path(path).expanduser() if path else default_data_dir() / "sessions.sqlite3", **options)
-    if scheme in ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster"):
-        from ._redis import RedisStore
-
-        replicas: int | None = None
-        if "replicas" in query:
-            try:
-                replicas = int(query["replicas"][-1])
-            except ValueError:
-                raise ConfigError(f"Store {url.split('?', 1)[0]!r}: replicas must be a whole number.") from None
-        return RedisStore(url.split("?", 1)[0], replicas=replicas, **options)
-    raise ConfigError(f"Unknown session store {url!r}. Use memory:, sqlite:///PATH, redis://HOST:PORT/DB or redis+cluster://HOST:PORT.")

@@ -52,6 +52,7 @@ from hypothesis import strategies as st
 
 from dagtools import HttpExecutor, LocalExecutor, Session, ToolCall, compile_catalogue
 from dagtools.session._state import SessionState
+from tests.conftest import examples
 from tests.servers import serve_schema
 
 LABELS = ("a", "b")
@@ -386,12 +387,14 @@ def loopback_url() -> Iterator[str]:
 
 
 def check(where: str, url: str, *, fresh: bool = False) -> None:
-    """Run the property under the profile's example count (at least 200). `fresh`, for the mutation
-    check: exactly the fast subset's 200, no example kept from an earlier run replayed, no shrinking."""
+    """Run the property under the profile's example count (at least 200; over HTTP in the fast subset,
+    50: the same program's logic runs its 200 in process). `fresh`, for the mutation check: exactly
+    200, no example kept from an earlier run replayed, no shrinking."""
     extra: dict[str, Any] = {"database": None, "phases": [Phase.generate]} if fresh else {}
+    count = max(FLOOR, settings.default.max_examples)
 
     @settings(
-        max_examples=FLOOR if fresh else max(FLOOR, settings.default.max_examples),
+        max_examples=FLOOR if fresh else count if where == "in process" else examples(count, fast=50),
         deadline=None,
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
         **extra,

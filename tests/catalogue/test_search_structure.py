@@ -8,7 +8,8 @@ from __future__ import annotations
 from graphql import build_schema
 
 from dagtools import compile_catalogue
-from dagtools.catalogue._search import catalogue_search
+from dagtools.catalogue._ranking import RANKING, neutral, weights
+from dagtools.catalogue._search import SearchIndex, catalogue_entries, catalogue_search
 
 SDL = """
 type Query {
@@ -96,3 +97,68 @@ def test_a_fields_place_counts_before_its_words():
     # The same words on types as central: objects (a Tray's Stickers) before plain values (a Shelf's strings).
     found = _places("labels")
     assert found.index("Tray_labels") < found.index("Shelf_labels")
+
+
+PAYLOADS = """
+type Query { board(id: ID!): Board exportFiles: [ExportFile!]! products: [Product!]! }
+type Board { id: ID! columns: [Column!]! }
+type Column { id: ID! name: String cards: [Card!]! }
+type Card { id: ID! note: String column: Column }
+type Product { id: ID! name: String }
+type ExportFile { id: ID! url: String products: [Product!]! }
+type CardEdge { cursor: String! node: Card }
+type MoveCardPayload { cardEdge: CardEdge movedCard: Card warnings: [String!]! }
+type ArchiveCardPayload { archivedCard: Card }
+type ExportProducts { exportFile: ExportFile errors: [ExportError!]! }
+type ExportError { field: String message: String code: String }
+input MoveCardInput { cardId: ID! columnId: ID! }
+input ExportProductsInput { scope: String }
+type Mutation {
+  "Moves a card to another place."
+  moveCard(input: MoveCardInput!): MoveCardPayload
+  "Export products to csv file."
+  exportProducts(input: ExportProductsInput!): ExportProducts
+  "Archives a card."
+  archiveCard(id: ID!): ArchiveCardPayload @deprecated(reason: "Cards are deleted now.")
+}
+"""
+
+
+def _payloads(query: str, *, include_deprecated: bool = False, names: list[str] | None = None) -> list[str]:
+    catalogue = compile_catalogue(build_schema(PAYLOADS), mutations=True, include_deprecated=include_deprecated)
+    return [hit.name for hit in catalogue_search(catalogue).search(query, limit=5, names=names)]
+
+
+def test_a_mutation_ranks_above_the_fields_of_its_own_payload():
+    # A payload's field is read only after its mutation is called: for words that reach both, the call
+    # comes first, where by words alone `MoveCardPayload_movedCard` and `ExportProducts_errors` led.
+    found = _payloads("the moved card")
+    assert found.index("Mutation_moveCard") < found.index("MoveCardPayload_movedCard")
+    found = _payloads("export errors")
+    assert found.index("Mutation_exportProducts") < found.index("ExportProducts_errors")
+    # words the mutation does not share lift nothing, and a search among a few names stays among them
+    assert "Mutation_moveCard" not in _payloads("warnings")
+    assert _payloads("export errors", names=["ExportProducts_errors", "Query_exportFiles"])[0] == "ExportProducts_errors"
+
+
+def test_the_payload_of_a_mutation_left_out_is_no_tool():
+    # A deprecated mutation is left out unless asked for; its payload is then handed out by nothing,
+    # so its fields are no tools a search could offer in the mutation's place.
+    catalogue = compile_catalogue(build_schema(PAYLOADS), mutations=True)
+    assert "Mutation_archiveCard" not in catalogue.names()
+    assert [n for n in catalogue.names() if n.startswith("ArchiveCardPayload_")] == []
+    assert "ArchiveCardPayload_archivedCard" not in _payloads("archive a card")
+    assert _payloads("archive a card", include_deprecated=True)[0] == "Mutation_archiveCard"
+
+
+def test_every_figure_and_word_table_of_the_ranking_says_why_and_what_neutral_is():
+    # One home for what the search weighs: each field with the need it serves and what the bench
+    # measured at its neutral value, and that value a ranking can be built with.
+    for weight in weights():
+        assert weight.why.endswith(".") and len(weight.why.split()) >= 8, weight.name
+        measured = "->" in weight.why or "no figure moves" in weight.why.lower() or "does not measure" in weight.why
+        assert measured or weight.value == weight.neutral, f"{weight.name}: say what the bench measures at {weight.neutral!r}"
+        catalogue = compile_catalogue(build_schema(PLACES))
+        neutral_ranking = neutral(RANKING, weight.name)
+        assert getattr(neutral_ranking, weight.name) == weight.neutral
+        SearchIndex(catalogue_entries(catalogue, neutral_ranking), neutral_ranking).search("labels of a tray")

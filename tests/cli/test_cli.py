@@ -86,7 +86,7 @@ def test_tools_json_is_exactly_a_json_array():
 
 
 def test_tools_prints_sizes_for_a_large_schema():
-    run = dagtools("tools", str(shared_schema_path(FORGE)))
+    run = dagtools("tools", str(shared_schema_path(FORGE)), "--sizes", "-v")
     assert run.returncode == 0, run.stderr
     assert "tolerated: Repository.name is defined twice" in run.stderr
     summary = run.stdout.strip().splitlines()[-1]

@@ -133,8 +133,10 @@ def test_an_error_names_the_path_as_typed_not_a_symlinks_target(
 
 
 def test_counts_agree_with_their_nouns(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    assert main(["tools", f"{ROOT}/schemas/kitchen.graphql"]) == 0
+    assert main(["tools", f"{ROOT}/schemas/kitchen.graphql", "--sizes"]) == 0
     assert "\n1 tool of 27 in the catalogue" in capsys.readouterr().out
+    assert main(["tools", f"{ROOT}/schemas/kitchen.graphql", "--type", "Sink"]) == 0
+    assert "1 tool of 27 tools in the catalogue, on Sink." in capsys.readouterr().out
     script = tmp_path / "one.yaml"
     script.write_text(
         "inputs: {potato: {field: potato, description: A potato.}}\n"
@@ -189,7 +191,7 @@ def test_a_script_written_in_another_call_format_names_its_keys_and_what_they_me
         (["tools", "schemas/kitchen.graphql", "--tools", "dynamic"], "tools", "--tools is an option of dagtools demo, run, mcp, eval"),
         (["tools", "schemas/kitchen.graphql", "--serach", "potato"], "tools", "--serach: did you mean --search?"),
         (["run", "schemas/kitchen.graphql", "Bake", "fries", "--model", "script:x.yaml"], "run", 'goes in quotes: "bake the fries"'),
-        (["call", "schemas/kitchen.graphql", "s.yaml", "--verbose"], "call", "--verbose goes before the command: dagtools --verbose call"),
+        (["serve", "--verbose"], "serve", "--verbose goes before the command: dagtools --verbose serve"),
     ],
 )
 def test_an_argument_the_command_does_not_take_is_said_by_that_command_with_what_was_meant(
@@ -259,3 +261,16 @@ def test_a_script_calling_a_mutation_not_allowed_tells_its_host_how_to_allow_it(
     )
     assert main(["call", kitchen, str(script), "--mutation", "tip"]) == 0
     assert "is a mutation" not in capsys.readouterr().err
+
+
+def test_strict_refusal_names_the_option_not_the_python_keyword(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    sdl = tmp_path / "twice.graphql"
+    sdl.write_text("type Query { a: Int, a: Int }\n")
+    assert main(["tools", str(sdl), "--strict"]) == 2
+    err = capsys.readouterr().err
+    assert "or run without --strict to drop repeated definitions" in err and "lenient=True" not in err, err
+    config = tmp_path / "mcp.yaml"
+    config.write_text(f"source: {sdl}\nlenient: false\n")
+    assert main(["mcp", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert f"or set lenient: true in {config} to drop" in err and "lenient=True" not in err, err

@@ -70,8 +70,8 @@ def table_rows(text: str) -> dict[str, tuple[int, int]]:
 
 
 def test_tools_is_a_table_on_a_terminal_and_the_same_figures_piped():
-    code, shown = on_terminal("tools", KITCHEN, "--all")
-    plain = piped("tools", KITCHEN, "--all")
+    code, shown = on_terminal("tools", KITCHEN, "--all", "--sizes")
+    plain = piped("tools", KITCHEN, "--all", "--sizes")
     assert code == 0 and plain.returncode == 0, shown + plain.stderr
     assert _ANSI.search(shown) and "┃" in shown  # colour and a box
     assert not _ANSI.search(plain.stdout) and "│" not in plain.stdout
@@ -87,17 +87,17 @@ def test_tools_is_a_table_on_a_terminal_and_the_same_figures_piped():
 
 @pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {"TERM": "dumb"}], ids=["NO_COLOR", "TERM=dumb"])
 def test_a_terminal_that_asks_for_plain_text_gets_the_piped_output(env):
-    code, shown = on_terminal("tools", KITCHEN, "--all", env=env)
+    code, shown = on_terminal("tools", KITCHEN, "--all", "--sizes", env=env)
     assert code == 0
-    assert shown == piped("tools", KITCHEN, "--all").stdout
+    assert shown == piped("tools", KITCHEN, "--all", "--sizes").stdout
 
 
 def test_without_rich_a_terminal_gets_plain_lines():
     """rich is an extra: when it cannot be imported the command line prints plain lines, even on a terminal."""
     code = "import sys; sys.modules['rich'] = None; from dagtools.cli import main; sys.exit(main(sys.argv[1:]))"
-    status, shown = on_terminal(python=[sys.executable, "-c", code, "tools", KITCHEN, "--all"])
+    status, shown = on_terminal(python=[sys.executable, "-c", code, "tools", KITCHEN, "--all", "--sizes"])
     assert status == 0
-    assert shown == piped("tools", KITCHEN, "--all").stdout
+    assert shown == piped("tools", KITCHEN, "--all", "--sizes").stdout
 
 
 def test_run_shows_each_turn_and_call_live_on_a_terminal():

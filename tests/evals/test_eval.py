@@ -268,9 +268,43 @@ def test_the_legend_names_the_modes_in_the_order_of_the_bars(kitchen_eval):
     assert legend == bars == ["dynamic", "fixed", "query"]
 
 
-def test_the_console_says_when_the_model_is_a_script(kitchen_eval):
-    run, _ = kitchen_eval
+def test_the_console_and_the_report_say_when_the_model_is_a_script(kitchen_eval):
+    run, out = kitchen_eval
     assert "is a script, not a model" in run.stderr
+    page = (out / "report.html").read_text()
+    warning = re.search(r'<p class="warning">([^<]*)</p>', page)
+    assert warning is not None and "is a script, not a model" in warning.group(1), page[:2000]
+    assert page.index('class="warning"') < page.index("<svg")  # read before the figures
+
+
+def test_a_refused_save_is_the_failure_with_what_the_model_was_told(tmp_path: Path):
+    """A model whose save was refused did not just stop: its row says the save was refused, and why."""
+    tasks = tmp_path / "tasks.yaml"
+    tasks.write_text(
+        f"source: {ROOT / 'examples/kitchen/api.py'}:schema\n"
+        "tasks:\n"
+        "  - name: peeled\n"
+        "    prompt: Peel the potato and save it.\n"
+        "    inputs: {potato: {field: potato, description: A raw potato.}, sink: {field: sink, description: A sink.}}\n"
+        "    outputs: {peeled: {type: Potato, description: The peeled potato.}}\n"
+    )
+    scripts = tmp_path / "scripts" / "peeled"
+    scripts.mkdir(parents=True)
+    save_a_sink = "[{tool: save, arguments: {peeled: 'Sink#1'}}]"
+    (scripts / "dynamic.yaml").write_text(f"turns:\n  - {save_a_sink}\n  - I saved it.\n")
+    (scripts / "fixed.yaml").write_text(
+        "turns:\n  - [{tool: callTool, arguments: {tool: save, arguments: {peeled: 'Sink#1'}}}]\n  - I saved it.\n"
+    )
+    out = tmp_path / "out"
+    run = dagtools(
+        "eval", str(tasks), "--model", f"script:{tmp_path / 'scripts'}", "-n", "1", "--tools", "dynamic,fixed", "--out", str(out)
+    )
+    attempts, rows = read_lines(out)
+    assert len(attempts) == 2, run.stderr
+    for mode in ("dynamic", "fixed"):
+        failure = rows[("peeled", mode)]["failure"]
+        assert failure.startswith("save refused, then the model stopped: save was not done: peeled: "), failure
+        assert "Sink#1" in failure and "Potato" in failure, failure
 
 
 def test_a_model_that_cannot_be_reached_says_why_in_each_attempt(tmp_path: Path):

@@ -134,6 +134,7 @@ def test_cli_cache_options(kitchen_server) -> None:
     for options in ([], [], ["--no-cache"], ["--refresh-schema"], []):
         done = dagtools("tools", kitchen_server.url, *options)
         assert done.returncode == 0, done.stderr
+        assert "\n  Potato_slice(Potato?: Potato#N, shape: STICKS|SLICES) -> Potato: " in done.stdout  # the README's first URL command
     assert introspections(kitchen_server.requests) == 3  # first, --no-cache, --refresh-schema
 
 
@@ -513,3 +514,49 @@ def test_clients_share_one_certificate_store_and_still_honour_ssl_cert_file(monk
     monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
     assert tls_context() is not first._transport._pool._ssl_context  # another store, another context
     assert tls_context() is tls_context()
+
+
+def _resolver_without(monkeypatch: pytest.MonkeyPatch, names: set[str], errno: int) -> list[str]:
+    """The system's resolver, answering `errno` for `names` without asking the network (tests stay on
+    loopback); returns the names it was asked for."""
+    import socket
+
+    asked: list[str] = []
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, *args, **kwargs):
+        name = host.decode() if isinstance(host, bytes) else host  # anyio passes the IDNA-encoded name
+        if name in names:
+            asked.append(name)
+            raise socket.gaierror(errno, "Name or service not known")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return asked
+
+
+async def test_a_host_name_that_does_not_resolve_fails_at_once_and_names_the_host_meant(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    asked = _resolver_without(monkeypatch, {"localhots", "api.example.invalid"}, socket.EAI_NONAME)
+    started = time.monotonic()
+    async with HttpExecutor("http://localhots:8000/graphql", retries=3, backoff=2.0) as executor:
+        with pytest.raises(TransportError) as raised:
+            await executor.execute("{ __typename }")
+    assert asked == ["localhots"] and time.monotonic() - started < 2.0  # one try, no backoff
+    said = str(raised.value)
+    assert "the host name localhots does not resolve" in said and "Did you mean http://localhost:8000/graphql?" in said, said
+    async with HttpExecutor("https://api.example.invalid/graphql", retries=3, backoff=2.0) as executor:
+        with pytest.raises(TransportError, match="does not resolve") as raised:
+            await executor.execute("{ __typename }")
+    assert "Did you mean" not in str(raised.value)  # nothing close: no guess
+
+
+async def test_a_resolver_that_cannot_answer_now_is_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    asked = _resolver_without(monkeypatch, {"api.example.invalid"}, socket.EAI_AGAIN)
+    async with HttpExecutor("https://api.example.invalid/graphql", retries=2, backoff=0.01) as executor:
+        with pytest.raises(TransportError, match="tried 3 times"):
+            await executor.execute("{ __typename }")
+    assert asked == ["api.example.invalid"] * 3

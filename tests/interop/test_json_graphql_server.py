@@ -96,7 +96,7 @@ def test_tools(json_graphql_server: str) -> None:
     assert done.returncode == 0, done.stderr
     names = {tool["name"] for tool in json.loads(done.stdout)}
     assert {"Query_allPosts", "Query_Post", "Post_User", "Post_Comments", "User_Posts", "Comment_Post"} <= names
-    initial = dagtools("tools", json_graphql_server)
+    initial = dagtools("tools", json_graphql_server, "--sizes")
     assert initial.returncode == 0, initial.stderr
     assert "1 tool of" in initial.stdout.splitlines()[-1]
 

@@ -6,7 +6,8 @@
 // Static clients: `machine` (client credentials, 10-minute tokens), `brief` (client credentials, 1-second tokens)
 // and `dagtools-rs` (the resource server's own credentials, for introspection).
 // Test-only routes beside the provider's: POST /-/rotate signs with a new key from then on (the old one stays
-// published), GET /-/stats counts the fetches of the metadata and the key set, and the introspections.
+// published), GET /-/stats counts the fetches of the metadata and the key set, and the introspections, and
+// POST /-/down?seconds=N stops listening for N seconds (connections are refused), then listens again as it was.
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import http from 'node:http';
 
@@ -91,6 +92,15 @@ const server = http.createServer((req, res) => {
     provider = new Provider(issuer, configuration()); // the memory adapter (clients, grants) is shared
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ kid: keys[0].kid }));
+    return;
+  }
+  if (req.url.startsWith('/-/down?seconds=') && req.method === 'POST') {
+    const seconds = Number(req.url.split('=')[1]);
+    res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
+    res.end(JSON.stringify({ down: seconds }));
+    server.close();
+    server.closeIdleConnections();
+    setTimeout(() => server.listen(port, '127.0.0.1'), seconds * 1000);
     return;
   }
   if (req.url === '/-/stats') {

@@ -605,3 +605,39 @@ def test_a_yaml_file_given_as_the_schema_says_where_it_goes(name, tmp_path, monk
         said = str(raised.value)
         assert "is a YAML file, not a schema" in said and f"dagtools mcp --config {path}" in said
         assert "Syntax Error" not in said
+
+
+# --- what a slip in a schema file or its path is told ----------------------------------------
+
+
+@pytest.mark.parametrize("lenient", [True, False])
+def test_an_unknown_type_gets_the_names_meant_built_in_scalars_included(lenient: bool) -> None:
+    sdl = "type Query { count: Integer, on: Bool, size: Long, name: Strng, things: [Thng] }\ntype Thing { id: ID }\n"
+    with pytest.raises(SchemaLoadError) as raised:
+        load_schema(sdl, lenient=lenient)
+    said = str(raised.value)
+    for line in (
+        "Unknown type 'Integer'. Did you mean 'Int'?",
+        "Unknown type 'Bool'. Did you mean 'Boolean'?",
+        "Unknown type 'Long'. Did you mean 'Int'?",
+        "Unknown type 'Strng'. Did you mean 'String'",  # graphql-core's own, kept as it was
+        "Unknown type 'Thng'. Did you mean 'Thing'?",
+    ):
+        assert line in said, said
+    assert said.count("Did you mean") == 5
+
+
+def test_a_missing_schema_file_names_the_close_files_beside_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "kitchen.graphql", "type Query { a: Int }")
+    write(tmp_path / "api.py", "schema = 'type Query { a: Int }'")
+    (tmp_path / "kitchen.graphql.d").mkdir()  # a folder is no file to suggest
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SchemaLoadError, match=r"does not exist \(looked in .*\)\. Did you mean kitchen\.graphql\? Check the path"):
+        load_schema("kitchn.graphql")
+    with pytest.raises(SchemaLoadError, match=r"Did you mean \./kitchen\.graphql\?"):
+        load_schema("./kitchn.graphql")
+    with pytest.raises(SchemaLoadError, match=rf"Did you mean {re.escape(str(tmp_path))}/api\.py\?"):
+        load_schema(f"{tmp_path}/apj.py:schema")
+    with pytest.raises(SchemaLoadError) as raised:
+        load_schema("orders.graphql")
+    assert "Did you mean" not in str(raised.value)

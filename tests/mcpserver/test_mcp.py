@@ -177,6 +177,17 @@ async def test_errors_come_back_as_error_results(era: str) -> None:
             assert result.is_error, (name, arguments)
 
 
+@pytest.mark.parametrize("tools", ["fixed", "dynamic"])
+async def test_save_without_declared_outputs_says_why_and_how_to_declare_them(tools: str) -> None:
+    config = McpConfig(source=KITCHEN, tools=tools, inputs=FRIES["inputs"])  # type: ignore[arg-type]
+    async with Client(McpToolServer(config).server) as client:
+        assert "save" not in names(await client.list_tools())
+        said = await client.call_tool("save", {"fries": "Plate#1"})
+        text = said.content[0].text
+        assert said.is_error and "no outputs were asked for" in text and "--output NAME:TYPE" in text, text
+        assert "There is no tool save" not in text
+
+
 async def test_a_call_learns_whether_the_tool_list_changed_without_listing_it(monkeypatch: pytest.MonkeyPatch) -> None:
     from dagtools.session._fields import FieldToolset
     from dagtools.session._toolsets import CombinedToolset

@@ -435,6 +435,67 @@ async def test_while_the_authorization_server_is_down_tokens_get_503_with_retry_
     assert "cannot check tokens now" in server.log and "answered 503" in server.log  # said at start
 
 
+async def test_a_new_key_is_not_judged_while_its_issuer_is_down_and_is_accepted_once_it_is_back(
+    issuer: str, kitchen_url: str, tmp_path: Path
+) -> None:
+    """A token signed with a key the server has not seen, while the issuer is down: `503` with `Retry-After`
+    for as long as the keys cannot be fetched (a `401` would tell the client to drop a good token), then,
+    once the issuer is back, the next request fetches the keys and is let in; a crowd fetches once."""
+    with OAuthMcp(kitchen_url, tmp_path, issuer, "--config", MCP_YAML) as server:  # fetches the keys at start
+        rotated = httpx.post(f"{issuer}/-/rotate").json()["kid"]
+        token = minted(issuer, server.url)
+        assert jwt.get_unverified_header(token)["kid"] == rotated
+        made_up = forged(issuer, server.url)
+        down = 6.0
+        assert httpx.post(f"{issuer}/-/down?seconds={down:g}").status_code == 200
+        gone = time.monotonic()
+        answers = []
+        while time.monotonic() - gone < down - 1.5:  # every second or so while it is down: 503, never 401
+            for each in (token, made_up):
+                refused = post(server.url, INITIALIZE, authorization=f"Bearer {each}")
+                answers.append((refused.status_code, refused.headers.get("retry-after")))
+                assert "cannot check tokens now" in refused.json()["error_description"], (answers, each == token, refused.text)
+            await asyncio.sleep(1.1)
+        assert len(answers) >= 6 and set(answers) == {(503, "5")}, answers
+        while True:  # the issuer is back
+            try:
+                before = httpx.get(f"{issuer}/-/stats", timeout=2).json()["jwks"]
+                break
+            except httpx.TransportError:
+                assert time.monotonic() - gone < down + 10, "the issuer did not come back"
+                await asyncio.sleep(0.2)
+        await asyncio.sleep(1.0)  # past the pause between two fetches while it was down
+        async with httpx.AsyncClient(timeout=30) as http:  # a crowd, at once: one fetch decides for all of it
+            calls = [http.post(server.url, json=INITIALIZE, headers={**ACCEPT, "authorization": f"Bearer {token}"}) for _ in range(8)]
+            assert [r.status_code for r in await asyncio.gather(*calls)] == [200] * 8
+        assert httpx.get(f"{issuer}/-/stats").json()["jwks"] == before + 1
+        refused = post(server.url, INITIALIZE, authorization=f"Bearer {made_up}")  # decided now: the issuer does not publish it
+        assert refused.status_code == 401 and "does not publish" in challenge(refused)["error_description"]
+        assert httpx.get(f"{issuer}/-/stats").json()["jwks"] == before + 1
+        async with client(server.url, **bearer(token)) as machine:
+            assert value(await peel(machine)) == {"result": "Potato#2"}
+
+
+async def test_a_jwt_without_a_subject_is_refused_saying_what_it_lacks() -> None:
+    """RFC 9068 requires `sub` of a JWT access token (a client's own token names the client there): one
+    without it is refused, never bound to its client, which an issuer may share among many users."""
+    from dagtools.mcpserver._auth import OAuthResource, Refused
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    public = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
+    resource = OAuthResource(issuer="https://auth.example.com", resource="https://mcp.example.com/mcp")
+    resource._keys = {"k1": jwt.PyJWK({**public, "kid": "k1", "use": "sig", "alg": "RS256"})}
+    resource._fetched = time.monotonic()
+    now = int(time.time())
+    claims = {"iss": resource.issuer, "aud": resource.resource, "client_id": "shared-app", "scope": BOTH, "iat": now, "exp": now + 60}
+    with pytest.raises(Refused) as refused:
+        await resource.authenticate({"authorization": "Bearer " + jwt.encode(claims, key, algorithm="RS256", headers={"kid": "k1"})})
+    assert refused.value.status == 401 and "names no subject (sub)" in refused.value.description
+    with_subject = jwt.encode({**claims, "sub": "shared-app"}, key, algorithm="RS256", headers={"kid": "k1"})
+    user = await resource.authenticate({"authorization": f"Bearer {with_subject}"})
+    assert user.access_token.subject == "shared-app"
+
+
 # -- configuration ----------------------------------------------------------------------------------------
 
 

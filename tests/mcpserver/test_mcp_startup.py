@@ -48,7 +48,8 @@ def test_stdio_start_says_what_it_serves_on_stderr_and_nothing_on_stdout() -> No
     said = run.stderr
     assert said.startswith(f"dagtools mcp: serving {KITCHEN}\n")
     assert "calls go to: this process" in said
-    assert "tools: fixed (selectTools, callTool, callChain, save" in said
+    assert "tools: fixed (selectTools, callTool, callChain: for any client)" in said
+    assert "save: not offered, no outputs declared (--output NAME:TYPE" in said
     assert "transport: stdio" in said
     assert "schema: 7 object types, 40 fields -> 27 tools" in said and "mutations off" in said
     assert "warning" not in said and "tolerated" not in said
@@ -63,13 +64,28 @@ def test_start_names_the_dynamic_mode_and_http_address(tmp_path: Path) -> None:
     assert "transport: streamable HTTP at http://127.0.0.1:8123/mcp, callers need a bearer token from $TOKENS" in said
 
 
+def test_start_names_save_only_with_outputs_and_says_how_to_declare_them() -> None:
+    from dagtools.mcpserver._banner import describe_server
+
+    bare = describe_server(McpToolServer(McpConfig(source=KITCHEN)))
+    assert "tools: fixed (selectTools, callTool, callChain: for any client)" in bare
+    assert "save: not offered, no outputs declared (--output NAME:TYPE, or outputs: in the config file)" in bare
+    with_outputs = describe_server(McpToolServer(McpConfig(source=KITCHEN, outputs={"fries": {"type": "Plate"}})))
+    assert "tools: fixed (selectTools, callTool, callChain, save: for any client)" in with_outputs
+    assert "save: not offered" not in with_outputs
+
+
 def test_start_lists_what_was_tolerated_in_the_schema() -> None:
     run = start(str(shared_schema_path(FORGE)))  # a large schema with fields defined twice, as GitHub's published SDL
     assert run.returncode == 0, run.stderr
     said = run.stderr
     assert "tolerated in the schema (" in said and "defined twice; kept the first definition" in said
-    assert "more (`dagtools tools SOURCE` lists them all" in said
-    assert len(said.splitlines()) <= 14  # one compact block, however many problems
+    assert "-v lists them, --strict refuses them" in said
+    assert len([line for line in said.splitlines() if "defined twice" in line]) == 1  # one line, however many problems
+    assert len(said.splitlines()) <= 10
+    every = start(str(shared_schema_path(FORGE)), "-v")
+    problems = [line for line in every.stderr.splitlines() if line.startswith("    - ")]
+    assert every.returncode == 0 and len(problems) > 1 and all("tolerated: " not in line for line in problems), every.stderr
 
 
 def test_a_schema_file_warns_at_start_that_calls_cannot_run() -> None:

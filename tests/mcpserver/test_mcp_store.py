@@ -135,7 +135,7 @@ def writable(*paths: Path) -> None:
 async def test_a_store_that_cannot_be_written_stops_the_server_at_start(kitchen_url: str, tmp_path: Path, cache_dir: Path) -> None:  # noqa: F811
     import subprocess
 
-    from dagtools.stores._store import open_store
+    from dagtools.stores._open import open_store
     from tests.mcpserver.test_mcp import DAGTOOLS, ROOT
     from tests.mcpserver.test_mcp_url import subprocess_env
 

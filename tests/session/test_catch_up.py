@@ -35,6 +35,7 @@ from dagtools.registry._registry import ObjectEntry, Registry
 from dagtools.session import _keeper
 from dagtools.session._state import SessionState
 from dagtools.stores._store import MemoryStore
+from tests.conftest import examples
 
 
 @strawberry.type
@@ -177,13 +178,13 @@ async def check_program(store: Any, program: list[tuple[int, tuple[str, dict[str
                         assert observer.registry._by_handle == fresh.registry._by_handle
 
 
-@settings(deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, max_examples=examples(200, fast=40), suppress_health_check=[HealthCheck.too_slow])
 @given(program=st.lists(steps, min_size=1, max_size=12), snapshots=st.sampled_from(sorted(SNAPSHOTS)))
 def test_a_worker_that_catches_up_holds_what_a_full_restore_gives(program, snapshots):
     asyncio.run(check_program(MemoryStore(), program, snapshots))
 
 
-@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, max_examples=examples(60, fast=15), suppress_health_check=[HealthCheck.too_slow])
 @given(program=st.lists(steps, min_size=1, max_size=10), snapshots=st.sampled_from(sorted(SNAPSHOTS)))
 def test_the_same_on_sqlite(program, snapshots):
     with tempfile.TemporaryDirectory() as folder:
@@ -225,6 +226,42 @@ async def test_a_snapshot_written_by_another_worker_is_restored_whole():
         await first.catch_up()
     assert (decoded.count, applied.count) == (1, 0)
     assert first.object("Item#2").preview["name"] == "renamed"
+
+
+async def test_a_fault_in_the_catch_up_is_logged_once_and_the_call_restores_whole(caplog):
+    """A catch-up that fails on a session the store holds whole is a bug, not damage: it is logged once
+    with its traceback (not swallowed as a silent slowdown), and the call goes on with a full restore."""
+    store = MemoryStore()
+    first, second = await two_workers(store)
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise KeyError("a fault in applying changes")
+
+    with mock.patch.object(_keeper, "apply_changes", broken), caplog.at_level("ERROR", logger="dagtools"):
+        for name in ("once", "twice"):
+            await call(second, "Mutation_rename", id="i1", name=name)
+            result = await call(first, "Query_item", id="i1")  # catches up: the fault, then a full restore
+            assert not result.is_error and first.object("Item#2").preview["name"] == name
+    faults = [r for r in caplog.records if "fault in dagtools" in r.getMessage()]
+    assert len(faults) == 1, caplog.text  # the same fault twice: said once
+    assert faults[0].exc_info is not None and "a fault in applying changes" in caplog.text
+
+
+async def test_a_damaged_change_in_the_store_is_not_taken_for_a_fault():
+    """What a damaged stored session raises is the store's problem: the catch-up leaves it to the full
+    restore, which says the session is damaged and what to do, and nothing is logged as a fault."""
+    store = MemoryStore()
+    first, second = await two_workers(store)
+    await call(second, "Mutation_rename", id="i1", name="renamed")
+    store._logs["k"][-1] = b'{"objects": 7}'  # a change of the wrong shape
+    with mock.patch.object(_keeper, "_catch_up_failed") as reported:
+        try:
+            await first.catch_up()
+        except Exception as error:
+            assert "could not be read" in str(error) and "delete it from the store" in str(error)
+        else:
+            raise AssertionError("a damaged stored session was read without a word")
+    assert not reported.called
 
 
 def place(n: int) -> Handle:

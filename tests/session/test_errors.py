@@ -156,3 +156,9 @@ async def test_the_session_still_works_after_errors(session):
     await check(session, "Potato_peel", {"Potato": "Potato#9"}, "There is no object")
     result = await call(session, "Potato_peel")
     assert result.value == {"result": "Potato#3"}
+
+
+async def test_save_in_a_session_without_outputs_says_none_were_asked_for():
+    bare = await kitchen_session(outputs=None)
+    said = await check(bare, "save", {"fries": "Potato#1"}, "no outputs were asked for", "answer in plain text", "--output NAME:TYPE")
+    assert "There is no tool save" not in said

@@ -192,7 +192,7 @@ async def test_a_closed_session_refuses_every_use_and_keeps_what_it_holds():
 async def test_executors_stores_and_models_close_under_async_with(tmp_path, kitchen_url):
     from dagtools import FunctionModel, HttpExecutor, NoServerError, ScriptedModel
     from dagtools.executors._base import SchemaOnlyExecutor
-    from dagtools.stores._store import open_store
+    from dagtools.stores._open import open_store
 
     async with HttpExecutor(kitchen_url) as http:
         answer = await http.execute("{ potato { variety } }")

@@ -13,7 +13,8 @@ import anyio
 import pytest
 
 from dagtools import ConfigError, DagtoolsError
-from dagtools.stores._store import open_store
+from dagtools.stores._open import open_store
+from dagtools.stores._redis import REPLICA_WAIT_MS
 from tests.kitchen import call, kitchen_session
 from tests.stores.test_store import redis_cluster  # noqa: F401
 
@@ -80,35 +81,42 @@ async def test_a_save_waits_for_its_replica_and_says_when_one_does_not_confirm(r
         assert "replica" not in caplog.text  # its one replica confirmed
     finally:
         await store.aclose()
-    store = open_store(redis_cluster.url + "?replicas=2")  # more than the cluster has: acknowledged after the wait, and said
+    store = open_store(redis_cluster.url + "?replicas=2")  # more than the cluster has: said, and not waited for
     try:
         with caplog.at_level(logging.WARNING, logger="dagtools"):
-            started = time.monotonic()
-            assert await store.save("unconfirmed", b"{}", version=0) == 1
-            took = time.monotonic() - started
-        assert "without 2 replica(s) confirming them" in caplog.text and took < 2, took
+            took = []
+            for version in range(5):  # the first also reads the cluster's slots: the fastest of them says
+                started = time.monotonic()
+                assert await store.save("unconfirmed", b"{}", version=version) == version + 1
+                took.append(time.monotonic() - started)
+        assert "has 1 replica(s), fewer than the 2 a save waits for" in caplog.text and min(took) < REPLICA_WAIT_MS / 1000, took
         assert (await store.load("unconfirmed")) is not None
     finally:
         await store.aclose()
 
 
-async def test_a_primary_killed_under_load_loses_no_acknowledged_object():
-    """Sessions make calls without pause; one primary is SIGKILLed. Its replica takes over: calls on its
-    sessions wait (the client library retries) or fail with a message, each within seconds, for a window
-    of a few seconds; the other primaries' sessions go on untouched; then every session goes on, and every
-    object a call returned is in its session when read back afterwards."""
-    from tests.redis_cluster import RedisCluster, Unavailable
+async def test_a_primary_killed_under_load_loses_no_acknowledged_object(caplog):
+    """20 sessions make calls without pause; one primary is SIGKILLed. Its replica takes over: calls on its
+    sessions wait for the failover (the store sends them again on the new slot map) or fail with a message,
+    none longer than `cluster-node-timeout` plus 2 s; its sessions save again within that time (no lease
+    left by a failed call holds them up); the other primaries' sessions never fail; the promoted replica,
+    which has no replica of its own, is said once in the log and not waited on; and every object a call
+    returned is in its session when read back afterwards."""
+    from tests.redis_cluster import NODE_TIMEOUT_MS, RedisCluster, Unavailable
 
     try:
         cluster = RedisCluster()  # its own: this test leaves it one primary short
     except Unavailable as why:
         pytest.skip(f"no Redis Cluster: {why}")
+    bound = NODE_TIMEOUT_MS / 1000 + 2
     url = cluster.url
-    keys = [f"load-{n}" for n in range(18)]
+    store = open_store(url)  # one for all the sessions, as in a worker
+    keys = [f"load-{n}" for n in range(20)]
     acknowledged: dict[str, dict[str, str]] = {key: {} for key in keys}
     calls: list[tuple[float, float, str, str]] = []  # (started, ended: since the kill, or -1 before it; key; error message)
     killed_at = 0.0
     served: set[str] = set()  # the sessions the killed primary served
+    promoted: list[float] = []  # when Redis promoted the replica, in seconds after the kill
     opened: list[str] = []
     run_until = time.monotonic() + 60
 
@@ -116,7 +124,7 @@ async def test_a_primary_killed_under_load_loses_no_acknowledged_object():
         return moment - killed_at if killed_at else -1.0
 
     async def work(key: str) -> None:
-        async with await kitchen_session(store=url, key=key) as session:
+        async with await kitchen_session(store=store, key=key) as session:
             await call(session, "selectTools", tools=["Query_potato"])
             opened.append(key)
             n = 0
@@ -144,13 +152,15 @@ async def test_a_primary_killed_under_load_loses_no_acknowledged_object():
         served.update(key for key in keys if cluster.serves(victim, f"dagtools:session:{{{key}}}"))
         cluster.kill(victim)
         killed_at = time.monotonic()
-        run_until = killed_at + 10  # time to fail over, and to go on well after it
+        run_until = killed_at + 8  # time to fail over, and to go on well after it
+        promoted.append(await anyio.to_thread.run_sync(cluster.promoted_after, killed_at))
 
     try:
-        async with anyio.create_task_group() as group:
-            for key in keys:
-                group.start_soon(work, key)
-            group.start_soon(kill_a_primary)
+        with caplog.at_level(logging.INFO, logger="dagtools"):
+            async with anyio.create_task_group() as group:
+                for key in keys:
+                    group.start_soon(work, key)
+                group.start_soon(kill_a_primary)
         cluster.wait_ok(30)  # the replica took over: three primaries serve every slot again
         assert served, "the killed primary served no session: the test proved nothing"
         failures = [c for c in calls if c[3]]
@@ -160,23 +170,71 @@ async def test_a_primary_killed_under_load_loses_no_acknowledged_object():
         for failure in failures:
             assert "The Redis session store at" in failure[3] and "Check that it is running" in failure[3], failure
         longest = max(ended - max(started, 0.0) for started, ended, _, _ in calls if ended >= 0)
-        assert longest < 10, f"a call took {longest:.1f} s across the failover: it should fail or go on, not hang"
         # The window: from the kill to each of its sessions' first call that began after it and was saved.
         resumed_at = {key: min(ended for started, ended, k, message in calls if k == key and started >= 0 and not message) for key in keys}
         window = max(resumed_at[key] for key in served)
+        after = sorted(ended - started for started, ended, key, message in calls if key in served and started > window + 1 and not message)
+        beside = sorted(ended - started for started, ended, key, message in calls if key not in served and started > window + 1)
         print(
-            f"\nkilled a primary serving {len(served)} of {len(keys)} sessions: they saved again {window:.1f} s later; "
-            f"{len(failures)} calls failed meanwhile; the longest call took {longest:.1f} s; errors: {sorted({f[3] for f in failures})}"
+            f"\nkilled a primary serving {len(served)} of {len(keys)} sessions: Redis promoted its replica {promoted[0]:.1f} s later, "
+            f"they saved again {window:.1f} s later; "
+            f"{len(failures)} calls failed meanwhile; the longest call took {longest:.1f} s; once promoted, its replica's "
+            f"calls took {after[len(after) // 2] * 1000:.0f} ms (median; the others' {beside[len(beside) // 2] * 1000:.0f} ms); "
+            f"errors: {sorted({f[3] for f in failures})}"
         )
-        assert window < 10, f"the killed primary's sessions could not save for {window:.1f} s"
+        assert longest < bound, f"a call took {longest:.1f} s across the failover, past cluster-node-timeout + 2 s"
+        # Redis's own election sets when the shard can serve again; under a heavy load it runs late, and then
+        # the bound is how soon after the promotion the sessions work again.
+        assert promoted and window < max(bound, promoted[0] + 1), (
+            f"the killed primary's sessions worked again {window:.1f} s after the kill, its replica promoted {promoted[0]:.1f} s after it"
+        )
         others = max(resumed_at[key] for key in set(keys) - served)
-        assert others < 2, f"the other primaries' sessions were held up for {others:.1f} s"
+        assert others < 1, f"the other primaries' sessions were held up for {others:.1f} s"
+        short = [r.getMessage() for r in caplog.records if "fewer than the 1 a save waits for" in r.getMessage()]
+        assert len(short) == 1, short  # the promoted replica, said once however many batches went to it
+        slower = after[len(after) // 2] - beside[len(beside) // 2]
+        assert slower < 0.05, f"calls on the promoted replica are {slower * 1000:.0f} ms slower: they still wait for a replica"
         assert sum(len(a) for a in acknowledged.values()) > 100
         for key, objects in acknowledged.items():  # read back through a new client, after the failover
             async with await kitchen_session(store=url, key=key) as resumed:
                 for handle, variety in objects.items():
                     assert variety in resumed.object(handle).expression, (key, handle, variety)
     finally:
+        await store.aclose()
+        cluster.stop()
+
+
+async def test_a_cluster_without_replicas_is_said_once_and_its_saves_do_not_wait(caplog):
+    """Three primaries and no replica, with the default of one replica to wait for: each primary is said
+    once in the log, and saves are acknowledged without waiting for a `WAIT` that cannot succeed."""
+    from tests.redis_cluster import RedisCluster, Unavailable
+
+    try:
+        cluster = RedisCluster(replicas=0)
+    except Unavailable as why:
+        pytest.skip(f"no Redis Cluster: {why}")
+    store = open_store(cluster.url)
+    try:
+        with caplog.at_level(logging.WARNING, logger="dagtools"):
+            keys = [f"alone-{n}" for n in range(12)]
+            for key in keys:  # the first save on each primary counts its replicas
+                assert await store.save(key, b"{}", version=0) == 1
+            took = []
+            for version in range(1, 6):
+                for key in keys:
+                    started = time.monotonic()
+                    assert await store.save(key, b"{}", version=version) == version + 1
+                    took.append(time.monotonic() - started)
+        short = [r.getMessage() for r in caplog.records if "fewer than the 1 a save waits for" in r.getMessage()]
+        holders = {port for port in cluster.primaries() for key in keys if cluster.serves(port, f"dagtools:session:{{{key}}}")}
+        assert len(short) == len(holders) == 3, short
+        took.sort()
+        print(f"\nsaves on primaries without a replica: median {took[len(took) // 2] * 1000:.1f} ms, slowest {took[-1] * 1000:.0f} ms")
+        assert took[len(took) // 2] < 0.05, f"saves still wait for a replica that is not there: median {took[len(took) // 2]:.3f} s"
+        for key in keys:
+            assert (await store.load(key)).version == 6
+    finally:
+        await store.aclose()
         cluster.stop()
 
 

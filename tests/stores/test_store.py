@@ -18,8 +18,9 @@ import pytest
 from dagtools import ConfigError, Message
 from dagtools.session._keeper import StateEncoder, decode_state, encode_state
 from dagtools.session._state import SessionState
+from dagtools.stores._open import default_data_dir, open_store
 from dagtools.stores._sqlite import SqliteStore
-from dagtools.stores._store import MemoryStore, StoreConflictError, default_data_dir, open_store
+from dagtools.stores._store import MemoryStore, StoreConflictError
 from tests.kitchen import call, kitchen_session
 from tests.redis_cluster import start_redis_server
 
@@ -633,3 +634,45 @@ async def test_a_batch_takes_at_most_max_batch_jobs_and_the_rest_go_in_the_next(
             group.start_soon(run, work)
     assert results == {work: work * 2 for work in range(count)}  # every job ran once, with its own result
     assert max(sizes) == MAX_BATCH and sum(sizes) == count  # a batch bounds how long the loop is held
+
+
+@pytest.mark.parametrize("lost", ["release", "take"])
+async def test_a_lease_the_store_could_not_be_told_of_is_given_back_once_it_answers(shared_url, lost):
+    """A call whose lease could not be given back (its node down), or whose take may have been done
+    though its answer was lost, gives the lease back as soon as the store answers again: the session's
+    next call, from another holder, waits for that, not for the lease to run out (15 s)."""
+    from dagtools import StoreError
+
+    holder, other = open_store(shared_url), open_store(shared_url)
+    real_release, real_take = holder._release, holder._take
+    failures = {"left": 3}
+
+    async def release(key, token):
+        if failures["left"]:
+            failures["left"] -= 1
+            raise StoreError("The store failed: down. Check that it is running.")
+        await real_release(key, token)
+
+    async def take(key, token, seconds, **options):
+        await real_take(key, token, seconds, **options)  # done in the store, its answer lost
+        raise StoreError("The store failed: the answer was lost. Check that it is running.")
+
+    try:
+        if lost == "release":
+            holder._release = release
+            async with holder.lock("busy"):
+                pass  # the turn ends without a save: its lease is given back at the end, which fails
+        else:
+            holder._take = take
+            with pytest.raises(StoreError, match="answer was lost"):
+                async with holder.lock("busy"):
+                    pass
+        started = time.monotonic()
+        async with other.lock("busy"):
+            waited = time.monotonic() - started
+        assert waited < 2, f"the next call waited {waited:.1f} s for a lease its holder could not give back"
+        if lost == "release":
+            assert failures["left"] == 0  # given back on the fourth try, in the background
+    finally:
+        await holder.aclose()
+        await other.aclose()

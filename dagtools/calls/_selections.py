@@ -1,0 +1,226 @@
+"""What a call reads of each object beyond its preview: what the model asks for (`fields`), what it
+wanted before, a page's items and the objects a row names.
+
+A tool whose field returns objects takes `fields`, a list of field names or dotted paths read for
+every object the call returns, beside its preview:
+
+    Query_jobs(first: 20, fields: ["salary", "remote", "company.name"])
+
+A name reads that field of each object (`salary`) and shows it as a column; a path walks through
+an object field to the fields of what it reaches (`company.name`), and every object reached is
+minted as a handle like any other (`Company#2`), shown in the same page with its own columns, so
+"the open remote job that pays most, with its company" is one call. Each path is checked before
+anything is sent: its fields must exist on the type reached (any member's, for an interface or a
+union), take no required argument, and every step but the last must return objects; values still
+travel as variables (the paths name fields, never values). At most MAX_PATHS paths of at most
+MAX_DEPTH steps. A field named once stays a column of its type for the rest of the session (`Wanted`), and so does
+one the model read with its own tool (`Job_salary`): later reads of that type read it too.
+
+Some paths every read takes, whatever was asked (`read_paths`): a page type that is no Relay
+connection (`{items, total, hasMore}`) reads its items, since they are its point; and a type's
+references to named objects (`references`: a book's author, a person's homeworld) are read as
+their handles and names, so a page says what each row points to without a call a row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from difflib import get_close_matches
+from typing import TYPE_CHECKING, Any
+
+from graphql import (
+    GraphQLInterfaceType,
+    GraphQLObjectType,
+    Undefined,
+    get_named_type,
+    is_abstract_type,
+    is_composite_type,
+    is_non_null_type,
+)
+
+from .._errors import ToolCallError
+from ..catalogue._catalogue import is_list
+from ..catalogue._preview_fields import ID_LIKE, field_rank
+from ..catalogue._tool import FIELDS, fields_parameter
+from ._connections import connection_of, page_items
+
+if TYPE_CHECKING:
+    from ..catalogue._catalogue import Catalogue
+
+__all__ = [
+    "FIELDS",
+    "MAX_DEPTH",
+    "MAX_PATHS",
+    "REFERENCES",
+    "Wanted",
+    "check_paths",
+    "fields_parameter",
+    "heads",
+    "read_paths",
+    "references",
+]
+
+#: Paths one call may name, and steps in one path.
+MAX_PATHS = 12
+MAX_DEPTH = 3
+#: Fields of one type a session remembers the model wanted (see `Wanted`).
+WANTED_LIMIT = 32
+#: Objects a read of one type names by a reference (see `references`).
+REFERENCES = 2
+
+
+def _members(catalogue: Catalogue, type_name: str) -> list[Any]:
+    """The types whose fields a path may name at `type_name`: a connection's node type, an
+    abstract type's members (and the interface itself), or the object type."""
+    schema = catalogue.schema
+    shape = catalogue.connection(type_name)
+    if shape is not None:
+        type_name = shape.node_type
+    type_ = schema.get_type(type_name)
+    if type_ is None:
+        return []
+    if is_abstract_type(type_):
+        members: list[Any] = [type_] if isinstance(type_, GraphQLInterfaceType) else []
+        return members + list(schema.get_possible_types(type_))
+    return [type_] if isinstance(type_, GraphQLObjectType) else []
+
+
+def check_paths(catalogue: Catalogue, type_name: str, raw: Any, tool_name: str, parameter: str = FIELDS) -> tuple[str, ...]:
+    """The paths `raw` names, checked against the type a call returns; raises ToolCallError saying
+    what to fix (and changes nothing) for anything the schema does not have."""
+    if raw is None:
+        return ()
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
+        raise ToolCallError(f'{tool_name}\'s {parameter} is a list of field names or paths, such as ["name", "author.name"].')
+    if len(raw) > MAX_PATHS:
+        raise ToolCallError(f"{tool_name}'s {parameter} names {len(raw)} paths; at most {MAX_PATHS} are read in one call.")
+    paths: list[str] = []
+    for path in raw:
+        steps = [s.strip() for s in path.strip().split(".")]
+        if not path.strip() or not all(steps):
+            raise ToolCallError(f'{tool_name}\'s {parameter} has an empty field name in {path!r}; write names such as "author.name".')
+        if len(steps) > MAX_DEPTH:
+            raise ToolCallError(
+                f"{tool_name}'s {parameter} path {path!r} has {len(steps)} steps; at most {MAX_DEPTH} are read in one call."
+            )
+        current = type_name
+        for position, step in enumerate(steps):
+            members = _members(catalogue, current)
+            found = [m.fields[step] for m in members if step in m.fields]
+            if not found:
+                names = sorted({f for m in members for f in m.fields})
+                close = get_close_matches(step, names, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                where = members[0].name if len(members) == 1 else current
+                raise ToolCallError(
+                    f"{tool_name}'s {parameter}: {where} has no field {step!r}{hint}. Its fields: {', '.join(names[:30])}"
+                    + (" and more." if len(names) > 30 else ".")
+                )
+            field = found[0]
+            if any(is_non_null_type(a.type) and a.default_value is Undefined for a in field.args.values()):
+                raise ToolCallError(
+                    f"{tool_name}'s {parameter}: {step} takes arguments, so it cannot be read beside a preview; call its own tool instead."
+                )
+            named = get_named_type(field.type)
+            last = position == len(steps) - 1
+            if not last and not is_composite_type(named):
+                raise ToolCallError(
+                    f"{tool_name}'s {parameter}: {step} in {path!r} is a value, not an object, so nothing can be read past it."
+                )
+            if is_composite_type(named) and catalogue.connection(named.name) is not None:
+                raise ToolCallError(
+                    f"{tool_name}'s {parameter}: {step} is a list read page by page; walk it with its own tool or callChain instead."
+                )
+            current = named.name
+        paths.append(".".join(steps))
+    return tuple(dict.fromkeys(paths))
+
+
+def heads(paths: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Paths grouped by their first field: `("a", "b.c", "b.d")` -> `{"a": (), "b": ("c", "d")}`."""
+    out: dict[str, list[str]] = {}
+    for path in paths:
+        head, _, rest = path.partition(".")
+        out.setdefault(head, [])
+        if rest:
+            out[head].append(rest)
+    return {head: tuple(rest) for head, rest in out.items()}
+
+
+class Wanted:
+    """Per type, the fields the model read on their own or named: they stay columns of that type,
+    and later reads of it read them where no preview does. `on_new` runs when a field is added."""
+
+    def __init__(self, on_new: Callable[[], None] = lambda: None) -> None:
+        self._fields: dict[str, set[str]] = {}
+        self._on_new = on_new
+
+    def wants(self, type_name: str, field: str) -> bool:
+        return field in self._fields.get(type_name, ())
+
+    def want(self, type_name: str, field: str) -> None:
+        fields = self._fields.setdefault(type_name, set())
+        if field not in fields and len(fields) < WANTED_LIMIT:
+            fields.add(field)
+            self._on_new()
+
+    def of(self, type_name: str) -> tuple[str, ...]:
+        return tuple(sorted(self._fields.get(type_name, ())))
+
+
+def read_paths(catalogue: Catalogue, wanted: Wanted, type_name: str, asked: tuple[str, ...]) -> tuple[str, ...]:
+    """The paths a call returning `type_name` reads of each object beside its preview: those the
+    model asked for now, a page's items, the references of a concrete type, and the argument-free
+    values the model read or named before on that type that no preview reads."""
+    connection = connection_of(catalogue, type_name)
+    end = connection.node_type if connection is not None else type_name
+    items = page_items(catalogue, type_name) if connection is None else None
+    if items is not None and not any(p.split(".", 1)[0] == items for p in asked):
+        asked = (*asked, items)
+    taken = {p.split(".", 1)[0] for p in asked}
+    asked = (*asked, *(p for p in references(catalogue, end) if p.split(".", 1)[0] not in taken))
+    schema = catalogue.schema
+    end_type: Any = schema.get_type(end)
+    ends = [end, *(t.name for t in schema.get_possible_types(end_type))] if is_abstract_type(end_type) else [end]
+    before: list[str] = []
+    for name in ends:
+        fields = getattr(schema.get_type(name), "fields", {})
+        preview = set(catalogue.preview_fields(name))
+        for field_name in wanted.of(name):
+            field = fields.get(field_name)
+            if field is not None and field_name not in preview and not field.args and not is_composite_type(get_named_type(field.type)):
+                before.append(field_name)
+    return tuple(dict.fromkeys([*asked, *before]))
+
+
+def references(catalogue: Catalogue, type_name: str) -> tuple[str, ...]:
+    """The paths every read of a `type_name` takes to the objects it names: at most REFERENCES
+    argument-free fields giving one object with identity and a name, each read as its handle and
+    that name (`author.name`). Only for a concrete type: an interface of many members would
+    multiply the document."""
+    cache: dict[str, tuple[str, ...]] = catalogue.derived("references", dict)
+    if type_name not in cache:
+        cache[type_name] = _references(catalogue, type_name)
+    return cache[type_name]
+
+
+def _references(catalogue: Catalogue, type_name: str) -> tuple[str, ...]:
+    type_ = catalogue.schema.get_type(type_name)
+    if not isinstance(type_, GraphQLObjectType) or catalogue.is_root(type_name) or not catalogue.previews:
+        return ()
+    out: list[str] = []
+    for name, field in type_.fields.items():
+        named = get_named_type(field.type)
+        if field.args or field.deprecation_reason is not None or not isinstance(named, GraphQLObjectType) or is_list(field.type):
+            continue
+        if catalogue.identity(named.name) is None or connection_of(catalogue, named.name) is not None or named.name == type_name:
+            continue
+        lead = next(iter(catalogue.preview_fields(named.name)), None)
+        if lead is None or field_rank(catalogue.schema, named.name, lead) >= ID_LIKE:
+            continue  # nothing that names it in words: its handle alone says little
+        out.append(f"{name}.{lead}")
+        if len(out) == REFERENCES:
+            break
+    return tuple(out)

@@ -1,0 +1,159 @@
+"""What a model sees of a page, on servers someone else wrote: graphql-ruby (tests/rb/conference.rb),
+graphene-django (tests/pyservers/jobs_django.py), TypeGraphQL (tests/js/workshops.js) and Pothos on
+Apollo Server (tests/js/orders.js).
+
+- a page is a table: columns named once, rows keyed by ID, a value the same on every row said once,
+  each type of a mixed page with its own columns; what is left out is chosen by the schema and the
+  values (URLs, opaque ids, foreign keys, long texts beside a title), never by a list of names;
+- the objects a row names come as handles with their names on the same page, and `fields` reads more
+  of each object (nested paths minting what they reach), checked before anything is sent; a field the
+  model read once stays a column of its type;
+- an object without identity never answers a value from before a write;
+- a connection's facets and aggregates, and a page type's items, come with the page.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from dagtools.calls._preview_pages import rows_of
+from tests.thirdparty import attempt, call_ok, conference_url, jobs_url, opened, recorded, start_node_server, workshops_url  # noqa: F401
+
+
+@pytest.fixture
+def conference(conference_url: str) -> str:  # noqa: F811
+    httpx.post(conference_url.removesuffix("/graphql") + "/reset", timeout=10).raise_for_status()
+    return conference_url
+
+
+@pytest.fixture(scope="module")
+def orders_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with start_node_server("orders.js", "@pothos/core", tmp_path_factory) as port:
+        yield f"http://127.0.0.1:{port}/graphql"
+
+
+def _table(value: dict[str, Any], key: str = "preview") -> dict[str, Any]:
+    table = value[key]
+    assert all(isinstance(row, list) for k, row in table.items() if "#" in k), table
+    return table
+
+
+async def test_a_talks_page_is_a_table_chosen_by_the_schema_and_the_values(conference: str, opened) -> None:  # noqa: F811
+    session = await opened(conference)
+    page = await call_ok(session, "Query_talks", first=6)
+    table = _table(page)
+    header = table["Talk"]
+    columns = header["columns"]
+    assert {"title", "rating", "startsAt", "track", "durationMinutes"} <= set(columns)  # cheap values stay
+    assert not {"slidesUrl", "speakerId", "abstract", "id"} & set(columns)  # a URL, a foreign key, a long text, an opaque id
+    assert "conferenceId" not in columns  # the same on every row: said once, or left out as opaque
+    for field in ("slidesUrl", "speakerId", "abstract"):
+        assert field in page["note"]
+    # a row is one value per column, and reads back as the talk's fields
+    rows = rows_of(table)
+    assert [rows[i]["title"] for i in page["result"]] == [row[columns.index("title")] for row in (table[i] for i in page["result"])]
+    # columns are named once, not once per row
+    text = json.dumps(page)
+    assert text.count('"rating"') == 1 and text.count('"startsAt"') == 1
+    # the speaker each talk names, as a handle with a name on the same page
+    speakers = {rows[i].get("speakerBySpeakerId") for i in page["result"]} - {None}
+    assert speakers and all(s.startswith("Speaker#") and rows_of(table)[s]["name"] for s in speakers)
+
+
+async def test_a_mixed_feed_gives_each_type_its_own_columns(conference: str, opened) -> None:  # noqa: F811
+    session = await opened(conference)
+    feed = await call_ok(session, "Query_feed", first=6)
+    table = _table(feed)
+    assert "title" in table["Post"]["columns"] and "title" not in table["Comment"]["columns"]
+    assert table["Comment"]["columns"][0] == "body"  # what a comment says leads where nothing else names it
+    comments = [i for i in feed["result"] if i.startswith("Comment#")]
+    assert comments and all(rows_of(table)[i]["body"] for i in comments)
+
+
+async def test_fields_read_more_of_each_object_and_stay_columns(conference: str, recorded) -> None:  # noqa: F811
+    session, executor = await recorded(conference)
+    page = await call_ok(session, "Query_talks", first=3, fields=["abstract", "speakerBySpeakerId.company"])
+    rows = rows_of(page["preview"])
+    assert all(rows[i]["abstract"] for i in page["result"])  # asked for: shown, cut to a preview's length
+    speaker = next(rows[i]["speakerBySpeakerId"] for i in page["result"] if rows[i].get("speakerBySpeakerId"))
+    assert "company" in rows[speaker]
+    # a mistake is answered before anything is sent, and changes nothing
+    sent, held = len(executor.sent), len(session.registry)
+    wrong = await attempt(session, "Query_talks", first=3, fields=["ratng"])
+    assert wrong.is_error and "did you mean 'rating'" in wrong.value["error"]
+    deep = await attempt(session, "Query_talks", first=3, fields=["speakerBySpeakerId.name.first"])
+    assert deep.is_error and "is a value" in deep.value["error"]
+    assert len(executor.sent) == sent and len(session.registry) == held
+    # a field read once with its own tool stays a column of its type
+    await call_ok(session, "Talk_slidesUrl", Talk=page["result"][0])
+    later = await call_ok(session, "Query_talks", first=3)
+    assert "slidesUrl" in later["preview"]["Talk"]["columns"]
+
+
+async def test_a_connection_brings_its_facets_and_aggregates(conference: str, opened) -> None:  # noqa: F811
+    session = await opened(conference)
+    page = await call_ok(session, "Query_talks", first=2, track="DATA")
+    assert page["totalCount"] >= 2 and isinstance(page["averageRating"], float)
+    assert {f["track"] for f in page["facets"]} == {"WEB", "DATA", "OPS"} and all(f["count"] > 0 for f in page["facets"])
+
+
+async def test_a_value_kept_from_before_a_write_is_never_answered_after_it(conference: str, recorded) -> None:  # noqa: F811
+    session, executor = await recorded(conference, mutations=True)
+    schedule = await call_ok(session, "Query_schedule")
+    entry = schedule["result"][0]
+    rows = rows_of(schedule["preview"])
+    room = rows[entry]["room"]
+    sent = len(executor.sent)
+    assert (await call_ok(session, "ScheduleEntry_room", ScheduleEntry=entry))["result"] == room
+    assert len(executor.sent) == sent  # read with the page: no request
+    talk = await call_ok(session, "ScheduleEntry_talk", ScheduleEntry=entry)
+    talk_id = httpx.post(conference, json={"query": "{ schedule { talk { id } } }"}, timeout=10).json()["data"]["schedule"][0]["talk"]["id"]
+    rooms = {e["room"] for e in httpx.post(conference, json={"query": "{ schedule { room } }"}, timeout=10).json()["data"]["schedule"]}
+    other = next(r for r in sorted(rooms) if r != room)
+    moved = await attempt(session, "Mutation_moveTalk", talkId=talk_id, room=other)
+    assert not moved.is_error, moved.value
+    assert talk["result"]
+    after = await attempt(session, "ScheduleEntry_room", ScheduleEntry=entry)
+    assert len(executor.sent) > sent + 2  # asked the API again rather than answering from before the write
+    if not after.is_error:  # the entry at that place is still the one found: its room as it is now
+        assert (
+            after.value["result"]
+            == httpx.post(conference, json={"query": "{ schedule { room } }"}, timeout=10).json()["data"]["schedule"][0]["room"]
+        )
+    else:
+        assert "ScheduleEntry" in after.value["error"]
+
+
+async def test_a_job_board_page_names_each_company_and_keeps_its_numbers(jobs_url: str, opened) -> None:  # noqa: F811
+    session = await opened(jobs_url)
+    page = await call_ok(session, "Query_allJobs", first=5)
+    table = _table(page)
+    rows = rows_of(table)
+    job_type = page["result"][0].split("#")[0]
+    assert {"title", "openings"} <= set(table[job_type]["columns"]) | set(table[job_type].get("same", {}))
+    companies = {rows[i]["company"] for i in page["result"]}
+    assert all(c.startswith("Company#") and rows[c]["name"] for c in companies)
+
+
+async def test_a_booking_shows_the_seats_the_write_changed(workshops_url: str, opened) -> None:  # noqa: F811
+    session = await opened(workshops_url, mutations=True)
+    before = await call_ok(session, "Query_sessions")
+    workshops = {i: r for i, r in rows_of(before["preview"]).items() if i.startswith("Workshop#")}
+    assert all("seatsLeft" in r for r in workshops.values())  # a number users ask about stays a column
+    booked = await attempt(session, "Mutation_book", input={"workshopId": "w2", "attendee": "Ada"})
+    if booked.is_error:
+        pytest.skip(f"the workshops app took other arguments: {booked.value}")
+    assert "seatsLeft" in json.dumps(booked.value)
+
+
+async def test_a_page_type_that_is_no_connection_shows_its_items(orders_url: str, opened) -> None:  # noqa: F811
+    session = await opened(orders_url)
+    page = await call_ok(session, "Query_orders", take=3)
+    assert page["preview"]["total"] >= 3 and len(page["preview"]["items"]) == 3
+    rows = rows_of(page["objects"])
+    assert all(rows[i]["number"] for i in page["preview"]["items"])
