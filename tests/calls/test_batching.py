@@ -42,7 +42,8 @@ async def test_a_turn_of_five_reads_is_one_request(transport: Transport) -> None
     values = [r.value for r in results]
     assert values[0] == {"result": "Carry propagation is slow"}
     assert values[1] == {"result": "CLOSED"}
-    assert values[2]["result"] == "User#1"
+    assert values[2]["result"] == "User#2"  # Grace, met as the compiler's owner when the repositories were read
+    assert session.object("User#2").preview["name"] == "Grace Hopper"
     assert values[3]["preview"] == {"openIssues": 4, "closedIssues": 1, "comments": 3}
     assert values[4]["result"] == ["Issue#4"] and "more" in values[4]
     assert not any(r.is_error for r in results)

@@ -26,6 +26,7 @@ from dagtools.executors._base import SchemaOnlyExecutor
 from dagtools.executors._http import HttpExecutor
 from dagtools.registry._handles import Handle, Step
 from tests.conftest import load_shared, shared_schema_path
+from tests.previews import rows
 from tests.thirdparty import call_ok
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +63,7 @@ async def test_swapi_node_given_a_held_film_selects_the_film_fragment_only(swapi
         unknown = session.object(film).identity
         by_raw_id = await call_ok(session, "Query_node", id=unknown)
     assert again["result"] == film  # the same object, read through its identity
-    assert again["preview"]["title"] == films["preview"][film]["title"] == "The Empire Strikes Back"
+    assert again["preview"]["title"] == rows(films)[film]["title"] == "The Empire Strikes Back"
     document = sent[1]
     assert "node(id: $v0)" in document
     assert _fragments(document) == ["Film"], document
@@ -84,8 +85,8 @@ async def test_media_node_given_a_held_album_selects_the_album_fragment_only(ser
         read_movie = await call_ok(session, "Query_node", nodeId=movie)
         rating = await call_ok(session, "Album_rating", Album=read_album["result"])
     assert read_album["result"] == album and read_movie["result"] == movie
-    assert read_album["preview"]["title"] == media["preview"][album]["title"]
-    assert read_album["preview"]["rating"] == media["preview"][album]["rating"] == rating["result"]
+    assert read_album["preview"]["title"] == rows(media)[album]["title"]
+    assert read_album["preview"]["rating"] == rows(media)[album]["rating"] == rating["result"]
     assert isinstance(read_movie["preview"]["rating"], int)
     assert _fragments(sent[1]) == ["Album"], sent[1]
     assert _fragments(sent[2]) == ["Movie"], sent[2]

@@ -24,6 +24,7 @@ from graphql import (
 
 from dagtools import Session, ToolCall, compile_catalogue
 from tests.catalogue.test_previews import names
+from tests.previews import rows
 from tests.transports import Transport, call, relay_session
 
 # A PostGraphile-shaped API: the global ID field is `nodeId`, the primary key is `id`.
@@ -160,8 +161,8 @@ async def test_a_big_page_keeps_shrunk_previews_and_says_so(transport: Transport
     session, _, _ = library(transport)
     page = await call(session, "Query_books")
     assert page["result"] == [f"Book#{n}" for n in range(1, 31)]
-    assert set(page["preview"]) == set(page["result"])
-    assert page["preview"]["Book#30"]["title"] == "Book number 30"
+    assert set(rows(page)) == set(page["result"])
+    assert rows(page)["Book#30"]["title"] == "Book number 30"
     assert "left out " in page["note"] and names(page["note"], "Book", "summary")
     assert len(json.dumps(page["preview"])) <= session.long_values.budget
     assert session.object("Book#1").preview["summary"].startswith("A long summary.")  # the registry keeps the full preview
@@ -245,7 +246,7 @@ async def test_edge_values_are_shown_with_their_node(transport: Transport) -> No
     session, _, _ = library(transport)
     page = await call(session, "Query_stargazers", first=2)
     assert page["result"] == ["Person#1", "Person#2"]
-    assert page["preview"]["Person#2"] == {"name": "Person 2", "starredAt": "2024-01-02", "id": 2}
+    assert rows(page)["Person#2"] == {"name": "Person 2", "starredAt": "2024-01-02", "id": 2}
     assert page["totalCount"] == 2
     assert "starredAt" not in session.object("Person#2").preview  # the edge's, not the person's
 

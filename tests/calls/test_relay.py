@@ -11,6 +11,7 @@ import pytest
 
 from dagtools import Session, ToolCall, compile_catalogue
 from examples.relay.api import make_schema, schema
+from tests.previews import rows
 from tests.transports import Transport, call, relay_session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +54,8 @@ async def test_document_size_stays_flat_over_a_long_chain(transport: Transport) 
         sizes.append(len(executor.documents[-1]))
     assert len(sizes) == 20
     assert sizes == sizes[:2] * 10  # the 20th document is as long as the second
-    assert len(session.registry) == 2  # the same objects every time: one Repository, one Issue
+    # the same objects every time: one Repository, one Issue, and the repository's owner its page names
+    assert len(session.registry) == 3 and session.object("User#1").preview["name"] == "Ada Lovelace"
 
 
 async def test_types_without_identity_keep_their_chain(transport: Transport) -> None:
@@ -103,7 +105,7 @@ async def test_list_of_objects_gives_a_list_of_ids(transport: Transport) -> None
     session, _, _ = relay_session(transport, relay_ids=False)
     result = await call(session, "Query_repositories")
     assert result["result"] == ["Repository#1", "Repository#2"]
-    assert result["preview"]["Repository#2"]["name"] == "compiler"
+    assert rows(result)["Repository#2"]["name"] == "compiler"
     await call(session, "Repository_issue", Repository="Repository#1", number=1)
     labels = await call(session, "Issue_labels")
     assert labels["result"] == ["Label#1"]
@@ -131,7 +133,7 @@ async def test_connection_pages_are_walked_without_writing_cursors(transport: Tr
     page = await call(session, "Repository_issues", first=2)
     assert page["result"] == ["Issue#1", "Issue#2"]
     assert page["totalCount"] == 5
-    assert page["preview"]["Issue#1"]["title"] == "Carry propagation is slow"
+    assert rows(page)["Issue#1"]["title"] == "Carry propagation is slow"
     assert len(executor.sent) == 2  # the page is one request
     more = page["more"]
     assert more.startswith("For the next page call Repository_issues with ")

@@ -1,11 +1,13 @@
 """Previews sized by what a field tells, on servers someone else wrote (swapi-graphql; the Yoga media
 app in tests/js/app.js) and in process:
 
-- a page of several objects shows names, content, states, counts, dates and short lists, and leaves out
-  long texts, URLs and the records' own bookkeeping times (`created`, `updatedAt`) whatever the room,
-  naming them in the note; a lone object still shows them;
-- a bookkeeping time is known from its name or its description, never from a list of one API's fields,
-  and a date that says something about the thing (`releaseDate`, `publishedAt`) stays;
+- a page of several objects is a table that shows names, content, states, counts, dates and short
+  lists, and leaves out long texts, URLs and the records' own bookkeeping times where the schema's
+  description says so (SWAPI's `created`, `edited`) whatever the room, naming them in the note; a lone
+  object still shows them;
+- a bookkeeping time is known from its description, never from a list of one API's fields; a field only
+  named like one (`updatedAt`) is a time that ranks after the others, and a date that says something
+  about the thing (`releaseDate`, `publishedAt`) stays;
 - short lists of scalars (a form error's messages, an album's tags, a film's producers) are shown,
   a long one cut to its first items and a count of the rest.
 """
@@ -18,9 +20,9 @@ from typing import Any
 from graphql import build_schema
 
 from dagtools import Session, ToolCall, compile_catalogue, open_session
-from dagtools.calls._preview_pages import LIST_COLUMNS
 from dagtools.catalogue._preview_fields import BOOKKEEPING, TIMESTAMP, preview_rank
 from tests.catalogue.test_previews import names
+from tests.previews import columns, rows
 
 
 async def _result(session: Session, name: str, **arguments: Any) -> dict[str, Any]:
@@ -34,13 +36,15 @@ async def test_swapi_film_pages_leave_out_bookkeeping_and_long_texts_a_lone_film
     async with await open_session(swapi_url, cache=False) as session:
         films = await _result(session, "Query_allFilms")
         lone = await _result(session, "Query_film", filmID="1")
-    rows = list(films["preview"].values())
-    assert len(rows) == 6 and len({tuple(r) for r in rows}) == 1 and len(rows[0]) <= LIST_COLUMNS
-    assert all({"title", "director", "releaseDate", "producers"} <= set(r) for r in rows)
-    assert all(not {"created", "edited", "openingCrawl"} & set(r) for r in rows)
+    table = rows(films)
+    assert len(table) == 6 and set(table) == set(films["result"])
+    shown = columns(films, "Film")  # a table: the columns said once for every film
+    assert {"title", "director", "releaseDate", "producers", "episodeID"} <= set(shown)  # every cheap column stays
+    assert all(set(r) == set(shown) for r in table.values())
+    assert not {"created", "edited", "openingCrawl"} & set(shown)  # described as bookkeeping; a long text
     for field in ("openingCrawl", "created", "edited"):
         assert names(films["note"], "Film", field), films["note"]
-    first = films["preview"]["Film#1"]
+    first = table["Film#1"]
     assert first["title"] == "A New Hope" and first["producers"] == ["Gary Kurtz", "Rick McCallum"]
     shown = list(lone["preview"])
     assert {"created", "edited", "openingCrawl"} <= set(shown)  # alone, it shows every short scalar read
@@ -48,16 +52,21 @@ async def test_swapi_film_pages_leave_out_bookkeeping_and_long_texts_a_lone_film
     assert len(json.dumps(films, ensure_ascii=False)) < 1400  # 2,152 bytes when every short scalar filled the room
 
 
-async def test_media_article_pages_keep_the_publication_date_and_leave_the_update_time(media_url: str) -> None:
+async def test_media_article_pages_keep_the_publication_date_and_the_update_time_after_it(media_url: str) -> None:
     async with await open_session(media_url, cache=False) as session:
         page = await _result(session, "Query_articles")
         article = await _result(session, "Query_articleById", id=3)
-    rows = list(page["preview"].values())
-    assert len(rows) == 40 and all(r["title"].startswith("Article number") for r in rows)
-    assert all("updatedAt" not in r and "body" not in r for r in rows)
+    table = rows(page)
+    assert len(table) == 40 and all(r["title"].startswith("Article number") for r in table.values())
+    assert all("body" not in r for r in table.values()) and names(page["note"], "Article", "body")
     order = session.catalogue.preview_fields("Article")
     assert order.index("publishedAt") < order.index("updatedAt")  # when it was published tells; when edited, least
-    assert names(page["note"], "Article", "updatedAt") and names(page["note"], "Article", "body")
+    shown = columns(page, "Article")
+    # a bookkeeping name only orders the time last (nothing in its description says bookkeeping): on a page
+    # of 40 the room goes to what names each article first, and both times are named for their tool
+    assert shown[0] == "title" and names(page["note"], "Article", "publishedAt") and names(page["note"], "Article", "updatedAt")
+    alone = list(article["preview"])
+    assert alone.index("publishedAt") < alone.index("updatedAt")
     assert "updatedAt" in article["preview"] and article["preview"]["body"].endswith("…")
 
 
@@ -66,13 +75,15 @@ async def test_media_album_tags_are_in_its_preview_alone_and_on_a_page(media_url
         album = await _result(session, "Query_albumById", id=2)
         media = await _result(session, "Query_media")
     assert album["preview"]["tags"] == ["live", "vol 2"]
-    albums = {k: v for k, v in media["preview"].items() if k.startswith("Album#")}
+    albums = {k: v for k, v in rows(media).items() if k.startswith("Album#")}
     assert albums and all(isinstance(p["tags"], list) and p["tags"][0] == "live" for p in albums.values())
 
 
 def test_bookkeeping_is_told_by_name_or_description_and_dates_that_tell_stay() -> None:
     for name in ("createdAt", "updated_at", "lastModified", "editedOn", "archivedAt", "creationDate", "created"):
-        assert preview_rank(name, "String")[0] == BOOKKEEPING, name
+        # named like bookkeeping: a time all the same (a review's `createdAt` is when it was written), last of them
+        assert preview_rank(name, "String") == (TIMESTAMP, 1), name
+        assert preview_rank(name, "String") > preview_rank("publishedAt", "String")
     stamp = "The moment this record was last changed, as an ISO 8601 string."
     assert preview_rank("stamp", "String", description=stamp)[0] == BOOKKEEPING
     for name, text in (("releaseDate", "The date of film release at original creator country."), ("dueDate", ""), ("publishedAt", "")):

@@ -15,6 +15,7 @@ from graphql import GraphQLSchema, build_schema
 
 from dagtools import Session, ToolCall, open_session
 from dagtools.calls._preview_pages import CUT
+from tests.previews import columns, rows
 
 SDL = """
 scalar DateTime
@@ -82,10 +83,10 @@ async def test_names_lead_then_short_scalars_then_long_texts() -> None:
     shown = list(article["preview"])
     assert shown[:2] == ["title", "id"]  # what names it, then its id
     assert shown.index("state") < shown.index("wordCount")  # telling scalars before the rest
-    late = [f for f in shown if f in ("createdAt", "editedOn", "homepage", "source")]
-    assert late and shown[-len(late) - 1 : -1] == late  # links and bookkeeping times close the short scalars
-    assert late.index("homepage") < late.index("createdAt")  # when the record was made tells least
-    assert shown[-1] == "body"  # the long text, cut, comes after every short scalar
+    times = [f for f in shown if f in ("createdAt", "editedOn")]  # named like bookkeeping: times all the same
+    assert times and shown[shown.index("body") - len(times) : shown.index("body")] == times  # they close the short scalars
+    assert shown.index("wordCount") < shown.index("createdAt")  # when the record was made tells least of them
+    assert shown[-2:] == ["homepage", "source"]  # the long text, cut, after every short scalar; links last
     assert set(shown) == set(_article(7)) and "note" in article and "left out" not in article["note"]  # alone: all of it
 
 
@@ -106,24 +107,28 @@ async def test_a_page_of_25_objects_fits_the_result_budget_as_one_table() -> Non
     assert page["result"] == [f"Article#{n}" for n in range(1, 26)] and "truncated" not in page
     assert "Previews shortened" not in page.get("note", "")
     assert len(json.dumps(page, ensure_ascii=False)) <= budget
-    columns = {tuple(p) for p in page["preview"].values()}
-    assert len(columns) == 1  # every article shows the same fields, in the same order
-    (shown,) = columns
-    assert shown == ("title", "id", "state", "wordCount")  # a list page: no long text, link or bookkeeping time
-    assert [p["title"] for p in page["preview"].values()] == [f"Article {n}" for n in range(1, 26)]
-    assert "left out " in page["note"] and names(page["note"], "Article", "body") and names(page["note"], "Article", "createdAt")
+    assert set(page["preview"]) == {"Article", *page["result"]}  # one table: its columns said once, a row an article
+    header = page["preview"]["Article"]
+    assert header["columns"] == ["title", "id", "wordCount", "createdAt"]  # no long text or link; cheap columns stay
+    assert header["same"] == {"state": "PUBLISHED", "editedOn": "2024-02-01"}  # the same on every row: said once
+    table = rows(page)
+    assert all(set(r) == {*header["columns"], *header["same"]} for r in table.values())
+    assert [table[i]["title"] for i in page["result"]] == [f"Article {n}" for n in range(1, 26)]
+    assert "left out " in page["note"] and all(names(page["note"], "Article", f) for f in ("body", "homepage", "source"))
 
 
 async def test_swapi_films_show_the_same_fields_titles_first(swapi_url: str) -> None:
     async with await open_session(swapi_url, cache=False) as session:
         films = await _result(session, "Query_allFilms")
         budget = session.long_values.budget
-    titles = [p["title"] for p in films["preview"].values()]
+    table = rows(films)
+    titles = [table[i]["title"] for i in films["result"]]
     assert len(titles) == 6 and "A New Hope" in titles and "Revenge of the Sith" in titles
-    assert len({tuple(p) for p in films["preview"].values()}) == 1  # one table: the same fields for each film
-    assert all(list(p)[0] == "title" and "id" not in p for p in films["preview"].values())  # the opaque Relay id stays out
-    assert all("director" in p and "releaseDate" in p for p in films["preview"].values())  # what tells films apart
-    assert all(not {"openingCrawl", "created", "edited"} & set(p) for p in films["preview"].values())  # what does not
+    assert set(films["preview"]) == {"Film", *films["result"]}  # one table: the same fields for each film
+    shown = columns(films, "Film")
+    assert shown[0] == "title" and "id" not in shown  # the opaque Relay id stays out
+    assert "director" in shown and "releaseDate" in shown  # what tells films apart
+    assert not {"openingCrawl", "created", "edited"} & set(shown)  # what does not
     assert names(films["note"], "Film", "openingCrawl") and names(films["note"], "Film", "created")
     size = len(json.dumps(films, ensure_ascii=False))
     print(f"SWAPI Query_allFilms: {size} characters")
@@ -162,4 +167,5 @@ def test_foreign_keys_a_tool_reaches_and_row_numbers_rank_last_other_keys_stay_w
       type Query { review: Review }
     """)
     fields = compile_catalogue(schema).preview_fields("Review")
-    assert fields == ("bookId", "personID", "text", "rating", "createdAt", "databaseId", "authorId")  # no `book` field: a key
+    # no `book` field: a key; an author without identity is a small value, read whole
+    assert fields == ("bookId", "personID", "text", "author", "rating", "createdAt", "databaseId", "authorId")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.command import dagtools
+from tests.previews import rows
 from tests.servers import free_port, wait_for_port
 
 PACKAGE = "json-graphql-server@3.3.2"
@@ -36,8 +37,9 @@ SCRIPT = {
     "calls": [
         {"tool": "selectTools", "arguments": {"tools": ["Query_allPosts", "Post_User", "User_name", "Post_Comments"]}, "expect": "ok"},
         {"tool": "Query_allPosts", "arguments": {}, "expect": {"result": ["Post#1", "Post#2"]}},
-        {"tool": "Post_User", "arguments": {"Post": "Post#2"}, "expect": {"result": "User#1"}},
-        {"tool": "User_name", "arguments": {"User": "User#1"}, "expect": {"result": "Jane Doe"}},
+        # the posts page names each post's user (John, then Jane), so Jane, post 2's, is User#2
+        {"tool": "Post_User", "arguments": {"Post": "Post#2"}, "expect": {"result": "User#2"}},
+        {"tool": "User_name", "arguments": {"User": "User#2"}, "expect": {"result": "Jane Doe"}},
         {"tool": "Post_Comments", "arguments": {"Post": "Post#1"}, "expect": {"result": ["Comment#1", "Comment#2"]}},
         {"tool": "Query_allPosts", "arguments": {"page": "one"}, "expect_error": "page"},
     ],
@@ -108,7 +110,9 @@ def test_a_script_of_calls(json_graphql_server: str, tmp_path: Path) -> None:
     done = dagtools("call", json_graphql_server, str(script), "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
-    assert lines[1]["result"]["preview"]["Post#1"] == {"title": "Lorem Ipsum", "id": "1", "user_id": "123", "views": 254}
+    page = rows(lines[1]["result"])  # the foreign key `user_id` gives way to the user's handle and name
+    assert page["Post#1"] == {"title": "Lorem Ipsum", "User": "User#1", "id": "1", "views": 254}
+    assert page["User#1"]["name"] == "John Doe" and page["User#2"]["name"] == "Jane Doe"
     assert lines[2]["result"]["preview"] == {"name": "Jane Doe", "id": "456"}
     assert lines[-2]["is_error"] is True
     assert lines[-1] == {"outputs": {}}

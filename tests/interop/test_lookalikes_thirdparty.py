@@ -25,6 +25,7 @@ import pytest
 
 from dagtools import Session
 from dagtools.session._state import SessionState
+from tests.previews import rows
 from tests.thirdparty import Open, _version, attempt, start_node_server
 
 VERSIONS = {
@@ -109,7 +110,7 @@ async def test_eight_stock_levels_are_eight_ids_each_with_its_own_product(wareho
     stock = await call(session, "Warehouse_stock")
     levels = stock["result"]
     assert len(levels) == 8 and len(set(levels)) == 8, stock
-    assert [stock["preview"][level]["quantity"] for level in levels] == [q for _, q, _ in W1]
+    assert [rows(stock)[level]["quantity"] for level in levels] == [q for _, q, _ in W1]
     for level, (sku, _, _) in zip(levels, W1, strict=True):
         assert await product_sku(session, level) == sku
     # The same list read again: the same places with the same values, the same IDs.

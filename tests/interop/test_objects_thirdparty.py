@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 from tests.catalogue.test_previews import names
+from tests.previews import columns, rows
 from tests.thirdparty import Open, attempt, call_ok
 
 call = call_ok
@@ -34,9 +35,11 @@ async def test_media_page_of_forty_articles_keeps_their_titles(media_url: str, o
     session = await opened(media_url)
     page = await call(session, "Query_articles")
     assert len(page["result"]) == 40
-    assert page["preview"]["Article#40"]["title"] == "Article number 1 about the library"
-    assert all("title" in preview for preview in page["preview"].values())
-    assert len({tuple(preview) for preview in page["preview"].values()}) == 1  # the same fields for every article
+    table = rows(page)
+    assert table["Article#40"]["title"] == "Article number 1 about the library"
+    assert set(table) == set(page["result"]) and all("title" in preview for preview in table.values())
+    assert set(page["preview"]) == {"Article", *page["result"]}  # one header: the same fields for every article
+    assert all(set(preview) == set(columns(page, "Article")) for preview in table.values())
     assert "left out " in page["note"] and names(page["note"], "Article", "body")
 
 
@@ -95,5 +98,5 @@ async def test_swapi_offers_no_connection_tools(swapi_url: str, opened: Open) ->
     names = session.catalogue.names()
     assert not [n for n in names if n.split("_")[0].endswith(("Connection", "Edge")) or n.startswith("PageInfo_")]
     films = await call(session, "Query_allFilms", first=2)
-    assert films["result"] == ["Film#1", "Film#2"] and films["preview"]["Film#1"]["title"] == "A New Hope"
+    assert films["result"] == ["Film#1", "Film#2"] and rows(films)["Film#1"]["title"] == "A New Hope"
     assert await call(session, "Film_director", Film="Film#1") == {"result": "George Lucas"}

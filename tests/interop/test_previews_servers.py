@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from dagtools import Session, ToolCall, open_session
-from dagtools.calls._preview_pages import CUT, LIST_COLUMNS
+from dagtools.calls._preview_pages import CUT
 from tests.catalogue.test_previews import names
+from tests.previews import columns, row, rows
 from tests.pyservers.books import BOOKS, app
 from tests.servers import serve_asgi
 from tests.thirdparty import SERVER_VERSIONS, media_url  # noqa: F401 - fixture
@@ -49,7 +50,7 @@ def _short(value: Any) -> bool:
 async def test_a_search_that_finds_one_book_shows_every_short_scalar_it_read(books: Session) -> None:
     found = await call(books, "Query_search", text="Dune")
     assert found["result"] == ["Book#1"]
-    preview = found["preview"]["Book#1"]
+    preview = row(found, "Book#1")
     read = books.object("Book#1").preview
     assert "averageRating" in read and preview["averageRating"] == 3.29  # the computed column, read and shown
     assert {f for f, v in read.items() if _short(v)} <= set(preview)  # every short scalar it read
@@ -60,20 +61,26 @@ async def test_a_search_that_finds_one_book_shows_every_short_scalar_it_read(boo
 @pytest.mark.parametrize(("text", "count"), [("Dune", 1), ("Foundation", 5), ("", 25)])
 async def test_every_book_on_a_page_shows_the_same_fields(books: Session, text: str, count: int) -> None:
     page = await call(books, "Query_search", text=text)
-    assert len(page["result"]) == count and set(page["preview"]) == set(page["result"])
+    table = rows(page)
+    assert len(page["result"]) == count and {i for i in table if i.startswith("Book#")} == set(page["result"])
     assert len(json.dumps(page, ensure_ascii=False)) <= books.long_values.budget
-    columns = {tuple(p) for p in page["preview"].values()}
-    assert len(columns) == 1, columns  # a table: the same columns in the same order for every book
-    (shown,) = columns
-    assert shown[:2] == ("title", "id")
+    header = page["preview"]["Book"]["columns"]  # a table: the columns said once for every book
+    assert [c for c in header if c != "author"][:2] == ["title", "id"]  # what names a book first, beside its author's handle
+    shown = columns(page, "Book")
+    assert all(set(table[i]) == set(shown) for i in page["result"])
+    assert "authorId" not in shown  # a foreign key: its object is the `author` handle on the same page
     read = set(books.catalogue.preview_fields("Book"))
     left = read - set(shown)
+    authors = {table[i]["author"] for i in page["result"]}  # the reference, as a handle on the same page
+    assert all(table[a]["name"] for a in authors), table
     if count == 1:
         assert not {f for f in left if f != "summary"}  # a lone book shows every short scalar
     else:  # a list page: what tells the books apart; the row number and the long text never
-        assert len(shown) <= LIST_COLUMNS and "databaseId" in left and "summary" in left
+        assert {"databaseId", "summary"} <= left
+        if count == 5:  # cheap columns stay while there is room, more than five of them
+            assert {"year", "pages", "genre", "language", "ratingsCount", "isbn"} <= set(shown), shown
         assert all(names(page["note"], "Book", f) for f in left)  # each named with the tool that reads it
-    titles = [p["title"] for p in page["preview"].values()]
+    titles = [table[i]["title"] for i in page["result"]]
     assert titles == [b["title"] for b in BOOKS if text.lower() in b["title"].lower()]
 
 
@@ -81,11 +88,11 @@ async def test_a_thread_of_comments_shows_what_each_says_before_its_surrogate_nu
     await call(books, "Query_book", id="1")
     thread = await call(books, "Book_comments", Book="Book#1")
     assert len(thread["result"]) == 7
-    for comment_id, preview in thread["preview"].items():
-        shown = list(preview)
-        assert "body" in shown, comment_id
-        assert all(shown.index("body") < shown.index(f) for f in ("databaseId", "fullDatabaseId", "authorId") if f in shown)
-    bodies = [p["body"] for p in thread["preview"].values()]
+    shown = columns(thread, "Comment")
+    assert "body" in shown
+    assert all(shown.index("body") < shown.index(f) for f in ("databaseId", "fullDatabaseId", "authorId") if f in shown)
+    table = rows(thread)
+    bodies = [table[i]["body"] for i in thread["result"]]
     whole = [b for b in bodies if not b.endswith("…")]
     assert len(whole) == 4 and "Too long for me." in whole  # short bodies are read with no further call
     assert names(thread["note"], "Comment", "body")
@@ -100,8 +107,8 @@ async def test_media_articles_page_of_40_is_one_table_with_titles(media_url: str
         alone = await call(session, "Query_articleById", id=3)
         budget = session.long_values.budget
     assert len(page["result"]) == 40 and len(json.dumps(page, ensure_ascii=False)) <= budget
-    assert len({tuple(p) for p in page["preview"].values()}) == 1
-    assert page["preview"]["Article#40"]["title"] == "Article number 1 about the library"
+    assert set(page["preview"]) == {"Article", *page["result"]}  # one table: one header, a row per article
+    assert rows(page)["Article#40"]["title"] == "Article number 1 about the library"
     assert names(page["note"], "Article", "body")
     shown = alone["preview"]
     assert {"title", "id", "publishedAt", "updatedAt"} <= set(shown) and "nodeId" not in shown  # a lone article: every short scalar

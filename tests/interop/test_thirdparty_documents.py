@@ -17,6 +17,7 @@ from graphql import build_schema
 from dagtools import DagtoolsError, Session, compile_catalogue, open_session
 from dagtools.calls._documents import QueryBuilder
 from dagtools.registry._handles import Step
+from tests.previews import rows
 from tests.thirdparty import call_ok
 
 
@@ -37,7 +38,7 @@ async def test_a_union_whose_members_disagree_on_a_field_type_previews_each_unde
         found = await call_ok(session, "Query_search", text="m")
     finally:
         await session.executor.aclose()
-    previews = found["preview"]
+    previews = rows(found)
     movie = next(p for i, p in previews.items() if i.startswith("Movie#"))
     album = next(p for i, p in previews.items() if p.get("title") == "Album 2")
     assert isinstance(movie["rating"], int)
@@ -54,7 +55,7 @@ async def test_an_interface_list_and_a_node_lookup_read_both_ratings(media_url: 
     finally:
         await session.executor.aclose()
     assert len(media["result"]) == 16
-    assert {type(p["rating"]) for p in media["preview"].values()} == {int, float}
+    assert {type(p["rating"]) for p in rows(media).values()} == {int, float}
     assert node["result"].startswith("Album#")
     assert node["preview"]["rating"] == 4.0
     assert rating == {"result": 4.0}

@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 from dagtools import Session, open_session
+from tests.previews import rows
 from tests.recording import RecordingExecutor
 from tests.thirdparty import Recorded, attempt, jobs_url, workshops_url  # noqa: F401 - fixtures
 from tests.thirdparty import call_ok as call
@@ -57,12 +58,12 @@ async def test_a_booking_shows_the_held_workshop_as_its_handle_and_the_handle_re
     assert session.catalogue.identity("Workshop") is not None, "session(id:): Session is the lookup of a Workshop"
     listed = await call(session, "Query_sessions")
     first = listed["result"][0]
-    assert first == "Workshop#1" and listed["preview"][first]["seatsLeft"] == 1
+    assert first == "Workshop#1" and rows(listed)[first]["seatsLeft"] == 1
     assert (await call(session, "Workshop_seatsLeft", Workshop=first))["result"] == 1
 
     booked = await call(session, "Mutation_book", input={"workshopId": "w1", "attendee": "Ada"})
     assert booked["preview"]["booking"]["workshop"] == first, booked  # the handle, not an inline copy
-    assert booked["objects"][first]["seatsLeft"] == 0, booked
+    assert rows(booked, "objects")[first]["seatsLeft"] == 0, booked
 
     before = where(executor)
     assert (await call(session, "Workshop_seatsLeft", Workshop=first))["result"] == 0
@@ -78,10 +79,10 @@ async def test_a_list_a_write_returns_shows_held_workshops_with_their_new_seats(
     session, _ = await opened(workshops_url)
     listed = await call(session, "Query_sessions")
     second = listed["result"][1]
-    seats = listed["preview"][second]["seatsLeft"]
+    seats = rows(listed)[second]["seatsLeft"]
     booked = await call(session, "Mutation_bookMany", workshopIds=["w2", "w2"], attendee="Cy")
     assert booked["result"] == [second, second]
-    assert booked["preview"][second]["seatsLeft"] == seats - 2
+    assert rows(booked)[second]["seatsLeft"] == seats - 2
     assert (await call(session, "Workshop_seatsLeft", Workshop=second))["result"] == seats - 2
 
 
@@ -89,14 +90,14 @@ async def test_an_older_payload_never_lends_its_copy_back_to_the_handle(opened: 
     session, _ = await opened(workshops_url)
     listed = await call(session, "Query_sessions")
     second = listed["result"][1]
-    seats = listed["preview"][second]["seatsLeft"]
+    seats = rows(listed)[second]["seatsLeft"]
     earlier = await call(session, "Mutation_book", input={"workshopId": "w2", "attendee": "Di"})
     later = await call(session, "Mutation_book", input={"workshopId": "w2", "attendee": "Ed"})
-    assert earlier["objects"][second]["seatsLeft"] == seats - 1 and later["objects"][second]["seatsLeft"] == seats - 2
+    assert rows(earlier, "objects")[second]["seatsLeft"] == seats - 1 and rows(later, "objects")[second]["seatsLeft"] == seats - 2
 
     booking = await call(session, "BookingPayload_booking", BookingPayload=earlier["result"])
     assert booking["preview"]["workshop"] == second
-    assert booking["objects"][second]["seatsLeft"] == seats - 2, "the held workshop's values are the latest write's"
+    assert rows(booking, "objects")[second]["seatsLeft"] == seats - 2, "the held workshop's values are the latest write's"
     workshop = await call(session, "Booking_workshop", Booking=booking["result"])
     assert workshop["result"] == second and workshop["preview"]["seatsLeft"] == seats - 2, workshop
     assert (await call(session, "Workshop_seatsLeft", Workshop=second))["result"] == seats - 2
@@ -107,9 +108,9 @@ async def test_a_reservation_shows_the_room_held_through_the_union_lookup(opened
     assert session.catalogue.identity("Room") is not None, "bookable(id:): Bookable is the lookup of a Room"
     rooms = await call(session, "Query_rooms")
     atlas = rooms["result"][0]
-    assert rooms["preview"][atlas]["reservedBy"] is None
+    assert rows(rooms)[atlas]["reservedBy"] is None
     reserved = await call(session, "Mutation_reserveRoom", roomId="r1", by="Fay")
-    assert reserved["preview"]["room"] == atlas and reserved["objects"][atlas]["reservedBy"] == "Fay", reserved
+    assert reserved["preview"]["room"] == atlas and rows(reserved, "objects")[atlas]["reservedBy"] == "Fay", reserved
     assert (await call(session, "Room_reservedBy", Room=atlas))["result"] == "Fay"
     assert "bookable(" in executor.documents[-1]
 
@@ -121,9 +122,7 @@ async def test_an_edit_refreshes_a_comment_held_through_a_list_with_no_lookup(op
     comments = await call(session, "Workshop_comments", Workshop=listed["result"][1])
     comment = comments["result"][-1]
     assert (await call(session, "Comment_text", Comment=comment))["result"] == "Bring a laptop?"
-    edited = await call(
-        session, "Mutation_editComment", input={"commentId": comments["preview"][comment]["id"], "text": "Laptops provided."}
-    )
+    edited = await call(session, "Mutation_editComment", input={"commentId": rows(comments)[comment]["id"], "text": "Laptops provided."})
     assert edited["preview"]["comment"] == comment, edited
     assert (await call(session, "Comment_text", Comment=comment))["result"] == "Laptops provided."
 
@@ -136,7 +135,7 @@ async def test_a_hosts_write_operation_names_the_held_workshop_and_replaces_its_
         session.select(["Query_sessions", "Workshop_seatsLeft"])
         listed = await call(session, "Query_sessions")
         second = listed["result"][1]
-        seats = listed["preview"][second]["seatsLeft"]
+        seats = rows(listed)[second]["seatsLeft"]
         booked = await call(session, "BookSeat", input={"workshopId": "w2", "attendee": "Ivy"})
         assert booked["result"]["book"]["booking"]["workshop"] == {"object": second, "seatsLeft": seats - 1}, booked
         entry = session.object(second)
@@ -165,7 +164,7 @@ async def test_an_application_and_closed_jobs_refresh_the_jobs_held_through_node
     session, executor = await opened(jobs_url)
     jobs = await call(session, "Query_allJobs")
     first, second, third = jobs["result"]
-    assert jobs["preview"][first]["openings"] == 1
+    assert rows(jobs)[first]["openings"] == 1
     applied = await call(
         session,
         "Mutation_applyToJob",
@@ -180,7 +179,7 @@ async def test_an_application_and_closed_jobs_refresh_the_jobs_held_through_node
 
     closed = await call(session, "Mutation_closeJobs", input={"jobIds": [second, third]})
     assert closed["preview"]["jobs"] == [second, third], closed
-    assert all(closed["objects"][j]["open"] is False and closed["objects"][j]["openings"] == 0 for j in (second, third))
+    assert all(rows(closed, "objects")[j]["open"] is False and rows(closed, "objects")[j]["openings"] == 0 for j in (second, third))
     assert (await call(session, "JobNode_open", JobNode=second))["result"] is False
 
 
@@ -189,9 +188,9 @@ async def test_pausing_hiring_refreshes_the_company_held_through_the_union_looku
     assert session.catalogue.identity("Company") is not None, "employer(id:): Employer is the lookup of a Company"
     companies = await call(session, "Query_companies")
     acme = companies["result"][0]
-    assert companies["preview"][acme]["hiring"] is True
-    paused = await call(session, "Mutation_pauseHiring", companyId=companies["preview"][acme]["id"])
-    assert paused["preview"]["company"] == acme and paused["objects"][acme]["hiring"] is False, paused
+    assert rows(companies)[acme]["hiring"] is True
+    paused = await call(session, "Mutation_pauseHiring", companyId=rows(companies)[acme]["id"])
+    assert paused["preview"]["company"] == acme and rows(paused, "objects")[acme]["hiring"] is False, paused
     assert (await call(session, "Company_hiring", Company=acme))["result"] is False
     assert "employer(" in executor.documents[-1]
 

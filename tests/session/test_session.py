@@ -11,6 +11,7 @@ from dagtools import ToolCall, open_session
 from dagtools.session._metatools import estimate_tokens
 from tests.conftest import FORGE, shared_catalogue
 from tests.kitchen import call, kitchen_session
+from tests.previews import rows
 
 
 async def test_seed_transcript_call_for_call():
@@ -86,7 +87,7 @@ async def test_lists_of_objects_give_lists_of_ids():
     ids = result.value["result"]
     assert ids[0] == "Potato#1"  # the raw Russet the host gave is the same object
     assert len(ids) == 3 and len(set(ids)) == 3
-    assert result.value["preview"][ids[1]]["variety"] == "Yukon Gold"
+    assert rows(result.value)[ids[1]]["variety"] == "Yukon Gold"
     assert (await call(s, "Potato_variety", Potato=ids[2])).value == {"result": "King Edward"}
 
 
