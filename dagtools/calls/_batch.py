@@ -61,8 +61,9 @@ async def run_reads(calls: FieldCalls, reads: Sequence[PreparedCall]) -> list[Re
         errors = [e for e in response.errors if e.get("path") and e["path"][0] == alias] + unplaced
         try:
             out.append(calls.interpret(prepared, documents[j].path, response.data, errors))
+            calls.read_field(prepared)  # as a call alone would: a value read on its own stays a column
         except ToolCallError as error:
-            out.append(error)
+            out.append(await _run_one(calls, prepared) if errors and calls.reads_unasked(prepared) else error)
     return out
 
 

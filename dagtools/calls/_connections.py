@@ -87,6 +87,8 @@ def _page_items(catalogue: Catalogue, type_name: str) -> str | None:
         return None
     if catalogue.connection(type_name) is not None:
         return None
+    if any(name == "id" or getattr(get_named_type(field.type), "name", "") == "ID" for name, field in type_.fields.items()):
+        return None  # a record with an id of its own (a bike and its rides), though the API gives no lookup
     lists = []
     for name, field in type_.fields.items():
         named = get_named_type(field.type)

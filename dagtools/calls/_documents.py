@@ -186,12 +186,14 @@ class QueryBuilder:
         renames = {a: self.renames[a] for a in set(_ALIASED.findall(text)) & self.renames.keys()}
         return _Shape(text, tuple(path), tuple(names), renames)
 
-    def selection(self, type_name: str, types: tuple[str, ...] = (), extra: tuple[str, ...] = ()) -> str:
+    def selection(self, type_name: str, types: tuple[str, ...] = (), extra: tuple[str, ...] = (), *, values: bool = True) -> str:
         """What minting reads: `__typename`, and per concrete type its identity and preview fields
         (of `types` only, when the concrete types are known), and the `extra` paths the model asked for."""
         key = f"{type_name} as {' '.join(types)}" if types else type_name
         if extra:
             key += " with " + " ".join(extra)
+        if not values:
+            key += " without values"
         cached = self._selections.get(key)
         if cached is not None:
             return cached
@@ -205,7 +207,8 @@ class QueryBuilder:
         schema = self.catalogue.schema
         type_ = schema.get_type(type_name)
         if isinstance(type_, GraphQLObjectType):
-            out = " ".join(["__typename", *(f + self._sub(type_name, f) for f in self._fields_read(type_name))])
+            read = [(f, self._sub(type_name, f)) for f in self._fields_read(type_name)]
+            out = " ".join(["__typename", *(f + sub for f, sub in read if values or not sub)])
         elif is_abstract_type(type_):
             members = [m for m in schema.get_possible_types(type_) if not types or m.name in types]
             out = self._abstract_selection(type_, members or list(schema.get_possible_types(type_)))
@@ -326,7 +329,7 @@ class QueryBuilder:
             if not isinstance(concrete, GraphQLObjectType):
                 continue
             read = self._fields_read(concrete.name)
-            fields = [(f, self._sub(concrete.name, f)) for f in read]
+            fields = [(f, sub) for f in read if not ((sub := self._sub(concrete.name, f)) and depth)]  # below the payload: no value objects
             if self.catalogue.identity(concrete.name) is None:  # else re-rooted, so read again at will
                 for name, field in concrete.fields.items():
                     if field.args or name in read or field.deprecation_reason is not None:
@@ -353,7 +356,8 @@ class QueryBuilder:
             return ""
         concretes = list(schema.get_possible_types(type_)) if is_abstract_type(type_) else [type_]
         if any(isinstance(c, GraphQLObjectType) and self.catalogue.identity(c.name) is not None for c in concretes):
-            choices = (lambda: self.selection(type_name), lambda: self._identity_selection(type_name))
+            # a linked object's preview, without the value objects a page reads whole: a write's document stays short
+            choices = (lambda: self.selection(type_name, values=False), lambda: self._identity_selection(type_name))
         elif depth < _NESTED_DEPTH:
             choices = (lambda: self._snapshot(type_name, depth + 1), lambda: self.selection(type_name))
         else:

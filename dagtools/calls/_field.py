@@ -62,6 +62,7 @@ class PreparedCall:
     keys: Key = ()  # the holder's key, checked at the end of the chain before the answer is used
     types: tuple[str, ...] = ()  # the concrete types the answer is known to be (see calls/_references.py's known_types)
     extra: tuple[str, ...] = ()  # the paths read of each object returned beside its preview (see calls/_selections.py)
+    asked: tuple[str, ...] = ()  # of those, the ones the model asked for (the rest are read unasked)
 
 
 class FieldCalls:
@@ -121,7 +122,7 @@ class FieldCalls:
         extra = read_paths(self.catalogue, self.wanted, named.name, asked) if reads else ()
         if extra:
             prepared = self._prepare_bound(tool, ref, field, bound)
-            return replace(prepared, extra=extra, answer=None) if prepared.answer is None else prepared
+            return replace(prepared, extra=extra, asked=asked, answer=None) if prepared.answer is None else prepared
         return self._prepare_bound(tool, ref, field, bound)
 
     def _prepare_bound(self, tool: Tool, ref: Any, field: Any, bound: Any) -> PreparedCall:
@@ -173,8 +174,27 @@ class FieldCalls:
             response = await self.executor.execute(document.text, document.variables)
         except UNANSWERED as error:  # the API is down or answered nonsense: the model can only wait
             raise not_answered(error, prepared.expression) from error
-        result = self.interpret(prepared, document.path, response.data, response.errors, description=description)
+        try:
+            result = self.interpret(prepared, document.path, response.data, response.errors, description=description)
+        except ToolCallError:
+            if not (response.errors and self.reads_unasked(prepared)):
+                raise
+            return await self.run_asked(prepared, description=description)
         self.read_field(prepared)
+        return result
+
+    def reads_unasked(self, prepared: PreparedCall) -> bool:
+        """Whether a read takes paths the model did not ask for (references, a page's items, fields it
+        wanted before): what it reads unasked must never fail the call."""
+        return prepared.operation == "query" and prepared.extra != prepared.asked
+
+    async def run_asked(self, prepared: PreparedCall, *, description: str = "") -> Result:
+        """The call again with only what the model asked for, after an error the API did not place (an
+        old server's errors carry no path) took down a read that also took paths unasked; the note says so."""
+        lean = replace(prepared, extra=prepared.asked, document=None)
+        result = await self.run(lean, description=description)
+        note = "Fields read beside it failed on the API, so this answer leaves them out."
+        result["note"] = f"{result['note']} {note}" if result.get("note") else note
         return result
 
     def _fresh(self, object_id: str) -> bool:

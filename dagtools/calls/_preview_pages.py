@@ -14,7 +14,8 @@ fields: a table of one row would only add a header.
 
 What goes is decided by what the schema and the values say, never by a list of one API's fields:
 - numbers, booleans, enums, dates and short strings and lists are cheap: they stay while there is room;
-- left out of a page of several objects, whatever the room: URLs and opaque strings (tokens, cursors,
+- left out of the rows of a type with several objects on a page, whatever the room (a type's lone
+  object shows its every short value, as a lone result does): URLs and opaque strings (tokens, cursors,
   encoded ids: a value with no space that mixes letters and digits at length), foreign keys (an id
   whose object a field of the same type reads, known from the schema: catalogue/_preview_fields.py),
   a record's own bookkeeping times where the schema's description says so, and long texts where
@@ -114,7 +115,7 @@ def page_columns(page: Page, rank_of: RankOf, room: int, keep: Keep = _never) ->
         for order, name in enumerate(by_rank):
             if name == lead:
                 continue
-            if several and not keep(type_name, name) and _off_page(ranks[name], values[name], name in long, named):
+            if len(rows) > 1 and not keep(type_name, name) and _off_page(ranks[name], values[name], name in long, named):
                 continue
             priority = (-1, 0) if keep(type_name, name) else ranks[name]
             if name in long and not keep(type_name, name):

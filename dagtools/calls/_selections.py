@@ -174,6 +174,8 @@ def read_paths(catalogue: Catalogue, wanted: Wanted, type_name: str, asked: tupl
     """The paths a call returning `type_name` reads of each object beside its preview: those the
     model asked for now, a page's items, the references of a concrete type, and the argument-free
     values the model read or named before on that type that no preview reads."""
+    if not catalogue.previews:  # Dagger: reading a field evaluates it, so nothing is read unasked
+        return asked
     connection = connection_of(catalogue, type_name)
     end = connection.node_type if connection is not None else type_name
     items = page_items(catalogue, type_name) if connection is None else None

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from graphql import GraphQLArgument, GraphQLInputField, get_named_type, is_abstract_type, is_composite_type
 
 from .._tools import Tool
-from ._json_schema import object_reference_description
+from ._json_schema import PARAMETER_BUDGET, object_reference_description
 
 if TYPE_CHECKING:
     from ._catalogue import Catalogue, FieldRef
@@ -59,10 +60,10 @@ def compile_tool(catalogue: Catalogue, name: str, ref: FieldRef) -> Tool:
     parameters = catalogue.parameters(ref, first=first, path=name)
     is_mutation = ref.type_name == catalogue.mutation_type
     if catalogue.previews and not is_mutation and is_composite_type(get_named_type(field.type)):
-        parameters = {
-            **parameters,
-            "properties": {**parameters["properties"], fields_parameter(field.args, object_parameter): FIELDS_SCHEMA},
-        }
+        name_of_fields = fields_parameter(field.args, object_parameter)
+        widened = {**parameters, "properties": {**parameters["properties"], name_of_fields: FIELDS_SCHEMA}}
+        if len(json.dumps(widened)) <= PARAMETER_BUDGET:  # the field's own arguments come first; fields is taken all the same
+            parameters = widened
     text = (field.description or "").strip() or f"{ref.type_name} {ref.field_name}"
     if field.deprecation_reason is not None:
         text += f"\nDeprecated: {field.deprecation_reason}"

@@ -107,11 +107,11 @@ async def test_select_tools_search_in_a_session_lists_without_selecting():
         assert not result.is_error
         lines = result.value.splitlines()
         assert "a search selects none" in lines[0]
-        assert any(line.startswith("- Potato_slice: ") for line in lines[1:4])
+        assert any(line.startswith("- Potato_slice -> ") for line in lines[1:4])
         assert session.active_tools == active
         both = await session.call_tool(ToolCall(name="selectTools", arguments={"tools": ["Potato_peel"], "search": "peel a potato"}))
         assert both.value.startswith("ok") and "Potato_peel" in session.active_tools
-        assert any(line.startswith("- Potato_peel: ") and line.endswith("(selected)") for line in both.value.splitlines())
+        assert any(line.startswith("- Potato_peel -> ") and line.endswith("(selected)") for line in both.value.splitlines())
         empty = await session.call_tool(ToolCall(name="selectTools", arguments={"search": ""}))
         assert empty.is_error and "search takes words" in empty.value["error"]
 
@@ -122,7 +122,7 @@ async def test_select_tools_search_over_mcp_in_fixed_mode():
         listed = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert "search" in listed["selectTools"].input_schema["properties"]
         found = value(await client.call_tool("selectTools", {"search": "peel a potato"}))
-        assert isinstance(found, str) and "- Potato_peel: " in found
+        assert isinstance(found, str) and "- Potato_peel -> " in found
         both = value(await client.call_tool("selectTools", {"tools": ["Potato_peel"], "search": "peel a potato"}))
         assert both["result"].startswith("ok") and "(selected)" in both["result"]
         assert [tool["name"] for tool in both["tools"]] == ["Potato_peel"]
@@ -138,7 +138,7 @@ async def test_select_tools_search_in_deferred_mode_answers_text_and_reveals_not
         result = (await session.call_tools([call]))[0]
         assert listed.reveals(call, result) == []
         answer = listed.answer(call, result, "anthropic")
-        assert answer[0]["type"] == "tool_result" and "- Potato_peel: " in answer[0]["content"][0]["text"]
+        assert answer[0]["type"] == "tool_result" and "- Potato_peel -> " in answer[0]["content"][0]["text"]
 
 
 def test_operations_in_the_config_file_are_read_beside_it(tmp_path):

@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from dagtools.calls._preview_pages import rows_of
-from tests.thirdparty import attempt, call_ok, conference_url, jobs_url, opened, recorded, start_node_server, workshops_url  # noqa: F401
+from tests.thirdparty import attempt, call_ok, conference_url, jobs_url, opened, recorded, start_node_server, swapi_url, workshops_url  # noqa: F401
 
 
 @pytest.fixture
@@ -157,3 +157,14 @@ async def test_a_page_type_that_is_no_connection_shows_its_items(orders_url: str
     assert page["preview"]["total"] >= 3 and len(page["preview"]["items"]) == 3
     rows = rows_of(page["objects"])
     assert all(rows[i]["number"] for i in page["preview"]["items"])
+
+
+async def test_a_reference_the_server_cannot_read_never_fails_the_page(swapi_url: str, recorded) -> None:  # noqa: F811
+    """swapi-graphql answers a null homeworld with an error that carries no path: the page still comes,
+    without the references, and says so."""
+    session, executor = await recorded(swapi_url)
+    page = await call_ok(session, "Query_allSpecies", first=4)
+    rows = rows_of(page["preview"])
+    assert [rows[i]["name"] for i in page["result"]] == ["Human", "Droid", "Wookie", "Rodian"]
+    assert "homeworld" not in page["preview"]["Species"]["columns"] and "failed on the API" in page["note"]
+    assert len(executor.sent) == 2  # the read with the references, then the one without
