@@ -1,15 +1,28 @@
-"""Reading YAML (and JSON, which YAML reads too) for scripts, model scripts, configs and tools configs."""
+"""Reading YAML (and JSON, which YAML reads too) for scripts, model scripts, configs and tools configs, and
+the keys such a file takes, each stated once with its type, default and meaning: the reader checks a file
+against them and the documentation's reference pages print them."""
 
 from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ._errors import ConfigError
 
-__all__ = ["parse_data", "read_data"]
+__all__ = ["Key", "parse_data", "read_data"]
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key a file takes: its type and default as a reader of the file writes them ("required" where
+    the key must be given), and what it means."""
+
+    type: str
+    default: str
+    meaning: str
 
 
 def read_data(path: str | Path, what: str) -> Any:

@@ -33,7 +33,8 @@ os.environ["DAGTOOLS_DEBUG"] = os.environ.get("DAGTOOLS_DEBUG", "1")  # every do
 SHARED_SCHEMAS = Path(os.environ.get("DAGTOOLS_SCHEMAS") or ROOT.parent / "shared" / "schemas")
 HOW_TO_GET_SCHEMAS = (
     f"the public schemas are not in {SHARED_SCHEMAS}: set DAGTOOLS_SCHEMAS to a folder holding them "
-    "(github.schema.graphql, linear.schema.graphql, ... as SOURCES.md in that folder lists), then run `pytest -m public_schemas`"
+    '(github.schema.graphql, linear.schema.graphql, ...: docs/development.md, "The public schemas", lists each file and '
+    "where to get it), then run `pytest -m public_schemas`"
 )
 #: The generated stand-ins for a large public schema, by the names tests give them: SDL, and an
 #: introspection answer with a problem a lenient load tolerates.

@@ -30,6 +30,9 @@ from tests.conftest import ROOT
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 VERSION = PYPROJECT["project"]["version"]
 KITCHEN_FILES = {"api.py", "fries.yaml", "mcp.yaml", "tools.json"}
+#: What a build reads from the top of the checkout: the metadata, the long description, and the files the
+#: sdist carries for whoever unpacks it (MANIFEST.in names them; the licence is also in the wheel).
+SOURCE_FILES = ["pyproject.toml", "README.md", "MANIFEST.in", "LICENSE", "CHANGELOG.md", "CONTRIBUTING.md", "SECURITY.md"]
 
 
 def _run(*command: str | Path, **kwargs) -> subprocess.CompletedProcess[str]:
@@ -41,7 +44,7 @@ def _run(*command: str | Path, **kwargs) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     source = tmp_path_factory.mktemp("source")
-    for name in ["pyproject.toml", "README.md"]:
+    for name in SOURCE_FILES:
         shutil.copy(ROOT / name, source / name)
     shutil.copytree(ROOT / "dagtools", source / "dagtools", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     out = tmp_path_factory.mktemp("wheels")
@@ -123,7 +126,7 @@ def release(tmp_path_factory) -> Path:
     """`python -m build` as the release workflow runs it (the sdist, then the wheel built from the sdist),
     from a copy of the sources, without build isolation so nothing is fetched."""
     source = tmp_path_factory.mktemp("release-source")
-    for name in ["pyproject.toml", "README.md"]:
+    for name in SOURCE_FILES:
         shutil.copy(ROOT / name, source / name)
     shutil.copytree(ROOT / "dagtools", source / "dagtools", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     out = tmp_path_factory.mktemp("dist")
@@ -155,6 +158,7 @@ def test_the_sdist_holds_what_the_wheel_needs(release, wheel):
     with tarfile.open(sdist) as archive:
         names = {n.split("/", 1)[1] for n in archive.getnames() if "/" in n}
     assert {"pyproject.toml", "README.md", "dagtools/py.typed"} <= names
+    assert {"LICENSE", "CHANGELOG.md", "CONTRIBUTING.md", "SECURITY.md"} <= names
     assert {f"dagtools/examples/kitchen/{f}" for f in KITCHEN_FILES} <= names
 
     def files(path: Path) -> set[str]:
@@ -162,6 +166,17 @@ def test_the_sdist_holds_what_the_wheel_needs(release, wheel):
             return {n for n in archive.namelist() if ".dist-info/" not in n}
 
     assert files(from_sdist) == files(wheel)
+
+
+def test_the_wheel_carries_the_licence_it_declares(release):
+    """The wheel's metadata names Apache-2.0 and holds its full text, the LICENSE of the checkout."""
+    _, wheel = _sdist_and_wheel(release)
+    with zipfile.ZipFile(wheel) as archive:
+        [metadata] = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        [licence] = [n for n in archive.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+        assert "License-Expression: Apache-2.0" in archive.read(metadata).decode()
+        text = archive.read(licence).decode()
+    assert text == (ROOT / "LICENSE").read_text() and "Apache License" in text and "END OF TERMS AND CONDITIONS" in text
 
 
 def test_the_long_description_is_the_readme(release):

@@ -16,6 +16,8 @@ FORMATS: tuple[str, ...] = ("openai", "openai-strict", "openai-responses", "anth
 
 
 def render_tools(tools: list[Tool], format: str = "openai") -> list[dict[str, Any]]:
+    """Tool definitions in one provider's format (`FORMATS`: OpenAI's Chat Completions, strict or Responses
+    shape, Anthropic's, MCP's, Gemini's), ready to send with a request."""
     return [render_tool(tool, format) for tool in tools]
 
 

@@ -25,7 +25,7 @@ from ._models import CountedModel
 from ._offer import OfferedSession, save_toolset
 from ._query import QueryToolset
 from ._stats import Attempt
-from ._tasks import EvalTask, type_problem
+from ._tasks import MAX_STEPS, EvalTask, type_problem
 
 __all__ = ["MODES", "output_failure", "run_attempt", "state_failure"]
 
@@ -81,7 +81,7 @@ async def run_attempt(task: EvalTask, model: CountedModel, mode: str, number: in
 
 
 def _agent(task: EvalTask, session: Session, model: CountedModel, mode: str) -> Agent:
-    steps = task.max_steps or 30
+    steps = task.max_steps or MAX_STEPS
     if mode in ("dynamic", "deferred"):
         return Agent(session, model, tools=cast(ToolMode, mode), max_steps=steps)
     if mode == "fixed":

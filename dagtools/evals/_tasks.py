@@ -28,11 +28,23 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError, ToolCallError
-from .._yaml import read_data
+from .._yaml import Key, read_data
 from ..load._kinds import is_url
 from ._query import operation_kind
 
-__all__ = ["EvalTask", "OutputCheck", "StateCheck", "find_task", "load_tasks"]
+__all__ = [
+    "CHECK_KEYS",
+    "FILE_KEYS",
+    "MAX_STEPS",
+    "OUTPUT_CHECK_KEYS",
+    "STATE_CHECK_KEYS",
+    "TASK_KEYS",
+    "EvalTask",
+    "OutputCheck",
+    "StateCheck",
+    "find_task",
+    "load_tasks",
+]
 
 _TYPES: dict[str, type | tuple[type, ...]] = {
     "string": str,
@@ -42,7 +54,54 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "list": list,
     "object": dict,
 }
-_TASK_KEYS = {"name", "source", "mutations", "prompt", "inputs", "outputs", "checks", "max_steps"}
+_SOURCE = Key(
+    "string",
+    "required",
+    "The API: a schema file or `path/to/api.py:attribute` (relative to the task file), a URL, or `$NAME` to read the URL "
+    "from an environment variable.",
+)
+_MUTATIONS = Key("boolean or list of mutation names", "false", "Which mutations the model may call: none, all, or those named.")
+#: The most model turns an attempt takes where its task gives no max_steps.
+MAX_STEPS = 30
+_MAX_STEPS = Key("positive integer", str(MAX_STEPS), "The most model turns an attempt may take before it is counted a failure.")
+#: The keys of a task, in a file's `tasks` list or at the top level of a file that is one task.
+TASK_KEYS: dict[str, Key] = {
+    "name": Key("string", "the file's name (a one-task file)", "The task's name in the report; unique within a file."),
+    "source": _SOURCE,
+    "prompt": Key("string", "required", "What the model is asked to do."),
+    "mutations": _MUTATIONS,
+    "inputs": Key(
+        "mapping of name to {field, description} or {value, description}", "{}", "What the attempt starts with, as in a call script."
+    ),
+    "outputs": Key("mapping of name to {type, description}", "{}", "What the model must hand back with `save`, as in a call script."),
+    "checks": Key("mapping with `outputs` and/or `state` (below)", "{}", "How to tell that an attempt succeeded."),
+    "max_steps": _MAX_STEPS,
+}
+#: The keys at the top level of a file of several tasks; source, mutations and max_steps are every task's defaults.
+FILE_KEYS: dict[str, Key] = {
+    "tasks": Key("non-empty list of tasks", "required", "The tasks; without this key the file is one task."),
+    "source": Key("string", "none", "Every task's `source` unless it gives its own."),
+    "mutations": Key("boolean or list of mutation names", "false", "Every task's `mutations` unless it gives its own."),
+    "max_steps": Key("positive integer", str(MAX_STEPS), "Every task's `max_steps` unless it gives its own."),
+}
+#: The keys of a task's `checks`.
+CHECK_KEYS: dict[str, Key] = {
+    "outputs": Key("mapping of declared output name to an output check", "{}", "Checks on what the model saved."),
+    "state": Key("list of state checks", "[]", "Read-only queries run on the API after the attempt."),
+}
+#: The keys of one check in `checks.outputs`; give at least one.
+OUTPUT_CHECK_KEYS: dict[str, Key] = {
+    "equals": Key("any JSON value", "none", "The output must be exactly this value."),
+    "type": Key("string, integer, number, boolean, list or object", "none", "The output must be a value of this JSON type."),
+    "handle": Key("object type name", "none", "The output must be a handle `Type#N` of this type, or of one that implements it."),
+    "contains": Key("string", "none", "The output, as text, must contain this text."),
+}
+#: The keys of one check in `checks.state`.
+STATE_CHECK_KEYS: dict[str, Key] = {
+    "query": Key("GraphQL query", "required", "A read-only query run on the API after the attempt (a mutation is refused)."),
+    "variables": Key("mapping", "{}", "The query's variables."),
+    "expect": Key("any JSON value", "required", "What the answer's `data` must contain, matched as a call script's `expect`."),
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,11 +145,11 @@ def load_tasks(path: str | Path) -> list[EvalTask]:
     data = read_data(path, "Task file")
     if not isinstance(data, Mapping):
         raise ConfigError(f"Task file {path} must be a mapping: `tasks: [...]` with a `source`, or one task.")
-    defaults = {k: data[k] for k in ("source", "mutations", "max_steps") if k in data}
+    defaults = {k: data[k] for k in set(FILE_KEYS) - {"tasks"} if k in data}
     if "tasks" in data:
-        extra = set(data) - {"tasks", "source", "mutations", "max_steps"}
+        extra = set(data) - set(FILE_KEYS)
         if extra:
-            raise ConfigError(f"Task file {path} has unknown keys {sorted(extra)}; use tasks, source, mutations and max_steps.")
+            raise ConfigError(f"Task file {path} has unknown keys {sorted(extra)}; use {', '.join(FILE_KEYS)}.")
         items = data["tasks"]
         if not isinstance(items, list) or not items:
             raise ConfigError(f"Task file {path}: tasks must be a non-empty list.")
@@ -121,7 +180,7 @@ def _task(path: Path, index: int, item: Any) -> EvalTask:
     where = f"Task file {path}, task {index + 1}"
     if not isinstance(item, Mapping):
         raise ConfigError(f"{where} must be a mapping with name, prompt, outputs and checks.")
-    extra = set(item) - _TASK_KEYS
+    extra = set(item) - set(TASK_KEYS)
     if "calls" in extra:  # a `dagtools call` script: what a model did, not what it is asked to do
         raise ConfigError(
             f"{where} has calls: it reads as a call script, not a task. A task says what to do (name, source, prompt, "
@@ -129,7 +188,7 @@ def _task(path: Path, index: int, item: Any) -> EvalTask:
             f"with --model script:FOLDER (FOLDER/TASK/MODE.yaml)."
         )
     if extra:
-        raise ConfigError(f"{where} has unknown keys {sorted(extra)}; use {', '.join(sorted(_TASK_KEYS))}.")
+        raise ConfigError(f"{where} has unknown keys {sorted(extra)}; use {', '.join(sorted(TASK_KEYS))}.")
     for key in ("name", "source", "prompt"):
         if not isinstance(item.get(key), str) or not item[key].strip():
             raise ConfigError(f"{where} needs a `{key}` (text).")
@@ -142,7 +201,7 @@ def _task(path: Path, index: int, item: Any) -> EvalTask:
     if not isinstance(inputs, Mapping) or not isinstance(outputs, Mapping):
         raise ConfigError(f"{where}: inputs and outputs must be mappings, as in a `dagtools call` script.")
     checks = item.get("checks") or {}
-    if not isinstance(checks, Mapping) or set(checks) - {"outputs", "state"}:
+    if not isinstance(checks, Mapping) or set(checks) - set(CHECK_KEYS):
         raise ConfigError(f"{where}: checks must be a mapping with `outputs` and/or `state`.")
     output_checks = tuple(_output_check(where, name, spec, outputs) for name, spec in (checks.get("outputs") or {}).items())
     state_checks = tuple(_state_check(where, i, spec) for i, spec in enumerate(checks.get("state") or []))
@@ -186,7 +245,7 @@ def _source(path: Path, source: str) -> str:
 def _output_check(where: str, name: Any, spec: Any, outputs: Mapping[str, Any]) -> OutputCheck:
     if name not in outputs:
         raise ConfigError(f"{where}: checks.outputs names {name!r}, which is not a declared output ({', '.join(outputs) or 'none'}).")
-    if not isinstance(spec, Mapping) or not spec or set(spec) - {"equals", "type", "handle", "contains"}:
+    if not isinstance(spec, Mapping) or not spec or set(spec) - set(OUTPUT_CHECK_KEYS):
         raise ConfigError(f"{where}: the check on output {name} takes equals, type, handle or contains.")
     kind = spec.get("type")
     if kind is not None and kind not in _TYPES:
@@ -204,6 +263,9 @@ def _output_check(where: str, name: Any, spec: Any, outputs: Mapping[str, Any]) 
 def _state_check(where: str, index: int, spec: Any) -> StateCheck:
     if not isinstance(spec, Mapping) or not isinstance(spec.get("query"), str) or "expect" not in spec:
         raise ConfigError(f"{where}: state check {index + 1} needs a `query` and an `expect`.")
+    if set(spec) - set(STATE_CHECK_KEYS):
+        unknown = ", ".join(sorted(set(spec) - set(STATE_CHECK_KEYS)))
+        raise ConfigError(f"{where}: state check {index + 1} has unknown keys {unknown}; use {', '.join(STATE_CHECK_KEYS)}.")
     try:
         kind = operation_kind(spec["query"])
     except ToolCallError as error:

@@ -47,24 +47,47 @@ class McpConfig:
     """Everything one `dagtools mcp` server needs; every client session is opened from it."""
 
     source: str = ""
+    """The API: its URL, a schema file (SDL or introspection JSON), or `path/to/api.py:attribute`; a relative path is read from
+    the config file's folder."""
     tools: ToolsMode = "fixed"
+    """`fixed`: a few tools that find and call the catalogue's; `dynamic`: the selected field tools themselves, the list
+    growing as they are selected."""
     transport: Transport = "stdio"
+    """`stdio` for a client that starts the server, `http` (streamable HTTP) for one that connects to it."""
     host: str = "127.0.0.1"
+    """HTTP: the address to listen on; any other than loopback needs `auth_token_env`, `oauth_issuer` or `allow_unauthenticated`."""
     port: int = 8000
+    """HTTP: the port to listen on (0: any free port)."""
     path: str = "/mcp"
+    """HTTP: the MCP endpoint's path."""
     headers: dict[str, str] = field(default_factory=dict)
+    """Sent to the API with every request, as a mapping or `Name: value` strings; `${VAR}` is read from the environment."""
     forward_headers: tuple[str, ...] = ()
+    """Headers of each incoming HTTP request passed on to the API with that request's calls only (never `Authorization` while
+    this server checks tokens)."""
     mutations: bool | tuple[str, ...] = False
+    """Which mutations are tools: `false` (none), `true` (all), or a list of mutation field names."""
     dialect: str | None = None
+    """The API's conventions, `plain`, `relay` or `dagger`; detected from the schema when absent."""
     include_deprecated: bool = False
+    """Offer deprecated fields as tools too."""
     relay_ids: bool = False
+    """Let ID arguments that take global IDs (such as `subjectId`) take a `Type#N` handle."""
     lenient: bool = True
+    """Load a schema that breaks the spec as published (GitHub's defines one field twice), saying what was tolerated; `false`
+    refuses it, as `--strict` does."""
     inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Objects every session starts with, by name: `{field: <root field>, description: ...}`."""
     outputs: dict[str, Any] = field(default_factory=dict)
+    """What the model is asked to hand back with `save`, by name: `{type: <type>, description: ...}`."""
     max_active_tools: int = 64
+    """The most field tools one session may have selected at once."""
     session_ttl: float = 3600.0
+    """Seconds a session may go unused before it is dropped."""
     max_sessions: int = 2000
+    """Keyed sessions held at once (and as many handshake-era ones); at capacity new sessions are refused, never a live one evicted."""
     max_sessions_per_caller: int = 32
+    """Sessions one caller (a token's name, else an address) may hold at once."""
     max_argument_bytes: int = 256 * 1024
     """The most one call's arguments may take, as JSON."""
     max_session_bytes: int = 32 * 1024 * 1024
@@ -78,6 +101,7 @@ class McpConfig:
     handshake_timeout: float = 60.0
     """Seconds a handshake-era session may wait, after `initialize`, for its client's next request."""
     auth_token_env: str = ""
+    """HTTP: an environment variable holding the bearer tokens callers must send, `name:token` separated by spaces."""
     oauth_issuer: str = ""
     """HTTP: an OAuth 2.1 authorization server's issuer; callers need an access token it minted for `public_url`."""
     oauth_audience: str = ""
@@ -91,10 +115,16 @@ class McpConfig:
     oauth_introspection_env: str = ""
     """An environment variable holding CLIENT_ID:CLIENT_SECRET: tokens are then introspected (RFC 7662), not read as JWTs."""
     allow_unauthenticated: bool = False
+    """HTTP: serve beyond loopback without tokens, only behind something that authenticates every caller (a proxy, a VPN)."""
     allowed_hosts: tuple[str, ...] = ()
+    """HTTP: `Host` names accepted besides loopback, the bound address and `public_url`'s host (DNS-rebinding protection)."""
     allowed_origins: tuple[str, ...] = ()
+    """HTTP: `Origin` headers accepted; default: http and https on the accepted `Host` names."""
     public_url: str = ""
+    """HTTP: this server's MCP URL as clients reach it (behind a proxy, say); OAuth tokens must be minted for it."""
     store: str = ""
+    """Where keyed sessions live: `memory:` (the default, this process only), `sqlite:///PATH`, `redis://HOST:PORT/DB` or
+    `redis+cluster://HOST:PORT`."""
     endpoint: str = ""
     """The API's URL when the source is only its schema (a file, say, for an API that refuses introspection)."""
     timeout: float = 30.0

@@ -20,11 +20,45 @@ from typing import Any
 
 from .._errors import ConfigError
 from .._tools import ToolCall, ToolResult
-from .._yaml import read_data
+from .._yaml import Key, read_data
 from ..calls._preview_pages import rows_of
 from ..session._session import Session
 
-__all__ = ["CallRecord", "Script", "load_script", "matches", "run_script"]
+__all__ = ["CALL_KEYS", "SCRIPT_KEYS", "CallRecord", "Script", "load_script", "matches", "run_script"]
+
+#: The keys of a script, at its top level.
+SCRIPT_KEYS: dict[str, Key] = {
+    "inputs": Key(
+        "mapping of name to {field, description} or {value, description}",
+        "{}",
+        "What the run starts with, as the model sees it: `field` names a root field chain whose object becomes a handle, "
+        "`value` gives a plain value; `description` says what it is.",
+    ),
+    "outputs": Key(
+        "mapping of name to {type, description}",
+        "{}",
+        "What the run must hand back with the `save` tool: `type` is an object type (saved as a handle) or a JSON type.",
+    ),
+    "calls": Key("list of calls (below)", "[]", "The tool calls to replay, in order, each checked as it says."),
+    "interrupted": Key(
+        "string",
+        "none",
+        "Why the run that wrote the script stopped early (`dagtools run --json` after Ctrl-C): a note; its calls replay as any others.",
+    ),
+}
+#: The keys of one call in a script's `calls`.
+CALL_KEYS: dict[str, Key] = {
+    "tool": Key("string", "required", "The tool's name, as `dagtools tools` lists it (`Potato_peel`, `selectTools`, `save`)."),
+    "arguments": Key("mapping", "{}", "The tool's arguments, as the model would send them; handles are written `Type#N`."),
+    "expect": Key(
+        "any JSON value",
+        "none",
+        "What the result must contain: mappings are matched by the keys given, lists item by item, the rest by value, "
+        "so a script stays valid when results grow.",
+    ),
+    "expect_error": Key("boolean", "false", "The call must fail (a tool error); without it, a failing call fails the script."),
+    "id": Key("string", '""', "The call's id, as a model's tool call carries one; recorded scripts keep it, replays pass it on."),
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,11 +90,9 @@ def load_script(source: str | Path | Mapping[str, Any]) -> Script:
         data = read_data(source, "Script")
     if not isinstance(data, dict):
         raise ConfigError(f"Script {origin} must be a mapping with inputs, outputs and calls{_what_list(data)}.")
-    unknown = set(data) - {"inputs", "outputs", "calls", "interrupted"}
+    unknown = set(data) - set(SCRIPT_KEYS)
     if unknown:
-        close = {
-            key: m for key in sorted(unknown) if (m := difflib.get_close_matches(key, ["inputs", "outputs", "calls"], n=1, cutoff=0.7))
-        }
+        close = {key: m for key in sorted(unknown) if (m := difflib.get_close_matches(key, list(SCRIPT_KEYS), n=1, cutoff=0.7))}
         hint = f" (write {', '.join(f'{k} -> {m[0]}' for k, m in close.items())})" if close else ""
         raise ConfigError(f"Script {origin} has unknown keys {sorted(unknown)}{hint}; use inputs, outputs and calls.")
     calls = data.get("calls") or []
@@ -69,13 +101,13 @@ def load_script(source: str | Path | Mapping[str, Any]) -> Script:
     for index, call in enumerate(calls):
         if not isinstance(call, dict):
             raise ConfigError(f"Script {origin}: call {index + 1} must be a mapping such as {{tool: Potato_peel, arguments: {{}}}}.")
-        extra = sorted(set(call) - _CALL_KEYS)
+        extra = sorted(set(call) - set(CALL_KEYS))
         if extra:
             renames = ", ".join(f"{key} -> {_meant(key)}" for key in extra if _meant(key))
             raise ConfigError(
                 f"Script {origin}: call {index + 1} has unknown keys {extra}"
                 + (f" (write {renames})" if renames else "")
-                + f"; a call takes {', '.join(sorted(_CALL_KEYS))}."
+                + f"; a call takes {', '.join(sorted(CALL_KEYS))}."
             )
         if "tool" not in call:
             raise ConfigError(f"Script {origin}: call {index + 1} needs a `tool` name.")
@@ -98,14 +130,13 @@ def _what_list(data: Any) -> str:
     return ""
 
 
-_CALL_KEYS = {"tool", "arguments", "expect", "expect_error", "id"}
 #: What other formats call a call's keys (OpenAI's name/arguments, MCP's name/arguments, args, params).
 _ALIASES = {"name": "tool", "function": "tool", "args": "arguments", "params": "arguments", "parameters": "arguments", "input": "arguments"}
 
 
 def _meant(key: str) -> str | None:
     """The call key `key` stands for: a known alias, else the closest spelling."""
-    close = difflib.get_close_matches(key, sorted(_CALL_KEYS), n=1, cutoff=0.7)
+    close = difflib.get_close_matches(key, sorted(CALL_KEYS), n=1, cutoff=0.7)
     return _ALIASES.get(key.lower()) or (close[0] if close else None)
 
 
