@@ -79,7 +79,7 @@ def test_the_wheel_is_dagtools_graphql_with_the_kitchen_inside(wheel):
     assert "Name: dagtools-graphql\n" in meta
     assert "Requires-Python: >=3.11\n" in meta
     # Extras that name other extras name this distribution, so `pip install "dagtools-graphql[test]"` works.
-    assert 'Requires-Dist: dagtools-graphql[cli,mcp,models,otel,redis]; extra == "test"' in meta
+    assert 'Requires-Dist: dagtools-graphql[cli,mcp,models,otel,redis,shell]; extra == "test"' in meta
     assert "Requires-Dist: dagtools[" not in meta
     assert "dagtools = dagtools.cli:main" in scripts
     assert {f"dagtools/examples/kitchen/{f}" for f in KITCHEN_FILES} <= set(names)

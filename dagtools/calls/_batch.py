@@ -63,7 +63,7 @@ async def run_reads(calls: FieldCalls, reads: Sequence[PreparedCall]) -> list[Re
             out.append(calls.interpret(prepared, documents[j].path, response.data, errors))
             calls.read_field(prepared)  # as a call alone would: a value read on its own stays a column
         except ToolCallError as error:
-            out.append(await _run_one(calls, prepared) if errors and calls.reads_unasked(prepared) else error)
+            out.append(await _run_one(calls, prepared) if unplaced and calls.reads_unasked(prepared) else error)
     return out
 
 

@@ -177,7 +177,7 @@ class FieldCalls:
         try:
             result = self.interpret(prepared, document.path, response.data, response.errors, description=description)
         except ToolCallError:
-            if not (response.errors and self.reads_unasked(prepared)):
+            if not (_unplaced(response.errors) and self.reads_unasked(prepared)):
                 raise
             return await self.run_asked(prepared, description=description)
         self.read_field(prepared)
@@ -547,6 +547,11 @@ class FieldCalls:
                 current = schema.get_type(step.on)
             current = get_named_type(current.fields[step.field].type)
         return current
+
+
+def _unplaced(errors: list[dict[str, Any]]) -> bool:
+    """Whether some error carries no path (an old server's), so what it took down cannot be told."""
+    return any(isinstance(e, dict) and not e.get("path") for e in errors)
 
 
 def _always(_type: str, _field: str) -> bool:
