@@ -428,24 +428,6 @@ class FieldCalls:
         `extra` are the paths the model asked to read of it (calls/_selections.py): their values join
         its preview, and each object they reach is minted too, its ID in the preview and its own
         preview added to `page`."""
-        entry = self._mint(value, steps, operation, expression, description, earlier=earlier, fresh=fresh, extra=extra, page=page)
-        if not earlier:
-            self._read_at[entry.id] = self._writes
-        return entry
-
-    def _mint(
-        self,
-        value: dict[str, Any],
-        steps: tuple[Step, ...],
-        operation: str,
-        expression: str,
-        description: str,
-        *,
-        earlier: bool,
-        fresh: bool,
-        extra: tuple[str, ...],
-        page: dict[str, tuple[str, dict[str, Any]]] | None,
-    ) -> ObjectEntry:
         type_name = value.get("__typename") or self._end_type(steps, operation).name
         if earlier and (held := held_entry(self.catalogue, self.registry, type_name, value)) is not None:
             return self.registry.refresh(held.id)  # the most recent of its type, its values as they are
@@ -460,7 +442,7 @@ class FieldCalls:
                 preview.update(self._asked(type_name, value, handle.steps, expression, extra, page))
             known = self.registry.keyed(type_name, key)
             if known is not None:  # its handle is its identity too: nothing to build
-                return self.registry.refresh(known, description=description, preview=preview, written=written)
+                return self._seen(self.registry.refresh(known, description=description, preview=preview, written=written))
         elif operation == "mutation":
             handle = Handle(steps, "mutation", freeze(value))
             named = key_field(self.catalogue, type_name)
@@ -469,7 +451,7 @@ class FieldCalls:
             key, handle = key_of(self.catalogue, type_name, value), Handle(steps, "query", held_values(value))
             if extra:
                 preview.update(self._asked(type_name, value, steps, expression, extra, page))
-        return self.registry.mint(
+        entry = self.registry.mint(
             type_name,
             handle,
             expression=expression,
@@ -481,6 +463,12 @@ class FieldCalls:
             identified=identifies(self.catalogue, type_name, key),
             fresh=fresh,
         )
+        return self._seen(entry)
+
+    def _seen(self, entry: ObjectEntry) -> ObjectEntry:
+        """`entry`, its values just read: fresh until the session's next write (see `_fresh`)."""
+        self._read_at[entry.id] = self._writes
+        return entry
 
     def _asked(
         self,

@@ -17,7 +17,7 @@ from ..catalogue._render import FORMATS
 from ._eval import add_eval_command
 from ._mcp import add_mcp_command
 from ._mistakes import in_command_line_words, mistyped_command, unrecognized
-from ._options import add_http_options, add_verbose_option, check_addresses, stdout_closed
+from ._options import add_http_options, add_verbose_option, check_addresses, load_with, stdout_closed
 from ._run import add_model_options, add_run_arguments
 from ._serve import add_serve_command
 from ._shell import add_shell_command
@@ -374,7 +374,6 @@ def _tools(args: argparse.Namespace) -> int:
     from ..catalogue._render import render_tools
     from ..executors._base import SchemaOnlyExecutor
     from ..load._dagger import dagger_endpoint, is_dagger_source
-    from ..load._sources import load_schema
     from ..session._open import catalogue_for
     from ..session._session import Session
 
@@ -386,15 +385,7 @@ def _tools(args: argparse.Namespace) -> int:
         options["headers"] = {**session_auth, **dict(options.get("headers") or {})}
         options["dialect"] = options.get("dialect") or "dagger"
         cache = False
-    loaded = load_schema(
-        source,
-        lenient=options.pop("lenient"),
-        headers=options.pop("headers"),
-        timeout=options.pop("timeout"),
-        progress=options.pop("progress"),
-        use_cache=cache is not False,
-        refresh=cache == "refresh",
-    )
+    loaded = load_with(source, options, cache)
     from ._views import print_tolerated
 
     print_tolerated(loaded.warnings, verbose=args.verbose > 0)

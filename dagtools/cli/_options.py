@@ -32,6 +32,22 @@ def add_http_options(parser: Any, *, defaults: bool = True) -> None:
     parser.add_argument("--refresh-schema", action="store_true", help="fetch the schema again and update the cache")
 
 
+def load_with(source: Any, options: dict[str, Any], cache: Any) -> Any:
+    """The schema at `source`, loaded as the command-line options say; takes the load's own options
+    out of `options` (what is left shapes the catalogue)."""
+    from ..load._sources import load_schema
+
+    return load_schema(
+        source,
+        lenient=options.pop("lenient"),
+        headers=options.pop("headers"),
+        timeout=options.pop("timeout"),
+        progress=options.pop("progress"),
+        use_cache=cache is not False,
+        refresh=cache == "refresh",
+    )
+
+
 def add_verbose_option(parser: Any) -> None:
     """-v after the command, as before it: each problem the schema's lenient load tolerated (one summary
     line without), and the log on stderr (-v schema, sessions, retries; -vv every request)."""

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ._options import parse_input, parse_output, parse_value
+from ._options import load_with, parse_input, parse_output, parse_value
 
 if TYPE_CHECKING:
     from ..evals._tasks import EvalTask
@@ -92,21 +92,12 @@ def _exists(path: str) -> bool:
 def _agent_help(
     args: argparse.Namespace, written: str, source: str, options: dict[str, Any], outputs: dict[str, Any], inputs: dict[str, Any]
 ) -> int:
-    from ..load._sources import load_schema
     from ..session._open import catalogue_for
     from ..shell._help import agent_help
 
     options = dict(options)
     cache = options.pop("cache")
-    loaded = load_schema(
-        source,
-        lenient=options.pop("lenient"),
-        headers=options.pop("headers"),
-        timeout=options.pop("timeout"),
-        progress=options.pop("progress"),
-        use_cache=cache is not False,
-        refresh=cache == "refresh",
-    )
+    loaded = load_with(source, options, cache)
     catalogue = catalogue_for(loaded.schema, **options)
     command = ["dagtools", "shell", written]
     if args.task:

@@ -3,12 +3,11 @@ under the user's state directory."""
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 from pathlib import Path
 
 from .._errors import ConfigError
+from ..stores._open import user_dir
 
 __all__ = ["default_state_dir", "default_store_url", "history_path", "session_key"]
 
@@ -18,13 +17,7 @@ _SESSION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 def default_state_dir() -> Path:
     """`DAGTOOLS_STATE_DIR`, else `$XDG_STATE_HOME/dagtools` (`~/.local/state/dagtools`); on macOS and
     Windows, the per-user application data folder, where such state lives there."""
-    if os.environ.get("DAGTOOLS_STATE_DIR"):
-        return Path(os.environ["DAGTOOLS_STATE_DIR"]).expanduser()
-    if sys.platform == "win32":
-        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "dagtools"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "dagtools"
-    return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "dagtools"
+    return user_dir("DAGTOOLS_STATE_DIR", "XDG_STATE_HOME", Path(".local") / "state")
 
 
 def default_store_url() -> str:

@@ -17,18 +17,24 @@ from urllib.parse import parse_qs, urlsplit
 from .._errors import ConfigError
 from ._store import MemoryStore, SessionStore
 
-__all__ = ["default_data_dir", "open_store"]
+__all__ = ["default_data_dir", "open_store", "user_dir"]
 
 
 def default_data_dir() -> Path:
     """`DAGTOOLS_DATA_DIR`, else the platform's per-user data directory, with `dagtools` under it."""
-    if os.environ.get("DAGTOOLS_DATA_DIR"):
-        return Path(os.environ["DAGTOOLS_DATA_DIR"]).expanduser()
+    return user_dir("DAGTOOLS_DATA_DIR", "XDG_DATA_HOME", Path(".local") / "share")
+
+
+def user_dir(variable: str, xdg: str, xdg_default: Path) -> Path:
+    """A per-user folder of dagtools': `variable` where set, else the XDG one (`xdg`, defaulting to
+    `~/xdg_default`) with `dagtools` under it; on macOS and Windows, the application data folder."""
+    if os.environ.get(variable):
+        return Path(os.environ[variable]).expanduser()
     if sys.platform == "win32":
         return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "dagtools"
     if sys.platform == "darwin":
         return Path.home() / "Library" / "Application Support" / "dagtools"
-    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "dagtools"
+    return Path(os.environ.get(xdg) or Path.home() / xdg_default) / "dagtools"
 
 
 _memory: dict[str, MemoryStore] = {}
