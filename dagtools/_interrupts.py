@@ -26,9 +26,10 @@ import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import anyio
+if TYPE_CHECKING:
+    import anyio
 
 __all__ = ["INTERRUPTED_EXIT", "INTERRUPTS", "Interrupts", "write_whole"]
 
@@ -90,6 +91,8 @@ class Interrupts:
                 return (await work(),)
             return None
 
+        import anyio  # only once a command runs: help and argument errors import no event loop
+
         done = anyio.run(stoppable)
         if done is None:
             raise KeyboardInterrupt
@@ -115,6 +118,8 @@ class Interrupts:
     @contextmanager
     def cancelling(self) -> Iterator[anyio.CancelScope]:
         """A cancel scope the first Ctrl-C cancels; after it, `stopped` tells an interrupt from an end."""
+        import anyio
+
         with anyio.CancelScope() as scope, self.cancels(scope):
             yield scope
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from dagtools import ToolCall, open_session
+from tests.previews import rows  # noqa: E402
 from tests.servers import Recorder, forwarding, serve_asgi
 
 CHAIN = [
@@ -38,7 +39,7 @@ def _check_homeworlds(answer: dict[str, Any]) -> None:
     """The chain's answer says which pilot comes from which planet, by IDs and names."""
     (starship, pilots), *_ = answer["result"].items()
     assert answer["objects"][starship] == "Millennium Falcon"
-    found = {answer["objects"][pilot]: answer["preview"][planet]["name"] for pilot, planet in pilots.items()}
+    found = {answer["objects"][pilot]: rows(answer)[planet]["name"] for pilot, planet in pilots.items()}
     assert found == HOMEWORLDS
 
 

@@ -441,7 +441,9 @@ async def test_a_new_key_is_not_judged_while_its_issuer_is_down_and_is_accepted_
     """A token signed with a key the server has not seen, while the issuer is down: `503` with `Retry-After`
     for as long as the keys cannot be fetched (a `401` would tell the client to drop a good token), then,
     once the issuer is back, the next request fetches the keys and is let in; a crowd fetches once."""
-    with OAuthMcp(kitchen_url, tmp_path, issuer, "--config", MCP_YAML) as server:  # fetches the keys at start
+    with OAuthMcp(kitchen_url, tmp_path, issuer, "--config", MCP_YAML) as server:
+        # the keys as they are now, fetched before the rotation whenever the server would first have fetched them
+        assert post(server.url, INITIALIZE, authorization=f"Bearer {minted(issuer, server.url)}").status_code == 200
         rotated = httpx.post(f"{issuer}/-/rotate").json()["kid"]
         token = minted(issuer, server.url)
         assert jwt.get_unverified_header(token)["kid"] == rotated
