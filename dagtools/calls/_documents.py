@@ -41,6 +41,7 @@ from graphql import GraphQLInterfaceType, GraphQLObjectType, get_named_type, is_
 
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._preview_fields import value_fields
+from ..catalogue._reach import concrete_types
 from ..registry._handles import Step, thaw
 from ._connections import connection_of
 from ._keys import key_field
@@ -221,13 +222,10 @@ class QueryBuilder:
         """The fragments that read `paths` (checked by calls/_selections.py) on each concrete type of
         `type_name` that has their first field: a value as it is, an object as minting reads it (its
         identity, and its preview where the path ends there, else the rest of the path)."""
-        schema = self.catalogue.schema
-        type_ = schema.get_type(type_name)
-        concretes = list(schema.get_possible_types(type_)) if is_abstract_type(type_) else [type_]
         members: list[tuple[str, list[tuple[str, str]]]] = []
-        for concrete in concretes:
-            if not isinstance(concrete, GraphQLObjectType):
-                continue
+        for name in concrete_types(self.catalogue.schema, type_name):
+            concrete = self.catalogue.schema.get_type(name)
+            assert isinstance(concrete, GraphQLObjectType)
             fields: list[tuple[str, str]] = []
             for head, rest in heads(paths).items():
                 field = concrete.fields.get(head)

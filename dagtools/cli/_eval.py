@@ -83,12 +83,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     if args.min_success is not None and not 0 <= args.min_success <= 1:
         raise ConfigError(f"--min-success {args.min_success:g} must be a rate between 0 and 1, such as 0.8.")
-    headers = {}
-    for text in args.header:
-        name, sep, value = text.partition(":")
-        if not sep or not name.strip():
-            raise ConfigError(f"-H {text!r} is not a header; write it as 'Name: value'.")
-        headers[name.strip()] = value.strip()
+    headers = _headers(args.header)
     tasks = [task for path in args.tasks for task in load_tasks(path)]
     warnings = [  # said on the console now, and at the head of the report, which is read without it
         f"{spec} is a script, not a model: its attempts replay the calls written there, "
@@ -198,12 +193,7 @@ def eval_check(argv: list[str]) -> int:
 
     args = _check_parser().parse_args(argv)
     task = find_task(args.tasks, args.task)
-    headers = {}
-    for text in args.header:
-        name, sep, value = text.partition(":")
-        if not sep or not name.strip():
-            raise ConfigError(f"-H {text!r} is not a header; write it as 'Name: value'.")
-        headers[name.strip()] = value.strip()
+    headers = _headers(args.header)
     key = session_key(args.session)
     url = args.store or default_store_url()
 
@@ -236,3 +226,16 @@ def eval_check(argv: list[str]) -> int:
     else:
         print_table(rows, sys.stdout)
     return 0 if attempt.ok else 1
+
+
+def _headers(given: list[str]) -> dict[str, str]:
+    """The `-H 'Name: value'` options of `eval` and `eval check`, as headers; refuses one without a name."""
+    from .._errors import ConfigError
+
+    headers = {}
+    for text in given:
+        name, sep, value = text.partition(":")
+        if not sep or not name.strip():
+            raise ConfigError(f"-H {text!r} is not a header; write it as 'Name: value'.")
+        headers[name.strip()] = value.strip()
+    return headers
