@@ -14,8 +14,8 @@ cached prompt prefix. `DeferredTools` freezes the list when it is first asked fo
 
 Which catalogue tools to list: all of them, up to `max_bytes` of rendered JSON (default 4 MB). Deferred
 definitions cost bytes on the wire but no context tokens. Measured on GitHub's public schema by
-bench/prefix.py: 4,232 tools without mutations are 2.1 MB in Anthropic's format, 5,031 with them
-2.6 MB (built in 1 to 2 s), so the whole catalogue is listed and the list stays byte-identical. The alternative, tools of held
+bench/prefix.py: about 4,200 tools without mutations are 2.1 MB in Anthropic's format, about 5,000
+with them 2.6 MB (built in 1 to 2 s), so the whole catalogue is listed and the list stays byte-identical. The alternative, tools of held
 types only, changes the list whenever a new type is held, which is what this exists to avoid.
 
 selectTools' description is frozen with the list: the objects held then (the host's inputs) and the
