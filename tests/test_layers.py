@@ -327,7 +327,7 @@ def test_every_long_module_listed_is_long():
 BUILTIN_NAMES = {"selectTools", "save", "readResult", "callTool", "describeTools"}
 BUILTIN_CONSTANTS = {"SELECT_TOOLS", "SAVE", "READ_RESULT", "CALL_TOOL", "DESCRIBE_TOOLS"}
 #: The toolsets that own built-in tools, where comparing their own names is how they serve them.
-OWNERS = {"dagtools.mcpserver._toolsets"}
+OWNERS = {"dagtools.mcpserver.sessions._toolsets"}
 
 
 def test_tools_are_dispatched_by_their_toolset_only():

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ._options import add_http_options, add_verbose_option, parse_input, parse_output, parse_value
 
 if TYPE_CHECKING:
-    from ..mcpserver._config import McpConfig
+    from ..mcpserver import McpConfig
 
 __all__ = ["add_mcp_command", "mcp_config_from_args"]
 
@@ -124,7 +124,8 @@ def add_mcp_command(commands: Any) -> None:
 
 def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
     from .._errors import ConfigError
-    from ..mcpserver._config import McpConfig, load_mcp_config, parse_headers  # the server's package, only to serve
+    from ..mcpserver import McpConfig, load_mcp_config  # the server's package, only to serve
+    from ..mcpserver._config import parse_headers
 
     try:
         config = load_mcp_config(args.config) if args.config else McpConfig()
@@ -178,7 +179,7 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
 
 def _mcp(args: argparse.Namespace) -> int:
     from .._interrupts import INTERRUPTED_EXIT, INTERRUPTS
-    from ..mcpserver._serve import serve_mcp
+    from ..mcpserver import serve_mcp
 
     serve_mcp(mcp_config_from_args(args), verbose=args.verbose > 0)
     return INTERRUPTED_EXIT if INTERRUPTS.stopped else 0

@@ -27,8 +27,12 @@ from mcp_types import ToolListChangedNotification  # noqa: E402
 
 from dagtools._errors import ConfigError  # noqa: E402
 from dagtools.cli._mcp import add_mcp_command, mcp_config_from_args  # noqa: E402
-from dagtools.mcpserver._config import McpConfig, load_mcp_config  # noqa: E402
-from dagtools.mcpserver._server import SESSION_HEADER, McpToolServer  # noqa: E402
+from dagtools.mcpserver import (  # noqa: E402
+    McpConfig,
+    McpToolServer,  # noqa: E402
+    load_mcp_config,
+)
+from dagtools.mcpserver.sessions import SESSION_HEADER  # noqa: E402
 from tests.clients import measured  # noqa: E402
 from tests.servers import free_port, wait_for_port  # noqa: E402
 

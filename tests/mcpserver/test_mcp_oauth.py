@@ -35,8 +35,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken  # noqa: E402
 
 from dagtools._errors import ConfigError  # noqa: E402
-from dagtools.mcpserver._config import McpConfig  # noqa: E402
-from dagtools.mcpserver._server import SESSION_HEADER  # noqa: E402
+from dagtools.mcpserver import McpConfig  # noqa: E402
+from dagtools.mcpserver.sessions import SESSION_HEADER  # noqa: E402
 from tests.mcpserver.test_mcp import ERAS, ROOT, value  # noqa: E402
 from tests.mcpserver.test_mcp_connections import ACCEPT, INITIALIZE  # noqa: E402
 from tests.mcpserver.test_mcp_security import bearer, client, peel, slice_  # noqa: E402
@@ -481,7 +481,7 @@ async def test_a_new_key_is_not_judged_while_its_issuer_is_down_and_is_accepted_
 async def test_a_jwt_without_a_subject_is_refused_saying_what_it_lacks() -> None:
     """RFC 9068 requires `sub` of a JWT access token (a client's own token names the client there): one
     without it is refused, never bound to its client, which an issuer may share among many users."""
-    from dagtools.mcpserver._auth import OAuthResource, Refused
+    from dagtools.mcpserver.gate import OAuthResource, Refused
 
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     public = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
@@ -534,8 +534,7 @@ def test_the_authorization_page_states_every_oauth_option_with_its_default() -> 
 
 
 def test_a_refusal_keeps_its_challenge_header_well_formed() -> None:
-    from dagtools.mcpserver._app import unauthorized
-    from dagtools.mcpserver._auth import Refused
+    from dagtools.mcpserver.gate import Refused, unauthorized
 
     refused = Refused(401, "invalid_token", 'token is missing the "exp" claim', scope="a b")
     status, headers, body = unauthorized("https://m.example.com/mcp", given=True, refused=refused)
@@ -550,7 +549,7 @@ def test_a_refusal_keeps_its_challenge_header_well_formed() -> None:
 
 @pytest.mark.parametrize("value", ["", "no-colon", ":secret", "client:"])
 def test_introspection_credentials_that_cannot_work_are_refused_at_start(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from dagtools.mcpserver._app import check_exposure
+    from dagtools.mcpserver.gate import check_exposure
 
     monkeypatch.setenv("RS_CREDENTIALS", value)
     config = McpConfig(
