@@ -305,6 +305,39 @@ def test_no_two_modules_name_the_same_concept():
     assert {line: modules for line, modules in by_line.items() if len(modules) > 1} == {}
 
 
+#: Packages split into subpackages that meet only through their faces: a module outside one of their
+#: subpackages imports the subpackage (its `__init__`, which exports what other parts use), never one of
+#: its private modules, whenever and for whatever the import runs.
+FACED = ("dagtools.mcpserver",)
+
+
+def _private_module_of_another_subpackage(module: str, target: str, faced: tuple[str, ...] = FACED) -> bool:
+    package, _, leaf = target.rpartition(".")
+    in_a_subpackage = any(package.startswith(root + ".") for root in faced)
+    return leaf.startswith("_") and in_a_subpackage and not (module == package or module.startswith(package + "."))
+
+
+def test_subpackages_meet_through_their_faces():
+    through_a_side_door = [
+        f"{module}:{line} imports {target} {how}"
+        for module, path in MODULES.items()
+        for line, target, how in _every_import(module, path)
+        if _private_module_of_another_subpackage(module, target)
+    ]
+    assert through_a_side_door == []
+
+
+def test_the_face_check_tells_a_face_from_a_private_module():
+    side_door = _private_module_of_another_subpackage
+    assert side_door("dagtools.mcpserver._server", "dagtools.mcpserver.gate._oauth")
+    assert side_door("dagtools.shell._runner", "dagtools.mcpserver.sessions._toolsets")
+    assert side_door("dagtools.mcpserver.transport._app", "dagtools.mcpserver.sessions._keys")
+    assert not side_door("dagtools.mcpserver._server", "dagtools.mcpserver.gate")
+    assert not side_door("dagtools.mcpserver.gate._exposure", "dagtools.mcpserver.gate._oauth"), "inside its own subpackage"
+    assert not side_door("dagtools.mcpserver.gate._exposure", "dagtools.mcpserver._config"), "the package's own modules"
+    assert not side_door("dagtools.cli._mcp", "dagtools.session._open"), "a package not split by faces"
+
+
 #: A module of one concept may run to `ONE_CONCEPT` lines. Past it, the concept is listed here with why it
 #: cannot be told in fewer; past `CEILING` a module fails whatever it says: that much text is rarely one concept.
 ONE_CONCEPT = 600
