@@ -338,6 +338,25 @@ def test_the_face_check_tells_a_face_from_a_private_module():
     assert not side_door("dagtools.cli._mcp", "dagtools.session._open"), "a package not split by faces"
 
 
+#: The kinds of `Authenticator` (dagtools/mcpserver/gate): past the gate, callers are asked about
+#: through the interface only, never told apart by kind.
+AUTHENTICATORS = {"BearerTokens", "OAuthResource"}
+
+
+def test_only_the_gate_tells_its_authenticators_apart():
+    found = [
+        f"{module}:{node.lineno}: {ast.unparse(node)}"
+        for module, path in MODULES.items()
+        if not module.startswith("dagtools.mcpserver.gate")
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "isinstance"
+        and any(isinstance(n, ast.Name) and n.id in AUTHENTICATORS for arg in node.args[1:] for n in ast.walk(arg))
+    ]
+    assert found == []
+
+
 #: A module of one concept may run to `ONE_CONCEPT` lines. Past it, the concept is listed here with why it
 #: cannot be told in fewer; past `CEILING` a module fails whatever it says: that much text is rarely one concept.
 ONE_CONCEPT = 600
