@@ -104,8 +104,7 @@ async def dynamic(url: str, recorder: Any) -> None:
 async def fixed(url: str, recorder: Any) -> None:
     from mcp import Client
 
-    from dagtools.mcpserver._config import McpConfig
-    from dagtools.mcpserver._server import McpToolServer
+    from dagtools.mcpserver import McpConfig, McpToolServer
 
     async def run(calls: list[tuple[str, dict[str, Any]]], client: Any, ran: _Ran) -> list[Any]:
         answers = []

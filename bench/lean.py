@@ -74,8 +74,7 @@ def _tokens(value: Any) -> int:
 async def _first_list(source: str, mode: str) -> list[dict[str, Any]]:
     from mcp import Client
 
-    from dagtools.mcpserver._config import McpConfig
-    from dagtools.mcpserver._server import McpToolServer
+    from dagtools.mcpserver import McpConfig, McpToolServer
 
     async with Client(McpToolServer(McpConfig(source=source, tools=mode, cache=False)).server) as client:
         return _dumped((await client.list_tools()).tools)
@@ -154,8 +153,7 @@ async def dagtools_path(url: str, mode: str, task: str) -> tuple[int, int]:
     (callTool, or callChain for the hops) and dynamic mode selects the tools and calls them."""
     from mcp import Client
 
-    from dagtools.mcpserver._config import McpConfig
-    from dagtools.mcpserver._server import McpToolServer
+    from dagtools.mcpserver import McpConfig, McpToolServer
 
     async with Client(McpToolServer(McpConfig(source=url, tools=mode, cache=False)).server, mode="legacy") as client:
         talk = Conversation(PROMPTS[task], _dumped((await client.list_tools()).tools))

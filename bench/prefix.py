@@ -55,7 +55,7 @@ from _figures import exit_status, figure, schema_path  # noqa: E402
 from dagtools import Session, ToolCall, ToolResult  # noqa: E402
 from dagtools.agent._agent import system_prompt  # noqa: E402
 from dagtools.catalogue._render import render_tools  # noqa: E402
-from dagtools.mcpserver._toolsets import FixedToolset  # noqa: E402
+from dagtools.mcpserver.sessions import FixedToolset  # noqa: E402
 
 __all__ = ["measure"]
 

@@ -305,6 +305,58 @@ def test_no_two_modules_name_the_same_concept():
     assert {line: modules for line, modules in by_line.items() if len(modules) > 1} == {}
 
 
+#: Packages split into subpackages that meet only through their faces: a module outside one of their
+#: subpackages imports the subpackage (its `__init__`, which exports what other parts use), never one of
+#: its private modules, whenever and for whatever the import runs.
+FACED = ("dagtools.mcpserver",)
+
+
+def _private_module_of_another_subpackage(module: str, target: str, faced: tuple[str, ...] = FACED) -> bool:
+    package, _, leaf = target.rpartition(".")
+    in_a_subpackage = any(package.startswith(root + ".") for root in faced)
+    return leaf.startswith("_") and in_a_subpackage and not (module == package or module.startswith(package + "."))
+
+
+def test_subpackages_meet_through_their_faces():
+    through_a_side_door = [
+        f"{module}:{line} imports {target} {how}"
+        for module, path in MODULES.items()
+        for line, target, how in _every_import(module, path)
+        if _private_module_of_another_subpackage(module, target)
+    ]
+    assert through_a_side_door == []
+
+
+def test_the_face_check_tells_a_face_from_a_private_module():
+    side_door = _private_module_of_another_subpackage
+    assert side_door("dagtools.mcpserver._server", "dagtools.mcpserver.gate._oauth")
+    assert side_door("dagtools.shell._runner", "dagtools.mcpserver.sessions._toolsets")
+    assert side_door("dagtools.mcpserver.transport._app", "dagtools.mcpserver.sessions._keys")
+    assert not side_door("dagtools.mcpserver._server", "dagtools.mcpserver.gate")
+    assert not side_door("dagtools.mcpserver.gate._exposure", "dagtools.mcpserver.gate._oauth"), "inside its own subpackage"
+    assert not side_door("dagtools.mcpserver.gate._exposure", "dagtools.mcpserver._config"), "the package's own modules"
+    assert not side_door("dagtools.cli._mcp", "dagtools.session._open"), "a package not split by faces"
+
+
+#: The kinds of `Authenticator` (dagtools/mcpserver/gate): past the gate, callers are asked about
+#: through the interface only, never told apart by kind.
+AUTHENTICATORS = {"BearerTokens", "OAuthResource"}
+
+
+def test_only_the_gate_tells_its_authenticators_apart():
+    found = [
+        f"{module}:{node.lineno}: {ast.unparse(node)}"
+        for module, path in MODULES.items()
+        if not module.startswith("dagtools.mcpserver.gate")
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "isinstance"
+        and any(isinstance(n, ast.Name) and n.id in AUTHENTICATORS for arg in node.args[1:] for n in ast.walk(arg))
+    ]
+    assert found == []
+
+
 #: A module of one concept may run to `ONE_CONCEPT` lines. Past it, the concept is listed here with why it
 #: cannot be told in fewer; past `CEILING` a module fails whatever it says: that much text is rarely one concept.
 ONE_CONCEPT = 600
@@ -327,7 +379,7 @@ def test_every_long_module_listed_is_long():
 BUILTIN_NAMES = {"selectTools", "save", "readResult", "callTool", "describeTools"}
 BUILTIN_CONSTANTS = {"SELECT_TOOLS", "SAVE", "READ_RESULT", "CALL_TOOL", "DESCRIBE_TOOLS"}
 #: The toolsets that own built-in tools, where comparing their own names is how they serve them.
-OWNERS = {"dagtools.mcpserver._toolsets"}
+OWNERS = {"dagtools.mcpserver.sessions._toolsets"}
 
 
 def test_tools_are_dispatched_by_their_toolset_only():

@@ -56,6 +56,22 @@ SUBPACKAGES = {
     "dagtools.integrations.pydantic_ai": "DagtoolsToolset",
     "dagtools.load": "Dialect DialectName LoadedSchema detect_dialect load_schema",
     "dagtools.mcpserver": "McpConfig McpToolServer load_mcp_config serve_mcp",
+    "dagtools.mcpserver.gate": (
+        "Authenticator BearerTokens CALLER_SCOPE_KEY OAuthResource READ_ONLY_SCOPE_KEY Refused WELL_KNOWN caller_of check_exposure "
+        "metadata_url protected_resource_metadata read_only unauthorized"
+    ),
+    "dagtools.mcpserver.listing": (
+        "WATCH_SECONDS WarmUp cached_listing cached_size listable_from_cache opens_keyed opens_session remember_listing "
+        "tell_tools_changed watch_store"
+    ),
+    "dagtools.mcpserver.sessions": (
+        "CALL_TOOL ClientState FixedToolset ISSUED_SCOPE_KEY MemoryReturn REFUSED_SCOPE_KEY SCHEMAS_BUDGET SESSION_HEADER "
+        "SESSION_META_KEY SessionKey SessionPool SessionsFull mcp_result mcp_tool session_key_for tool_schemas"
+    ),
+    "dagtools.mcpserver.transport": (
+        "UpstreamClient argument_bytes build_http_app forwarded_headers guarded_protocol invalid_text mark_invalid_text refusal "
+        "request_headers use_forwarded"
+    ),
     "dagtools.models": (
         "AnthropicModel FunctionModel GeminiModel Model ModelRequest ModelResponse OpenAIModel OpenAIResponsesModel ScriptedModel "
         "Usage get_model"

@@ -1,4 +1,4 @@
-"""`dagtools mcp SOURCE`: the command-line face of `McpToolServer`; the options mirror `McpConfig`."""
+"""`dagtools mcp SOURCE`: the command-line face of `McpToolServer`; each option sets the `McpConfig` field its `dest` names."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ._options import add_http_options, add_verbose_option, parse_input, parse_output, parse_value
 
 if TYPE_CHECKING:
-    from ..mcpserver._config import McpConfig
+    from ..mcpserver import McpConfig
 
 __all__ = ["add_mcp_command", "mcp_config_from_args"]
 
@@ -60,12 +60,18 @@ def add_mcp_command(commands: Any) -> None:
     mcp.add_argument(
         "--allowed-host",
         action="append",
+        dest="allowed_hosts",
         default=None,
         metavar="HOST[:PORT]",
         help="HTTP: a Host header to accept (repeatable; default: loopback, the bound address and --public-url's host)",
     )
     mcp.add_argument(
-        "--allowed-origin", action="append", default=None, metavar="ORIGIN", help="HTTP: an Origin header to accept (repeatable)"
+        "--allowed-origin",
+        action="append",
+        dest="allowed_origins",
+        default=None,
+        metavar="ORIGIN",
+        help="HTTP: an Origin header to accept (repeatable)",
     )
     mcp.add_argument(
         "--store",
@@ -123,14 +129,36 @@ def add_mcp_command(commands: Any) -> None:
 
 
 def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
+    """The server's options, built once here and handed to it whole: the config file's, then every
+    option given on the command line. An option whose `dest` is a field of `McpConfig` sets that field
+    as it is (a repeated one as a tuple), so a new option is a field and an `add_argument`; only the
+    options spelled otherwise than their field are translated below."""
     from .._errors import ConfigError
-    from ..mcpserver._config import McpConfig, load_mcp_config, parse_headers  # the server's package, only to serve
+    from ..mcpserver import McpConfig, load_mcp_config  # the server's package, only to serve
 
     try:
         config = load_mcp_config(args.config) if args.config else McpConfig()
     except ConfigError as error:  # a value the file holds is fixed in the file: say which
         text = str(error)
         raise ConfigError(text if args.config in text else f"{args.config}: {text}") from None
+    given = {name: tuple(value) if isinstance(value, list) else value for name, value in _fields_given(args).items()}
+    return config.with_options(**given, **_translated(args, config))
+
+
+def _fields_given(args: argparse.Namespace) -> dict[str, Any]:
+    """The options given whose `dest` names a field of `McpConfig` (None: not given, the file's value stands)."""
+    from dataclasses import fields
+
+    from ..mcpserver import McpConfig
+
+    return {f.name: getattr(args, f.name) for f in fields(McpConfig) if getattr(args, f.name, None) is not None}
+
+
+def _translated(args: argparse.Namespace, config: McpConfig) -> dict[str, Any]:
+    """The options spelled otherwise than the field they set, or added to the file's value: headers and
+    forwarded headers, mutations, --strict, the cache options, inputs, values and outputs."""
+    from ..mcpserver._config import parse_headers
+
     inputs = dict(config.inputs)
     for item in args.input or ():
         name, spec = parse_input(item)
@@ -143,42 +171,20 @@ def mcp_config_from_args(args: argparse.Namespace) -> McpConfig:
         mutations = True
     elif args.mutation:
         mutations = tuple(args.mutation)
-    headers = {**config.headers, **parse_headers(args.header, "--header")} if args.header else None
-    forward = tuple(config.forward_headers) + tuple(args.forward_header) if args.forward_header else None
-    return config.with_options(
-        source=args.source,
-        operations=args.operations,
-        endpoint=args.endpoint,
-        timeout=args.timeout,
-        cache=False if args.no_cache else "refresh" if args.refresh_schema else None,
-        tools=args.tools,
-        transport=args.transport,
-        host=args.host,
-        port=args.port,
-        path=args.path,
-        auth_token_env=args.auth_token_env,
-        oauth_issuer=args.oauth_issuer,
-        oauth_introspection_env=args.oauth_introspection_env,
-        allow_unauthenticated=args.allow_unauthenticated,
-        allowed_hosts=tuple(args.allowed_host) if args.allowed_host else None,
-        allowed_origins=tuple(args.allowed_origin) if args.allowed_origin else None,
-        public_url=args.public_url,
-        store=args.store,
-        headers=headers,
-        forward_headers=forward,
-        dialect=args.dialect,
-        mutations=mutations,
-        include_deprecated=args.include_deprecated,
-        relay_ids=args.relay_ids,
-        lenient=False if args.strict else None,
-        inputs=inputs,
-        outputs=outputs,
-    )
+    return {
+        "headers": {**config.headers, **parse_headers(args.header, "--header")} if args.header else None,
+        "forward_headers": tuple(config.forward_headers) + tuple(args.forward_header) if args.forward_header else None,
+        "mutations": mutations,
+        "lenient": False if args.strict else None,
+        "cache": False if args.no_cache else "refresh" if args.refresh_schema else None,
+        "inputs": inputs,
+        "outputs": outputs,
+    }
 
 
 def _mcp(args: argparse.Namespace) -> int:
     from .._interrupts import INTERRUPTED_EXIT, INTERRUPTS
-    from ..mcpserver._serve import serve_mcp
+    from ..mcpserver import serve_mcp
 
     serve_mcp(mcp_config_from_args(args), verbose=args.verbose > 0)
     return INTERRUPTED_EXIT if INTERRUPTS.stopped else 0

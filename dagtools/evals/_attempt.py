@@ -14,7 +14,7 @@ from typing import Any, cast
 from .._errors import DagtoolsError
 from ..agent._agent import SAVE_RULE, Agent, RunResult
 from ..agent._tool_modes import ToolMode
-from ..mcpserver._toolsets import FixedToolset
+from ..mcpserver.sessions import FixedToolset
 from ..scripts._script import matches
 from ..session._metatools import SAVE
 from ..session._open import open_session

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from .._redact import redact
 from .._words import counted
-from ._listing import cached_size
+from .listing import cached_size
 
 if TYPE_CHECKING:
     from ._server import McpToolServer

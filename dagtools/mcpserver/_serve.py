@@ -18,12 +18,11 @@ import anyio
 
 from .._errors import ConfigError
 from .._interrupts import INTERRUPTS
-from ._app import check_exposure
-from ._auth import OAuthResource
 from ._banner import describe_server
 from ._config import McpConfig
-from ._limits import mark_invalid_text
 from ._server import McpToolServer
+from .gate import check_exposure
+from .transport import mark_invalid_text
 
 __all__ = ["STOP_GRACE", "check_port_free", "listen", "serve_http", "serve_mcp", "serve_stdio", "stoppable_server"]
 
@@ -73,15 +72,15 @@ async def serve_stdio(server: McpToolServer) -> None:
 
 async def serve_http(server: McpToolServer, listening: Any = None) -> None:
     """Serve over streamable HTTP, on `listening` (a bound socket) or else on the configured address."""
-    from ._connections import guarded_protocol
+    from .transport import guarded_protocol
 
     c = server.config
     app = server.http_app()
-    # Deadlines for reading requests and a cap on connections per address (`_connections`).
+    # Deadlines for reading requests and a cap on connections per address (`guarded_protocol`).
     http = stoppable_server(app, host=c.host, port=c.port, log_level="warning", lifespan="on", http=guarded_protocol(c))
     try:
         await server.check_store()
-        if isinstance(app.tokens, OAuthResource):  # the authorization server may come up later: said, not fatal
+        if app.tokens is not None:  # an authorization server may come up later: said, not fatal
             trouble = await app.tokens.prepare()
             if trouble:
                 print(f"dagtools mcp: {trouble} Until then, requests with a token are answered 503.", file=sys.stderr, flush=True)

@@ -7,17 +7,17 @@ Which session a request belongs to:
 - Handshake era (initialize, up to 2025-11-25): the connection. A stdio process, an in-memory pair
   or one `Mcp-Session-Id` of streamable HTTP each hold one session, dropped when it closes (with
   bearer tokens, the SDK also binds an `Mcp-Session-Id` to the caller that opened it).
-- Stateless era (2026-07-28): requests carry no connection, so a key names the session (`_keys`):
+- Stateless era (2026-07-28): requests carry no connection, so a key names the session (`sessions.session_key_for`):
   an unguessable key from the client, the authenticated caller, or a key the server issues; never
   the client's address or name. Keyed sessions live in a pool that never pushes a live session out
-  to make room: at capacity a new one is refused (HTTP 503 with `Retry-After`), see `_pool`.
+  to make room: at capacity a new one is refused (HTTP 503 with `Retry-After`), see `sessions.SessionPool`.
   With a store (`--store sqlite:///PATH`, `redis://...` or `redis+cluster://...`) each keyed session is
   also kept there under its key's digest: every call is saved before its result returns, and a session
   this process does not hold (after a restart, or one another worker served) is resumed from the store:
   no affinity is needed, and a listen stream learns of other workers' tool-list changes (`watch_store`).
 
 Forwarded headers are read from every request and sent upstream with that request only
-(`_forwarding`): no session holds a credential. A caller whose OAuth access token lacks the write
+(`transport.use_forwarded`): no session holds a credential. A caller whose OAuth access token lacks the write
 scope gets sessions of its own, opened without mutations: no mutation tool is offered or run there.
 """
 
@@ -30,14 +30,21 @@ from .._closing import AsyncClosing
 from .._errors import ConfigError, DagtoolsError
 from .._tools import ToolCall, ToolResult
 from ..load._warm_start import load_cached
-from ._app import build_http_app, check_exposure
 from ._banner import schema_size
 from ._config import McpConfig
-from ._forwarding import UpstreamClient, forwarded_headers, request_headers, use_forwarded
-from ._keys import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, read_only, session_key
-from ._limits import argument_bytes, invalid_text, refusal
-from ._listing import WarmUp, cached_listing, opens_keyed, opens_session, remember_listing, watch_store
-from ._memory import MemoryReturn
+from .gate import check_exposure, read_only
+from .listing import WarmUp, cached_listing, opens_keyed, opens_session, remember_listing, tell_tools_changed, watch_store
+from .sessions import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, MemoryReturn, session_key_for
+from .transport import (
+    UpstreamClient,
+    argument_bytes,
+    build_http_app,
+    forwarded_headers,
+    invalid_text,
+    refusal,
+    request_headers,
+    use_forwarded,
+)
 
 if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a session opens
     from ..catalogue._catalogue import Catalogue
@@ -46,12 +53,11 @@ if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a
     from ..session._session import Session
     from ..session._toolsets import Toolset
     from ..stores._store import SessionStore
-    from ._pool import ClientState, SessionPool
+    from .sessions import ClientState, SessionPool
 
 __all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer"]
 
 _STATE_KEY = "dagtools.session"
-WATCH_SECONDS = 1.0  #: how often a session with a listen stream open looks for other workers' tool-list changes
 
 INSTRUCTIONS = """\
 This server exposes a GraphQL API as tools. Every field of every object type is a tool named \
@@ -150,7 +156,7 @@ class McpToolServer(AsyncClosing):
     @property
     def _pool(self) -> SessionPool:
         if self._sessions is None:
-            from ._pool import SessionPool
+            from .sessions import SessionPool
 
             c = self.config
             self._sessions = SessionPool(
@@ -175,7 +181,7 @@ class McpToolServer(AsyncClosing):
         headers = request_headers(ctx)
         # Every handler starts here, so every request runs with its own forwarded headers, or none.
         use_forwarded(forwarded_headers(headers, self.config.forward_headers))
-        from ._pool import ClientState
+        from .sessions import ClientState
 
         reading = ctx.request is not None and read_only(ctx.request)
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
@@ -188,9 +194,9 @@ class McpToolServer(AsyncClosing):
                     connection.state[name] = state
                     connection.exit_stack.push_async_callback(self.memory.release, connection.state, name)
                 return state
-        key = session_key(ctx, headers, forwarded_headers(headers, self.config.forward_headers))
+        key = session_key_for(ctx, headers, forwarded_headers(headers, self.config.forward_headers))
         # The digest names the session in the store too: neither the client's key nor a credential is kept.
-        from ._pool import SessionsFull
+        from .sessions import SessionsFull
 
         try:
             state = await self._pool.get(key, lambda: self._open(key.digest, reading=reading))
@@ -221,7 +227,7 @@ class McpToolServer(AsyncClosing):
 
     def _executor(self) -> Executor | None:
         """Every session sends through the server's one upstream client: the environment's headers, then
-        the configured ones, then the current request's forwarded ones (see `_forwarding`)."""
+        the configured ones, then the current request's forwarded ones (see `transport.use_forwarded`)."""
         from ..executors._base import SchemaOnlyExecutor
 
         url = self.config.api_url
@@ -253,7 +259,7 @@ class McpToolServer(AsyncClosing):
 
     def toolset_of(self, session: Session) -> Toolset:
         """What the client sees of a session: its own growing toolset, or the fixed one over it."""
-        from ._toolsets import FixedToolset
+        from .sessions import FixedToolset
 
         return session.toolset if self._dynamic else FixedToolset(session)
 
@@ -292,7 +298,7 @@ class McpToolServer(AsyncClosing):
         """The client's tools, byte for byte as last time until their names change: a client is told of a
         change only then (`tools/list_changed`; never in fixed mode), so what it cached stays what it
         would be given. The session as it is now is one selectTools call (with no tools) away."""
-        from ._toolsets import mcp_tool
+        from .sessions import mcp_tool
 
         toolset = self._toolset(state)
         version = toolset.version()
@@ -301,7 +307,7 @@ class McpToolServer(AsyncClosing):
         return list(state.listed[1])
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
-        from ._toolsets import mcp_result  # with the session machinery (`WarmUp`)
+        from .sessions import mcp_result  # with the session machinery (`WarmUp`)
 
         invalid = invalid_text(params.name, params.arguments, params.meta)
         if invalid is not None:  # before the session: a refused call opens and changes nothing
@@ -331,19 +337,8 @@ class McpToolServer(AsyncClosing):
                 result = ToolResult.error(call, str(error))
             changed = self._dynamic and state.session.toolset.version() != before
         if changed:
-            await self._tools_changed(ctx, state)
+            await tell_tools_changed(ctx, state, self._types)
         return self._with_key(ctx, mcp_result(self._types, result))
-
-    async def _tools_changed(self, ctx: Any, state: ClientState) -> None:
-        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-
-        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            if state.bus is not None:
-                from mcp.server.subscriptions import ToolsListChanged
-
-                await state.bus.publish(ToolsListChanged())
-            return
-        await ctx.session.send_notification(self._types.ToolListChangedNotification(), related_request_id=ctx.request_id)
 
     async def _listen(self, ctx: Any, params: Any) -> Any:
         from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
@@ -357,7 +352,7 @@ class McpToolServer(AsyncClosing):
         import anyio
 
         async with anyio.create_task_group() as group:  # the stream lasts as long as the listen request
-            group.start_soon(watch_store, state, WATCH_SECONDS)
+            group.start_soon(watch_store, state)
             try:
                 return await state.listen(ctx, params)
             finally:
@@ -378,7 +373,7 @@ class McpToolServer(AsyncClosing):
     # -- transports ----------------------------------------------------------------------------------
 
     def http_app(self) -> Any:
-        """The streamable HTTP ASGI app (both protocol eras) at `config.path`, behind the gate of `_app`."""
+        """The streamable HTTP ASGI app (both protocol eras) at `config.path`, behind the gate (`transport`)."""
         return build_http_app(self, check_exposure(self.config))
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from .._errors import DagtoolsError
 from .._tools import ToolCall, ToolResult
 from ..calls._chain_calls import CALL_CHAIN
-from ..mcpserver._toolsets import CALL_TOOL, FixedToolset
+from ..mcpserver.sessions import CALL_TOOL, FixedToolset
 from ..session._metatools import SAVE, SELECT_TOOLS
 from ..session._session import Session
 from ..session._turn import run_turn

@@ -124,8 +124,7 @@ async def test_swapi_multi_hop_task_in_fixed_mode_reads_less_in_fewer_calls(coun
     pytest.importorskip("mcp")
     from mcp import Client
 
-    from dagtools.mcpserver._config import McpConfig
-    from dagtools.mcpserver._server import McpToolServer
+    from dagtools.mcpserver import McpConfig, McpToolServer
 
     url, recorder = counted_swapi
     server = McpToolServer(McpConfig(source=url, tools="fixed", cache=False))

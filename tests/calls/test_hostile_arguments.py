@@ -82,7 +82,7 @@ def test_the_size_of_any_arguments_is_counted_even_where_json_gives_up():
     """A session's held bytes and the MCP server's argument limit count every call, hostile ones too:
     nesting past the JSON encoder's recursion and integers of thousands of digits are counted by a walk."""
     from dagtools._values import json_size
-    from dagtools.mcpserver._limits import argument_bytes
+    from dagtools.mcpserver.transport import argument_bytes
 
     deep: list = []
     for _ in range(5000):

@@ -41,7 +41,7 @@ def schema_file(name: str) -> Path:
 
 def listing(catalogue: Any) -> str:
     """Everything a fresh session shows before its first call, as the JSON a client would read."""
-    from dagtools.mcpserver._toolsets import FixedToolset
+    from dagtools.mcpserver.sessions import FixedToolset
 
     session = Session(catalogue, SchemaOnlyExecutor("a schema file"))
     roots = [n for t in (catalogue.query_type, catalogue.mutation_type) if t for n in catalogue.tools_for_type(t)]
@@ -145,8 +145,7 @@ def test_refresh_compiles_again(cache_dir: Path) -> None:
 async def test_an_mcp_start_from_the_cache_lists_without_the_schema_then_runs_calls(kitchen_url: str, cache_dir: Path) -> None:
     from mcp import Client
 
-    from dagtools.mcpserver._config import McpConfig
-    from dagtools.mcpserver._server import McpToolServer
+    from dagtools.mcpserver import McpConfig, McpToolServer
 
     config = McpConfig(source=kitchen_url, tools="fixed")
 

@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 from dagtools import LocalExecutor, Session, compile_catalogue
 from dagtools._errors import ToolCallError
 from dagtools.catalogue._json_schema import PARAMETER_BUDGET
-from dagtools.mcpserver._toolsets import FixedToolset
+from dagtools.mcpserver.sessions import FixedToolset
 from tests.conftest import load_shared, shared_catalogue
 
 pytestmark = pytest.mark.public_schemas  # about the public APIs themselves (tests/conftest.py)

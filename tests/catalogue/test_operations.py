@@ -16,8 +16,10 @@ pytest.importorskip("mcp", reason="the MCP tests need the official mcp SDK (pip 
 
 from mcp import Client  # noqa: E402
 
-from dagtools.mcpserver._config import McpConfig  # noqa: E402
-from dagtools.mcpserver._server import McpToolServer  # noqa: E402
+from dagtools.mcpserver import (
+    McpConfig,  # noqa: E402
+    McpToolServer,  # noqa: E402
+)
 
 PILOTS = """\
 # The pilots of a starship, with the planet each comes from.

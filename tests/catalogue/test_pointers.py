@@ -134,8 +134,7 @@ mcp = pytest.importorskip("mcp")
 
 
 def github_server(tools: str) -> Any:
-    from dagtools.mcpserver._config import McpConfig
-    from dagtools.mcpserver._server import McpToolServer
+    from dagtools.mcpserver import McpConfig, McpToolServer
 
     source = str(shared_schema_path("github.schema.graphql"))
     # Nothing here reaches the API: every call below is refused or answered before anything is sent.

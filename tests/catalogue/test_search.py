@@ -142,7 +142,7 @@ async def test_select_tools_search_in_deferred_mode_answers_text_and_reveals_not
 
 
 def test_operations_in_the_config_file_are_read_beside_it(tmp_path):
-    from dagtools.mcpserver._config import load_mcp_config
+    from dagtools.mcpserver import load_mcp_config
 
     config = tmp_path / "mcp.yaml"
     config.write_text("source: api.graphql\noperations: ops\n")

@@ -77,8 +77,7 @@ async def test_swapi_fixed_mode_over_the_official_client_offers_by_meaning(swapi
     pytest.importorskip("mcp", reason="the MCP tests need the official mcp SDK (pip install -e '.[mcp]')")
     from mcp import Client
 
-    from dagtools.mcpserver._config import McpConfig
-    from dagtools.mcpserver._server import McpToolServer
+    from dagtools.mcpserver import McpConfig, McpToolServer
 
     server = McpToolServer(McpConfig(source=swapi_url, tools="fixed", cache=False))
     async with Client(server.server, mode="legacy") as client:

@@ -14,8 +14,10 @@ pytest.importorskip("mcp")
 from mcp import Client  # noqa: E402
 
 from dagtools import ToolCall, load_schema  # noqa: E402
-from dagtools.mcpserver._config import McpConfig  # noqa: E402
-from dagtools.mcpserver._server import McpToolServer  # noqa: E402
+from dagtools.mcpserver import (
+    McpConfig,  # noqa: E402
+    McpToolServer,  # noqa: E402
+)
 from tests.conftest import shared_schema_path  # noqa: E402
 from tests.kitchen import kitchen_session, state  # noqa: E402
 from tests.mcpserver.test_mcp import ERAS, kitchen, names, value  # noqa: E402

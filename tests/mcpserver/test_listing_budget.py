@@ -15,8 +15,10 @@ pytest.importorskip("mcp")
 
 from mcp import Client  # noqa: E402
 
-from dagtools.mcpserver._config import McpConfig  # noqa: E402
-from dagtools.mcpserver._server import McpToolServer  # noqa: E402
+from dagtools.mcpserver import (
+    McpConfig,  # noqa: E402
+    McpToolServer,  # noqa: E402
+)
 from tests.conftest import shared_schema_names, shared_schema_path  # noqa: E402
 
 LIMITS = {"fixed": 600, "dynamic": 400}

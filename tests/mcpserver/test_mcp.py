@@ -27,8 +27,12 @@ from mcp_types import ToolListChangedNotification  # noqa: E402
 
 from dagtools._errors import ConfigError  # noqa: E402
 from dagtools.cli._mcp import add_mcp_command, mcp_config_from_args  # noqa: E402
-from dagtools.mcpserver._config import McpConfig, load_mcp_config  # noqa: E402
-from dagtools.mcpserver._server import SESSION_HEADER, McpToolServer  # noqa: E402
+from dagtools.mcpserver import (  # noqa: E402
+    McpConfig,
+    McpToolServer,  # noqa: E402
+    load_mcp_config,
+)
+from dagtools.mcpserver.sessions import SESSION_HEADER  # noqa: E402
 from tests.clients import measured  # noqa: E402
 from tests.servers import free_port, wait_for_port  # noqa: E402
 
@@ -335,6 +339,33 @@ def test_config_file_and_command_line(tmp_path: Path) -> None:
         load_mcp_config(data={"sauce": "x"})
     with pytest.raises(ConfigError):
         load_mcp_config(data={"tools": "sometimes"})
+
+
+#: The `dagtools mcp` options whose `dest` is not the `McpConfig` field they set: `mcp_config_from_args`
+#: translates them (or adds them to the file's value), or they are not the server's options at all.
+TRANSLATED = {"help", "config", "verbose_here", "header", "forward_header", "allow_mutations", "mutation", "strict"}
+TRANSLATED |= {"no_cache", "refresh_schema", "input", "value", "output"}
+
+
+def test_every_mcp_option_sets_the_config_field_its_dest_names() -> None:
+    """An option is a field of `McpConfig` and an `add_argument` whose `dest` names it: one spelled
+    otherwise would be read by nothing, so it must be one of the few translated on purpose."""
+    import argparse
+    import dataclasses
+
+    commands = argparse.ArgumentParser().add_subparsers()
+    add_mcp_command(commands)
+    dests = {action.dest for action in commands.choices["mcp"]._actions}
+    assert dests - TRANSLATED - {f.name for f in dataclasses.fields(McpConfig)} == set()
+    assert TRANSLATED <= dests, "a translated option that no longer exists"
+    args = commands.choices["mcp"].parse_args(
+        ["s.graphql", "--allowed-host", "a.example", "--allowed-host", "b.example:8", "--allowed-origin", "https://a.example"]
+        + ["--relay-ids", "--operations", "ops", "--oauth-introspection-env", "RS", "--path", "/m", "--port", "0"]
+    )
+    config = mcp_config_from_args(args)
+    assert config.allowed_hosts == ("a.example", "b.example:8") and config.allowed_origins == ("https://a.example",)
+    assert config.relay_ids is True and config.operations == "ops" and config.oauth_introspection_env == "RS"
+    assert (config.source, config.path, config.port, config.tools, config.lenient) == ("s.graphql", "/m", 0, "fixed", True)
 
 
 # -- over stdio -----------------------------------------------------------------------------------------

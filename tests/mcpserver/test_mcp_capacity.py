@@ -19,7 +19,7 @@ import yaml
 
 pytest.importorskip("mcp")
 
-from dagtools.mcpserver._server import SESSION_HEADER  # noqa: E402
+from dagtools.mcpserver.sessions import SESSION_HEADER  # noqa: E402
 from tests.mcpserver.test_mcp import KITCHEN, value  # noqa: E402
 from tests.mcpserver.test_mcp_security import client, peel, slice_  # noqa: E402
 from tests.mcpserver.test_mcp_url import MCP_YAML, McpHttp  # noqa: E402
@@ -124,8 +124,7 @@ async def test_a_stored_session_leaves_memory_at_capacity_and_comes_back_from_th
 
 
 async def test_closing_sessions_runs_no_collection_while_calls_are_in_flight() -> None:
-    from dagtools.mcpserver._config import load_mcp_config
-    from dagtools.mcpserver._server import McpToolServer
+    from dagtools.mcpserver import McpToolServer, load_mcp_config
     from tests.mcpserver.test_mcp_security import serve
 
     config = load_mcp_config(MCP_YAML).with_options(transport="http")

@@ -13,8 +13,8 @@ pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
 
 from dagtools.load._warm_start import load_cached  # noqa: E402
-from dagtools.mcpserver._config import McpConfig  # noqa: E402
-from dagtools.mcpserver._listing import cached_listing  # noqa: E402
+from dagtools.mcpserver import McpConfig  # noqa: E402
+from dagtools.mcpserver.listing import cached_listing  # noqa: E402
 from tests.clients import measured  # noqa: E402
 from tests.mcpserver.test_mcp import DAGTOOLS, ERAS, ROOT, expected_version  # noqa: E402
 

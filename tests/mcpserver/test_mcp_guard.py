@@ -12,8 +12,8 @@ from typing import Any
 
 import httpx
 
-from dagtools.mcpserver._config import McpConfig
-from dagtools.mcpserver._connections import guarded_protocol
+from dagtools.mcpserver import McpConfig
+from dagtools.mcpserver.transport import guarded_protocol
 from tests.servers import read_body, serve_asgi
 
 DEADLINE = 0.2  # seconds: header_timeout and body_timeout here

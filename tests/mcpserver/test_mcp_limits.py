@@ -14,9 +14,14 @@ import yaml
 
 pytest.importorskip("mcp")
 
-from dagtools.mcpserver._config import McpConfig  # noqa: E402
-from dagtools.mcpserver._server import SESSION_HEADER, McpToolServer  # noqa: E402
-from dagtools.mcpserver._toolsets import SCHEMAS_BUDGET  # noqa: E402
+from dagtools.mcpserver import (
+    McpConfig,  # noqa: E402
+    McpToolServer,  # noqa: E402
+)
+from dagtools.mcpserver.sessions import (
+    SCHEMAS_BUDGET,  # noqa: E402
+    SESSION_HEADER,  # noqa: E402
+)
 from tests.conftest import FORGE, shared_schema_path  # noqa: E402
 from tests.mcpserver.test_mcp import KITCHEN, value  # noqa: E402
 from tests.mcpserver.test_mcp_security import client, serve  # noqa: E402

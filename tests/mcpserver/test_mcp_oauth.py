@@ -35,8 +35,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken  # noqa: E402
 
 from dagtools._errors import ConfigError  # noqa: E402
-from dagtools.mcpserver._config import McpConfig  # noqa: E402
-from dagtools.mcpserver._server import SESSION_HEADER  # noqa: E402
+from dagtools.mcpserver import McpConfig  # noqa: E402
+from dagtools.mcpserver.sessions import SESSION_HEADER  # noqa: E402
 from tests.mcpserver.test_mcp import ERAS, ROOT, value  # noqa: E402
 from tests.mcpserver.test_mcp_connections import ACCEPT, INITIALIZE  # noqa: E402
 from tests.mcpserver.test_mcp_security import bearer, client, peel, slice_  # noqa: E402
@@ -481,7 +481,7 @@ async def test_a_new_key_is_not_judged_while_its_issuer_is_down_and_is_accepted_
 async def test_a_jwt_without_a_subject_is_refused_saying_what_it_lacks() -> None:
     """RFC 9068 requires `sub` of a JWT access token (a client's own token names the client there): one
     without it is refused, never bound to its client, which an issuer may share among many users."""
-    from dagtools.mcpserver._auth import OAuthResource, Refused
+    from dagtools.mcpserver.gate import OAuthResource, Refused
 
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     public = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
@@ -496,6 +496,49 @@ async def test_a_jwt_without_a_subject_is_refused_saying_what_it_lacks() -> None
     with_subject = jwt.encode({**claims, "sub": "shared-app"}, key, algorithm="RS256", headers={"kid": "k1"})
     user = await resource.authenticate({"authorization": f"Bearer {with_subject}"})
     assert user.access_token.subject == "shared-app"
+
+
+# -- one interface for the gate ------------------------------------------------------------------------------
+
+
+async def test_bearer_tokens_and_oauth_answer_the_gate_as_one_authenticator() -> None:
+    """The gate asks an `Authenticator` only: who the caller is, whether it may write, what to refuse with,
+    what the metadata says, what to tell the operator at start. Both kinds answer every question."""
+    from dagtools.mcpserver.gate import Authenticator, BearerTokens, OAuthResource, Refused
+
+    tokens = BearerTokens({"alice": "alice-token-0123456789", "bob": "bob-token-0123456789ab"})
+    alice = await tokens.authenticate({"authorization": "Bearer alice-token-0123456789"})
+    assert isinstance(tokens, Authenticator) and tokens.caller_of(alice) == "caller:alice"
+    assert tokens.may_write(alice) and tokens.write_scope == "" and await tokens.prepare() is None
+    assert "authorization_servers" not in tokens.metadata("https://m.example.com/mcp", "x")
+    for headers, error in [({}, "invalid_request"), ({"authorization": "Bearer bob-token-0123456789xx"}, "invalid_token")]:
+        with pytest.raises(Refused) as refused:
+            await tokens.authenticate(headers)
+        assert (refused.value.status, refused.value.error) == (401, error) and "token-0123" not in refused.value.description
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    public = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
+    resource = OAuthResource(
+        issuer="https://auth.example.com", resource="https://mcp.example.com/mcp", scope="dagtools:read", write_scope="dagtools:write"
+    )
+    resource._keys = {"k1": jwt.PyJWK({**public, "kid": "k1", "use": "sig", "alg": "RS256"})}
+    resource._fetched = time.monotonic()
+    now = int(time.time())
+    claims = {"iss": resource.issuer, "aud": resource.resource, "sub": "carol", "iat": now, "exp": now + 60}
+
+    async def user(**more: Any) -> Any:
+        token = jwt.encode({**claims, **more}, key, algorithm="RS256", headers={"kid": "k1"})
+        return await resource.authenticate({"authorization": f"Bearer {token}"})
+
+    reader, writer = await user(client_id="app-1", scope="dagtools:read"), await user(client_id="app-2", scope=BOTH)
+    assert isinstance(resource, Authenticator)
+    assert resource.caller_of(reader) == resource.caller_of(writer), "one subject is one caller, whichever client it used"
+    assert resource.caller_of(reader).startswith("caller:sub-") and "carol" not in resource.caller_of(reader)
+    assert resource.caller_of(await user(sub="dave", scope="dagtools:read")) != resource.caller_of(reader)
+    assert not resource.may_write(reader) and resource.may_write(writer)
+    needs = resource.needs_write()
+    assert (needs.status, needs.error, needs.scope) == (403, "insufficient_scope", BOTH) and "dagtools:write" in needs.description
+    assert resource.metadata("ignored", "x")["authorization_servers"] == ["https://auth.example.com"]
 
 
 # -- configuration ----------------------------------------------------------------------------------------
@@ -534,8 +577,7 @@ def test_the_authorization_page_states_every_oauth_option_with_its_default() -> 
 
 
 def test_a_refusal_keeps_its_challenge_header_well_formed() -> None:
-    from dagtools.mcpserver._app import unauthorized
-    from dagtools.mcpserver._auth import Refused
+    from dagtools.mcpserver.gate import Refused, unauthorized
 
     refused = Refused(401, "invalid_token", 'token is missing the "exp" claim', scope="a b")
     status, headers, body = unauthorized("https://m.example.com/mcp", given=True, refused=refused)
@@ -550,7 +592,7 @@ def test_a_refusal_keeps_its_challenge_header_well_formed() -> None:
 
 @pytest.mark.parametrize("value", ["", "no-colon", ":secret", "client:"])
 def test_introspection_credentials_that_cannot_work_are_refused_at_start(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from dagtools.mcpserver._app import check_exposure
+    from dagtools.mcpserver.gate import check_exposure
 
     monkeypatch.setenv("RS_CREDENTIALS", value)
     config = McpConfig(

@@ -27,8 +27,11 @@ from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 
 from dagtools._errors import ConfigError  # noqa: E402
 from dagtools.cli._main import main  # noqa: E402
-from dagtools.mcpserver._config import McpConfig  # noqa: E402
-from dagtools.mcpserver._server import SESSION_HEADER, SESSION_META_KEY, McpToolServer  # noqa: E402
+from dagtools.mcpserver import (
+    McpConfig,  # noqa: E402
+    McpToolServer,  # noqa: E402
+)
+from dagtools.mcpserver.sessions import SESSION_HEADER, SESSION_META_KEY  # noqa: E402
 from tests.mcpserver.test_mcp import ERAS, KITCHEN, ROOT, strong_key, value  # noqa: E402
 from tests.mcpserver.test_mcp_url import MCP_YAML, McpHttp  # noqa: E402
 from tests.servers import Recorder, free_port, wait_for_port  # noqa: E402
@@ -304,7 +307,7 @@ async def test_large_arguments_are_released_when_the_session_closes(tmp_path: Pa
 
 
 def test_token_entries_are_unambiguous_and_no_error_shows_a_token() -> None:
-    from dagtools.mcpserver._auth import BearerTokens
+    from dagtools.mcpserver.gate import BearerTokens
 
     padded = base64.b64encode(b"a token of twenty bytes!!").decode()  # ends in '='
     assert padded.endswith("=")

@@ -18,8 +18,10 @@ pytest.importorskip("mcp")
 
 from mcp import Client  # noqa: E402
 
-from dagtools.mcpserver._config import McpConfig  # noqa: E402
-from dagtools.mcpserver._server import McpToolServer  # noqa: E402
+from dagtools.mcpserver import (
+    McpConfig,  # noqa: E402
+    McpToolServer,  # noqa: E402
+)
 from tests.conftest import FORGE, ROOT, shared_schema_path  # noqa: E402
 from tests.servers import Fault, FaultServer  # noqa: E402
 

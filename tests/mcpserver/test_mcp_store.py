@@ -19,8 +19,8 @@ pytest.importorskip("mcp")
 from mcp import Client  # noqa: E402
 
 from dagtools._errors import ConfigError  # noqa: E402
-from dagtools.mcpserver._config import McpConfig, load_mcp_config  # noqa: E402
-from dagtools.mcpserver._server import SESSION_HEADER  # noqa: E402
+from dagtools.mcpserver import McpConfig, load_mcp_config  # noqa: E402
+from dagtools.mcpserver.sessions import SESSION_HEADER  # noqa: E402
 from tests.mcpserver.test_mcp import http_client, value  # noqa: E402
 from tests.mcpserver.test_mcp_url import FRIES_OPTIONS, McpHttp, cache_dir  # noqa: E402, F401
 from tests.stores.test_store import redis_url  # noqa: E402, F401

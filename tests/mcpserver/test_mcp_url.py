@@ -16,7 +16,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 
-from dagtools.mcpserver._server import SESSION_HEADER  # noqa: E402
+from dagtools.mcpserver.sessions import SESSION_HEADER  # noqa: E402
 from tests.clients import measured  # noqa: E402
 from tests.mcpserver.test_mcp import DAGTOOLS, ERAS, ROOT, expected_version, fries_fixed, http_client, strong_key, value  # noqa: E402
 from tests.servers import Recorder, Request, free_port, wait_for_port  # noqa: E402

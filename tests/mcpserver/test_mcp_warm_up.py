@@ -18,9 +18,11 @@ pytest.importorskip("mcp")
 from mcp import Client  # noqa: E402
 
 from dagtools.load._warm_start import load_cached  # noqa: E402
-from dagtools.mcpserver._config import McpConfig  # noqa: E402
-from dagtools.mcpserver._listing import WarmUp  # noqa: E402
-from dagtools.mcpserver._server import McpToolServer  # noqa: E402
+from dagtools.mcpserver import (
+    McpConfig,  # noqa: E402
+    McpToolServer,  # noqa: E402
+)
+from dagtools.mcpserver.listing import WarmUp  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 
 SCHEMA = str(ROOT / "schemas" / "kitchen.graphql")

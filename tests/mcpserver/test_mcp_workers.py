@@ -27,7 +27,7 @@ from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 
-from dagtools.mcpserver._server import SESSION_HEADER  # noqa: E402
+from dagtools.mcpserver.sessions import SESSION_HEADER  # noqa: E402
 from tests.mcpserver.test_mcp import Changes, listening, names, value  # noqa: E402
 from tests.mcpserver.test_mcp_url import McpHttp, cache_dir  # noqa: E402, F401
 from tests.stores.test_store import redis_cluster, redis_url  # noqa: E402, F401

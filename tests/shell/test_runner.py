@@ -46,8 +46,7 @@ async def test_a_pipe_chains_calls_in_one_request():
 async def test_json_is_what_an_mcp_client_gets_for_the_same_call():
     from mcp import Client
 
-    from dagtools.mcpserver._config import McpConfig
-    from dagtools.mcpserver._server import McpToolServer
+    from dagtools.mcpserver import McpConfig, McpToolServer
 
     lines = [
         "Query_repository owner=a name=b",

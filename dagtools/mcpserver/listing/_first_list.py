@@ -11,29 +11,16 @@ store (which may hold more) always list through a real session. Headers are neve
 from __future__ import annotations
 
 import json
-import logging
-import threading
-from collections.abc import Callable, Container
+from collections.abc import Container
 from typing import TYPE_CHECKING, Any
 
-from ..load._cache import content_digest
+from ...load._cache import content_digest
 
 if TYPE_CHECKING:
-    from ..load._loaded import LoadedSchema
-    from ._config import McpConfig
+    from ...load._loaded import LoadedSchema
+    from .._config import McpConfig
 
-__all__ = [
-    "WarmUp",
-    "cached_listing",
-    "cached_size",
-    "listable_from_cache",
-    "opens_keyed",
-    "opens_session",
-    "remember_listing",
-    "watch_store",
-]
-
-logger = logging.getLogger("dagtools")
+__all__ = ["cached_listing", "cached_size", "listable_from_cache", "opens_keyed", "opens_session", "remember_listing"]
 
 
 def listable_from_cache(config: McpConfig) -> bool:
@@ -97,83 +84,15 @@ def opens_keyed(ctx: Any, config: McpConfig, held: Container[str] | None) -> boo
     list is every fresh session's: the first client may speak either era, and both fill the cache."""
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-    from .._errors import ConfigError
-    from ._forwarding import forwarded_headers, request_headers
-    from ._keys import session_key
+    from ..._errors import ConfigError
+    from ..sessions import session_key_for
+    from ..transport import forwarded_headers, request_headers
 
     if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS or not listable_from_cache(config):
         return False
     headers = request_headers(ctx)
     try:
-        key = session_key(ctx, headers, forwarded_headers(headers, config.forward_headers))
+        key = session_key_for(ctx, headers, forwarded_headers(headers, config.forward_headers))
     except ConfigError:
         return False  # a refused key: the session path says why
     return held is None or key.digest not in held
-
-
-class WarmUp:
-    """What a warm start defers (importing the session machinery, then `prepare`: restoring or compiling
-    the catalogue), done once under a lock: by `start`'s daemon thread once the first tool list has gone
-    out, or by the first request that needs it, which otherwise waits for the thread to finish. No
-    request meets a half-done import or a catalogue compiled twice. A failed attempt is tried again by
-    the next caller, who reports it."""
-
-    def __init__(self, prepare: Callable[[], None]) -> None:
-        self._prepare = prepare
-        self._lock = threading.Lock()
-        self.done = False
-
-    def run(self) -> None:
-        """Prepare, or wait for the thread that is preparing (blocks: in async code, `await ready()`)."""
-        if self.done:
-            return
-        with self._lock:
-            if not self.done:
-                from ..session._open import open_session  # noqa: F401  (the session machinery, in one place)
-                from ._pool import SessionPool  # noqa: F401
-                from ._toolsets import FixedToolset  # noqa: F401
-
-                self._prepare()
-                self.done = True
-
-    async def ready(self) -> None:
-        """`run` off the event loop, so other clients are served while the warm-up finishes."""
-        if not self.done:
-            import anyio
-
-            await anyio.to_thread.run_sync(self.run)
-
-    def start(self, then: Callable[[], object]) -> None:
-        """`run`, then `then` (building the schema, under its own lock), in a daemon thread: the first
-        call finds both done."""
-
-        def warm() -> None:
-            try:
-                self.run()
-                then()
-            except Exception as error:  # the request that needs it runs it again and reports the problem
-                logger.debug("warming up failed: %s", error)
-
-        threading.Thread(target=warm, name="dagtools-warm-up", daemon=True).start()
-
-
-async def watch_store(state: Any, seconds: float) -> None:
-    """While a listen stream is open on this worker, calls on other workers may change the session's
-    tools: every `seconds` the session (`state`, a pool's `ClientState`) catches up with the store (one
-    small read when nothing moved), and a change of its tool list is published to the stream."""
-    import anyio
-    from mcp.server.subscriptions import ToolsListChanged
-
-    from .._errors import DagtoolsError
-
-    while True:
-        await anyio.sleep(seconds)
-        async with state.lock:
-            before = state.session.toolset.version()
-            try:
-                await state.session.catch_up()
-            except DagtoolsError:  # the store failed or the session went: the next call says so
-                continue
-            changed = state.session.toolset.version() != before
-        if changed and state.bus is not None:
-            await state.bus.publish(ToolsListChanged())

@@ -1,15 +1,12 @@
 """The HTTP face of `dagtools mcp`: the SDK's streamable HTTP app behind one gate.
 
 The gate, in order: checks `Host` and `Origin` against the allowed names (DNS-rebinding
-protection, on whatever address the server is bound to); serves the protected-resource metadata;
-checks the bearer token when tokens or an OAuth issuer are configured (401 or 403 with a
-`WWW-Authenticate` challenge otherwise, 503 while the authorization server cannot be asked); marks
-a caller whose access token lacks the write scope as read-only, and answers its call of a mutation
-tool with 403 `insufficient_scope`, so that its client asks for the scope; and hands a
-server-issued session key back in a `Dagtools-Session` response header.
-
-A server bound beyond loopback without tokens refuses to start unless the operator says
-`allow_unauthenticated` (something in front of it, such as a proxy, authenticates callers).
+protection, on whatever address the server is bound to); when the server checks callers (an
+`Authenticator`: bearer tokens or an OAuth issuer), serves its protected-resource metadata, asks it who
+the caller is (401 or 403 with a `WWW-Authenticate` challenge otherwise, 503 while the authorization
+server cannot be asked) and marks the request with the caller's name; marks a caller that may not write
+as read-only, and answers its call of a mutation tool with 403 `insufficient_scope`, so that its client
+asks for the scope; and hands a server-issued session key back in a `Dagtools-Session` response header.
 """
 
 from __future__ import annotations
@@ -23,51 +20,22 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from .._errors import ConfigError
-from ._auth import WELL_KNOWN, BearerTokens, OAuthResource, Refused
-from ._config import McpConfig, is_loopback
+from .._config import McpConfig, is_loopback
+from ..gate import CALLER_SCOPE_KEY, READ_ONLY_SCOPE_KEY, WELL_KNOWN, Authenticator, Refused, unauthorized
+from ..sessions import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER, MemoryReturn
 from ._handshakes import Handshakes
-from ._keys import ISSUED_SCOPE_KEY, READ_ONLY_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER
 from ._limits import mark_invalid_text
-from ._memory import MemoryReturn
 
 if TYPE_CHECKING:
-    from ._server import McpToolServer
+    from .._server import McpToolServer
 
-__all__ = ["build_http_app", "check_exposure", "is_loopback"]
+__all__ = ["allowed_hosts", "allowed_origins", "build_http_app"]
 
 #: The HTTP server's own log, which uvicorn shows at warning level: where a failed request was told before.
 server_log = logging.getLogger("uvicorn.error")
 
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 _WILDCARDS = ("", "0.0.0.0", "::", "[::]")
-
-
-def check_exposure(config: McpConfig) -> BearerTokens | OAuthResource | None:
-    """The bearer tokens (read from the environment) or OAuth access tokens to require; refuses an open
-    server beyond loopback."""
-    tokens: BearerTokens | OAuthResource | None = None
-    if config.oauth_issuer:
-        tokens = OAuthResource(
-            issuer=config.oauth_issuer,
-            resource=config.public_url,
-            audience=config.oauth_audience,
-            scope=config.oauth_scope,
-            write_scope=config.oauth_write_scope,
-            leeway=config.oauth_leeway,
-            introspection_env=config.oauth_introspection_env,
-        )
-    elif config.auth_token_env:
-        tokens = BearerTokens.from_env(config.auth_token_env)
-    if tokens is None and not is_loopback(config.host) and not config.allow_unauthenticated:
-        raise ConfigError(
-            f"Refusing to serve on {config.host} without authentication: anyone who reaches it could call the "
-            "API with this server's credentials. Name an OAuth authorization server with --oauth-issuer URL, or set "
-            "bearer tokens in an environment variable and name it with --auth-token-env NAME, or pass "
-            "--allow-unauthenticated if something in front of this server "
-            "authenticates every caller."
-        )
-    return tokens
 
 
 def allowed_hosts(config: McpConfig) -> list[str]:
@@ -99,7 +67,8 @@ def _bracketed(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
-def build_http_app(server: McpToolServer, tokens: BearerTokens | OAuthResource | None) -> Any:
+def build_http_app(server: McpToolServer, tokens: Authenticator | None) -> Any:
+    """The SDK's streamable HTTP app for `server`, behind the gate; `tokens` checks callers (None: anyone may call)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     config = server.config
@@ -124,7 +93,7 @@ def build_http_app(server: McpToolServer, tokens: BearerTokens | OAuthResource |
     )
     handshakes = Handshakes(app, path=config.path, host=allowed_hosts(config)[0], timeout=config.handshake_timeout)
     gate = _Gate(app, config=config, security=security, tokens=tokens, name=server.server.title or "dagtools", memory=server.memory)
-    if isinstance(tokens, OAuthResource) and tokens.write_scope and config.mutations:
+    if tokens is not None and tokens.write_scope and config.mutations:
         gate.mutates = lambda name: name in server.catalogue and not server.catalogue.tool(name).read_only
     gate.handshakes = handshakes
     return gate
@@ -132,7 +101,7 @@ def build_http_app(server: McpToolServer, tokens: BearerTokens | OAuthResource |
 
 class _Gate:
     def __init__(
-        self, app: Any, *, config: McpConfig, security: Any, tokens: BearerTokens | OAuthResource | None, name: str, memory: MemoryReturn
+        self, app: Any, *, config: McpConfig, security: Any, tokens: Authenticator | None, name: str, memory: MemoryReturn
     ) -> None:
         from mcp.server.transport_security import TransportSecurityMiddleware
 
@@ -162,16 +131,15 @@ class _Gate:
         if self.tokens is not None:
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
             try:
-                user, refusal = await self.tokens.authenticate(headers), None
-            except Refused as error:
-                user, refusal = None, error
-            if user is None:
+                user = await self.tokens.authenticate(headers)
+            except Refused as refusal:
                 await _respond(send, *unauthorized(self._resource(scope), given="authorization" in headers, refused=refusal))
                 return
             from starlette.authentication import AuthCredentials
 
             scope["user"], scope["auth"] = user, AuthCredentials(list(user.scopes))
-            if isinstance(self.tokens, OAuthResource) and not self.tokens.may_write(user):
+            scope[CALLER_SCOPE_KEY] = self.tokens.caller_of(user)
+            if not self.tokens.may_write(user):
                 scope[READ_ONLY_SCOPE_KEY] = True
                 if self.mutates is not None and scope.get("method") == "POST":
                     receive = await self._without_mutations(scope, receive, send, self.tokens, self.mutates)
@@ -211,7 +179,7 @@ class _Gate:
         await _respond(send, 200, [(b"content-type", b"application/json"), (b"cache-control", b"max-age=3600")], body)
 
     async def _without_mutations(
-        self, scope: dict[str, Any], receive: Any, send: Any, tokens: OAuthResource, mutates: Callable[[str], bool]
+        self, scope: dict[str, Any], receive: Any, send: Any, tokens: Authenticator, mutates: Callable[[str], bool]
     ) -> Any:
         """`receive` for the app, with the body read here, when the request calls no mutation tool; else
         answers 403 `insufficient_scope` naming the write scope and gives None. The session such a
@@ -224,13 +192,7 @@ class _Gate:
             if message["type"] != "http.request" or not message.get("more_body"):
                 break
         if size <= limit and any(mutates(name) for name in _tools_called(b"".join(m.get("body", b"") for m in messages))):
-            refused = Refused(
-                403,
-                "insufficient_scope",
-                f"Mutation tools need the scope {tokens.write_scope}; authorize again asking for it.",
-                scope=" ".join(tokens.scopes),
-            )
-            await _respond(send, *unauthorized(self._resource(scope), given=True, refused=refused))
+            await _respond(send, *unauthorized(self._resource(scope), given=True, refused=tokens.needs_write()))
             return None
 
         async def replay() -> dict[str, Any]:
@@ -271,37 +233,6 @@ class _Gate:
             await send(message)
 
         return sending
-
-
-def metadata_url(resource: str) -> str:
-    """RFC 9728 section 3.1: the well-known path goes between the host and the resource's path."""
-    scheme, _, rest = resource.partition("://")
-    host, slash, path = rest.partition("/")
-    return f"{scheme}://{host}{WELL_KNOWN}{slash + path if path else ''}"
-
-
-def unauthorized(resource: str, *, given: bool, refused: Refused | None = None) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-    """A refusal that tells both people and clients what to send: 401 or 403 with a `WWW-Authenticate`
-    challenge naming the metadata (and the scopes to ask for), or 503 with `Retry-After`."""
-    if refused is None:
-        refused = (
-            Refused(401, "invalid_token", "The bearer token is not one this server accepts; ask its operator for a token.")
-            if given
-            else Refused(401, "invalid_request", "This server needs a bearer token: send 'Authorization: Bearer <token>'.")
-        )
-    # RFC 6750 section 3.1: a request without credentials gets no error code, only the challenge.
-    quoted = refused.description.replace("\\", "/").replace('"', "'")  # a quoted-string holds neither as it is
-    parts = [f'error="{refused.error}"', f'error_description="{quoted}"'] if given or refused.status != 401 else []
-    parts.append(f'resource_metadata="{metadata_url(resource)}"')
-    if refused.scope:
-        parts.append(f'scope="{refused.scope}"')
-    body = json.dumps({"error": refused.error, "error_description": refused.description}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    if refused.status == 503:
-        headers.append((b"retry-after", b"5"))
-    else:
-        headers.append((b"www-authenticate", ("Bearer " + ", ".join(parts)).encode()))
-    return refused.status, headers, body
 
 
 def _tools_called(body: bytes) -> list[str]:

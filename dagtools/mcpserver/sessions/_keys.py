@@ -19,7 +19,7 @@ the credentials it was opened with. Only digests are kept: neither keys nor cred
 The owner of a session is who quotas count against: the authenticated caller, else "anyone" (an
 unauthenticated HTTP client; it has no quota of its own), else the process. The client's address is
 neither: a client that moves (a phone changing networks, another proxy, IPv4 then IPv6) keeps its session,
-in memory and in the store alike. Only the connection cap (`_connections`) counts by address.
+in memory and in the store alike. Only the connection cap (`transport.guarded_protocol`) counts by address.
 """
 
 from __future__ import annotations
@@ -31,15 +31,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import ConfigError
+from ..._errors import ConfigError
+from ..gate import caller_of, read_only
 
-__all__ = ["SESSION_HEADER", "SESSION_META_KEY", "SessionKey", "caller_of", "read_only", "session_key"]
+__all__ = ["ISSUED_SCOPE_KEY", "REFUSED_SCOPE_KEY", "SESSION_HEADER", "SESSION_META_KEY", "SessionKey", "session_key_for"]
 
 SESSION_HEADER = "Dagtools-Session"
 SESSION_META_KEY = "dagtools/session"
+#: Set on a request whose session was opened under a key the server issued: the key, for the HTTP face to hand back.
 ISSUED_SCOPE_KEY = "dagtools.issued_session"
-#: Set on a request whose OAuth access token lacks the write scope: its sessions are read-only ones.
-READ_ONLY_SCOPE_KEY = "dagtools.read_only"
 #: Set on a request refused for want of room: the seconds to send in `Retry-After` (with status 503).
 REFUSED_SCOPE_KEY = "dagtools.refused"
 
@@ -61,27 +61,7 @@ class SessionKey:
     issued: str | None = None
 
 
-def caller_of(request: Any) -> str | None:
-    """The authenticated caller of an HTTP request (set by the gate), or None: an OAuth token's subject at
-    its issuer (whichever client it used), else the name of a static token."""
-    scope = getattr(request, "scope", None)
-    user = scope.get("user") if isinstance(scope, Mapping) else None
-    token = getattr(user, "access_token", None)
-    subject = getattr(token, "subject", None)
-    if subject:
-        issuer = (getattr(token, "claims", None) or {}).get("iss", "")
-        return "caller:sub-" + hashlib.sha256(f"{issuer}\n{subject}".encode()).hexdigest()[:24]
-    client_id = getattr(token, "client_id", None)
-    return f"caller:{client_id}" if client_id else None
-
-
-def read_only(request: Any) -> bool:
-    """Whether the request's caller may open only read-only sessions (an OAuth token without the write scope)."""
-    scope = getattr(request, "scope", None)
-    return bool(isinstance(scope, Mapping) and scope.get(READ_ONLY_SCOPE_KEY))
-
-
-def session_key(ctx: Any, headers: Mapping[str, str], forwarded: Mapping[str, str]) -> SessionKey:
+def session_key_for(ctx: Any, headers: Mapping[str, str], forwarded: Mapping[str, str]) -> SessionKey:
     """The key of the request's session (see the module docstring); a guessable key raises ConfigError."""
     request = getattr(ctx, "request", None)
     meta = (getattr(ctx, "params", None) or {}).get("_meta") or {}

@@ -16,19 +16,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._errors import ToolCallError
-from .._tools import Tool, ToolCall, ToolResult
-from ..calls._chain_calls import CALL_CHAIN
-from ..catalogue._describe import DESCRIBE_TOOLS, describe_names, is_path
-from ..catalogue._reach import example_call, example_path
-from ..catalogue._render import render_tool
-from ..catalogue._search import suggest_tools
-from ..session._fields import MAX_NAMES
-from ..session._metatools import SEARCH_PARAMETER
-from ..session._session import Session
-from ..session._toolsets import FunctionToolset, OwnedTool, Toolset, close_names
+from ..._errors import ToolCallError
+from ..._tools import Tool, ToolCall, ToolResult
+from ...calls._chain_calls import CALL_CHAIN
+from ...catalogue._describe import DESCRIBE_TOOLS, describe_names, is_path
+from ...catalogue._reach import example_call, example_path
+from ...catalogue._render import render_tool
+from ...catalogue._search import suggest_tools
+from ...session._fields import MAX_NAMES
+from ...session._metatools import SEARCH_PARAMETER
+from ...session._session import Session
+from ...session._toolsets import FunctionToolset, OwnedTool, Toolset, close_names
 
-__all__ = ["FixedToolset", "mcp_result", "mcp_tool", "tool_schemas"]
+__all__ = ["CALL_TOOL", "SCHEMAS_BUDGET", "FixedToolset", "mcp_result", "mcp_tool", "tool_schemas"]
 
 CALL_TOOL = "callTool"
 _NAMES = {"type": "array", "items": {"type": "string"}}

@@ -1,148 +1,39 @@
-"""Who may call `dagtools mcp --transport http`, discoverable as the MCP authorization spec asks: a
-401 carries `WWW-Authenticate: Bearer ... resource_metadata="..."`, and the metadata (RFC 9728) says
-where tokens come from.
+"""`OAuthResource`: an OAuth 2.1 resource server (MCP authorization, 2025-11-25) that checks access tokens.
 
-`BearerTokens`: static tokens from an environment variable named in the config (`auth_token_env`),
-never from the config file or the command line. It holds tokens separated by commas or whitespace;
-`alice:TOKEN` names the caller (the token is everything after the first colon; no token alphabet in
-use has a colon), else a caller is named after a digest of its token. A bare entry with `=` inside
-it (not as trailing padding) is refused: it is the old `NAME=TOKEN` form, or a token to name. No
-message shows a token, nor any part of an entry that might be one.
-
-`OAuthResource`: an OAuth 2.1 resource server (MCP authorization, 2025-11-25). An access token is
-checked as a JWT against the issuer's keys (RFC 9068; found through its RFC 8414 or OpenID metadata,
-kept for `KEYS_FOR` seconds, fetched again for a key id not seen before at most once every
-`REFETCH_EVERY` seconds; while they cannot be fetched, a token they would judge gets 503, never 401, and
-they are asked for again at most every `DOWN_RETRY_EVERY` seconds) or by asking the issuer (RFC 7662 introspection; an answer is kept for at
-most `INTROSPECTED_FOR` seconds); either way its issuer, audience (RFC 8707: a token minted for
-another resource is refused), expiry and not-before (with `leeway` seconds of skew) and scopes.
-The caller is the token's subject at its issuer (a JWT must name one, as RFC 9068 requires; an
-introspection answer without one is the client's own token, and the caller is that client); a token without the write scope opens read-only
-sessions. The caller's name is who its sessions belong to and who its quotas count against; the
-token itself is never stored, logged or passed on to the API.
+An access token is checked as a JWT against the issuer's keys (RFC 9068; found through its RFC 8414 or
+OpenID metadata, kept for `KEYS_FOR` seconds, fetched again for a key id not seen before at most once
+every `REFETCH_EVERY` seconds; while they cannot be fetched, a token they would judge gets 503, never
+401, and they are asked for again at most every `DOWN_RETRY_EVERY` seconds) or by asking the issuer
+(RFC 7662 introspection; an answer is kept for at most `INTROSPECTED_FOR` seconds); either way its
+issuer, audience (RFC 8707: a token minted for another resource is refused), expiry and not-before
+(with `leeway` seconds of skew) and scopes. The caller is the token's subject at its issuer (a JWT must
+name one, as RFC 9068 requires; an introspection answer without one is the client's own token, and the
+caller is that client); a token without the write scope opens read-only sessions. The caller's name is
+who its sessions belong to and who its quotas count against; the token itself is never stored, logged
+or passed on to the API.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import os
 import re
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
 import anyio
 
-from .._errors import ConfigError
+from ..._errors import ConfigError
+from ._authenticator import Authenticator, Refused
+from ._discovery import protected_resource_metadata
 
-__all__ = ["WELL_KNOWN", "BearerTokens", "OAuthResource", "Refused", "protected_resource_metadata"]
+if TYPE_CHECKING:
+    from .._config import McpConfig
 
-WELL_KNOWN = "/.well-known/oauth-protected-resource"
-_CALLER = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
-_INNER_EQUALS = re.compile(r"=+[^=]")
-
-
-class BearerTokens:
-    """The tokens that may call this server, checked in constant time; a `TokenVerifier` of the MCP SDK."""
-
-    def __init__(self, tokens: Mapping[str, str]) -> None:
-        if not tokens:
-            raise ConfigError("Give at least one bearer token.")
-        short = [name for name, token in tokens.items() if len(token) < 16]
-        if short:
-            raise ConfigError(
-                f"Bearer tokens must be at least 16 characters (too short: {', '.join(short)}); use secrets.token_urlsafe(32)."
-            )
-        self._tokens = [(name, token.encode()) for name, token in tokens.items()]
-
-    @classmethod
-    def from_env(cls, name: str, environ: Mapping[str, str] | None = None) -> BearerTokens:
-        value = (os.environ if environ is None else environ).get(name, "")
-        entries = [entry for entry in re.split(r"[\s,]+", value) if entry]
-        if not entries:
-            raise ConfigError(f"The environment variable {name} (auth_token_env) is empty or unset; set it to one or more bearer tokens.")
-        tokens: dict[str, str] = {}
-        for number, entry in enumerate(entries, 1):
-            where = f"{name}: entry {number} of {len(entries)}"
-            caller, colon, token = entry.partition(":")
-            if colon:
-                if not _CALLER.fullmatch(caller):
-                    raise ConfigError(f"{where} has a colon, so it must be NAME:TOKEN with a NAME of 1 to 64 of A-Z a-z 0-9 _ . @ -.")
-                if not token:
-                    raise ConfigError(f"{where} names a caller but gives no token after the colon.")
-            elif _INNER_EQUALS.search(entry):
-                raise ConfigError(
-                    f"{where} has '=' inside it. Name a caller with NAME:TOKEN (NAME=TOKEN is no longer read, since "
-                    "base64 tokens end in '='); a token with '=' inside it must be named the same way."
-                )
-            else:
-                caller, token = _digest_name(entry), entry
-            if len(token) < 16:
-                raise ConfigError(f"{where}: the token is shorter than 16 characters; use secrets.token_urlsafe(32).")
-            if caller in tokens:
-                raise ConfigError(f"{where}: the caller {caller!r} is given twice; give each token its own name.")
-            tokens[caller] = token
-        return cls(tokens)
-
-    def caller(self, token: str) -> str | None:
-        """The name of the caller holding `token`, or None; every token is compared, in constant time."""
-        given = token.encode()
-        found = None
-        for name, expected in self._tokens:
-            if hmac.compare_digest(given, expected):
-                found = name
-        return found
-
-    async def verify_token(self, token: str) -> Any:
-        from mcp.server.auth.provider import AccessToken
-
-        caller = self.caller(token)
-        return AccessToken(token="", client_id=caller, scopes=[]) if caller is not None else None
-
-    def metadata(self, resource: str, name: str) -> dict[str, Any]:
-        return protected_resource_metadata(resource, name)
-
-    async def authenticate(self, headers: Mapping[str, str]) -> Any:
-        """The SDK's `AuthenticatedUser` for a request's headers (lower-case names), or None."""
-        from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
-
-        value = headers.get("authorization", "")
-        scheme, _, token = value.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            return None
-        access = await self.verify_token(token.strip())
-        return AuthenticatedUser(access) if access is not None else None
-
-
-def _digest_name(token: str) -> str:
-    return "token-" + hashlib.sha256(token.encode()).hexdigest()[:12]
-
-
-def protected_resource_metadata(
-    resource: str, name: str, *, servers: list[str] | None = None, scopes: list[str] | None = None
-) -> dict[str, Any]:
-    """What a standard client learns before it has a token (RFC 9728): this server wants a bearer token in
-    a header, from the authorization `servers` named (none: tokens are given out of band), with `scopes`."""
-    data: dict[str, Any] = {"resource": resource, "bearer_methods_supported": ["header"], "resource_name": name}
-    if servers:
-        data["authorization_servers"] = servers
-    if scopes:
-        data["scopes_supported"] = scopes
-    return data
-
-
-class Refused(Exception):
-    """A request turned away before it reaches a session: 401 (no token, or one not accepted), 403 (a
-    scope is missing: `scope` says what to ask for) or 503 (the authorization server cannot be asked
-    now). Its description says what to do; it never shows the token."""
-
-    def __init__(self, status: int, error: str, description: str, *, scope: str = "") -> None:
-        super().__init__(description)
-        self.status, self.error, self.description, self.scope = status, error, description, scope
-
+__all__ = ["OAuthResource"]
 
 REFETCH_EVERY = 30.0
 """Seconds between two fetches of the issuer's keys made because a token named a key id not seen before."""
@@ -160,9 +51,9 @@ _MAX_INTROSPECTED = 10_000
 _JWT = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
 
 
-class OAuthResource:
+class OAuthResource(Authenticator):
     """Access tokens from one OAuth 2.1 authorization server, checked for this resource (see the module
-    docstring); an `authenticate` for the HTTP gate, as `BearerTokens` has."""
+    docstring)."""
 
     def __init__(
         self,
@@ -195,6 +86,19 @@ class OAuthResource:
         self._lock = anyio.Lock()
         self._introspected: dict[str, tuple[float, Any]] = {}
 
+    @classmethod
+    def from_config(cls, config: McpConfig) -> OAuthResource:
+        """The resource server a config's `oauth_*` options describe, for its `public_url`."""
+        return cls(
+            issuer=config.oauth_issuer,
+            resource=config.public_url,
+            audience=config.oauth_audience,
+            scope=config.oauth_scope,
+            write_scope=config.oauth_write_scope,
+            leeway=config.oauth_leeway,
+            introspection_env=config.oauth_introspection_env,
+        )
+
     @property
     def scopes(self) -> list[str]:
         """The scopes this server knows, to ask for: reading (every call) and writing (mutations)."""
@@ -205,6 +109,11 @@ class OAuthResource:
 
     def may_write(self, user: Any) -> bool:
         return not self.write_scope or self.write_scope in getattr(user, "scopes", ())
+
+    def caller_of(self, user: Any) -> str:
+        """The token's subject at this issuer, whichever client it used, as a digest."""
+        subject = user.access_token.subject
+        return "caller:sub-" + hashlib.sha256(f"{self.issuer}\n{subject}".encode()).hexdigest()[:24]
 
     async def authenticate(self, headers: Mapping[str, str]) -> Any:
         """The SDK's `AuthenticatedUser` for a request's headers (lower-case names); else raises `Refused`."""
@@ -339,7 +248,7 @@ class OAuthResource:
         """A JSON object from the authorization server: GET `url`, or POST `form` with this server's client credentials."""
         import httpx
 
-        from ..executors._tls import tls_context
+        from ...executors._tls import tls_context
 
         auth = (quote(self._client_auth[0], safe=""), quote(self._client_auth[1], safe="")) if form and self._client_auth else None
         body = b""

@@ -21,8 +21,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .._values import json_size
-from ._config import McpConfig
+from ..._values import json_size
+from .._config import McpConfig
 
 __all__ = ["INVALID_TEXT_META", "argument_bytes", "invalid_text", "mark_invalid_text", "refusal"]
 

@@ -22,9 +22,9 @@ from typing import Any
 
 import anyio
 
-from .._errors import SessionsFull
-from ..session._session import Session
-from ..session._toolsets import Toolset
+from ..._errors import SessionsFull
+from ...session._session import Session
+from ...session._toolsets import Toolset
 from ._keys import SessionKey
 
 __all__ = ["ClientState", "SessionPool", "SessionsFull"]

@@ -21,7 +21,7 @@ from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from ._config import McpConfig
+from .._config import McpConfig
 
 __all__ = ["guarded_protocol"]
 

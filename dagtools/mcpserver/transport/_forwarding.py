@@ -57,7 +57,7 @@ class UpstreamClient:
     def get(self) -> Any:
         import httpx
 
-        from ..executors._tls import tls_context
+        from ...executors._tls import tls_context
 
         if self._client is None:
             self._client = httpx.AsyncClient(
