@@ -8,9 +8,11 @@ import json
 import strawberry
 
 from dagtools import Handle, Registry, Step, compile_catalogue
-from dagtools.calls._keys import describe_key, identifies, key_field, key_of
+from dagtools.calls._moved import describe_key, moved
 from dagtools.executors._base import format_error
 from dagtools.registry._handles import freeze
+from dagtools.registry._identity import Found, Identity, Met, identifies, key_field, key_of
+from dagtools.registry._registry import ObjectEntry
 
 
 @strawberry.type
@@ -66,17 +68,18 @@ def test_one_id_per_type_and_key_and_it_is_found_where_it_was_seen_last() -> Non
     made = Handle((Step.of("addReview"),), "mutation", freeze({"id": "r1", "text": "a", "author": None}))
     later = Handle((Step.of("reviews", index=2),), "query", freeze({"id": "r1", "text": "b"}))
     key = (("id", "r1"),)
-    entry = registry.mint("Review", made, expression="addReview", key=key, identified=True)
-    assert registry.mint("Review", first, expression="reviews[0]", key=key, identified=True).id == entry.id
+    review = Found(key=key, identified=True)
+    entry = registry.mint("Review", made, expression="addReview", found=review)
+    assert registry.mint("Review", first, expression="reviews[0]", found=review).id == entry.id
     upgraded = registry.get(entry.id)
     assert upgraded is not None and upgraded.handle.steps == first.steps  # a chain replaces a snapshot
     assert upgraded.handle.held()["author"] is None  # and keeps what the snapshot read
-    registry.mint("Review", made, expression="addReview", key=key, identified=True)
+    registry.mint("Review", made, expression="addReview", found=review)
     assert registry.get(entry.id).handle.steps == first.steps  # a snapshot never replaces a chain
-    registry.mint("Review", later, expression="reviews[2]", key=key, identified=True)
+    registry.mint("Review", later, expression="reviews[2]", found=review)
     assert registry.get(entry.id).handle.steps == later.steps and registry.get(entry.id).handle.held()["text"] == "b"
-    registry.mint("Review", first, expression="reviews[0]", key=key, identified=True)
-    other = registry.mint("Review", first, expression="reviews[0]", key=(("id", "r2"),), identified=True)
+    registry.mint("Review", first, expression="reviews[0]", found=review)
+    other = registry.mint("Review", first, expression="reviews[0]", found=Found(key=(("id", "r2"),), identified=True))
     assert other.id == "Review#2"  # the same place, another key: another object
     plain = Handle((Step.of("pinned"),))
     assert registry.mint("Review", plain, expression="pinned").id == registry.mint("Review", plain, expression="pinned").id
@@ -91,12 +94,13 @@ def test_equal_values_are_not_an_identity_only_the_same_place_is() -> None:
     assert not identifies(CATALOGUE, "Slot", key) and identifies(CATALOGUE, "Review", (("id", "r1"),))
     assert not identifies(CATALOGUE, "Review", (("id", None),))
     at = [Handle((Step.of("slots", index=i),), "query", freeze(values)) for i in (0, 1)]
-    first, second = (registry.mint("Slot", h, expression=f"slots[{i}]", key=key) for i, h in enumerate(at))
+    slot = Found(key=key)
+    first, second = (registry.mint("Slot", h, expression=f"slots[{i}]", found=slot) for i, h in enumerate(at))
     assert (first.id, second.id) == ("Slot#1", "Slot#2")
     assert registry.keyed("Slot", key) is None
-    assert registry.mint("Slot", at[0], expression="slots[0]", key=key).id == "Slot#1"
+    assert registry.mint("Slot", at[0], expression="slots[0]", found=slot).id == "Slot#1"
     made = Handle((Step.of("bookSlot"),), "mutation", freeze(values))
-    once, again = (registry.mint("Slot", made, expression="bookSlot", key=key, fresh=True) for _ in range(2))
+    once, again = (registry.mint("Slot", made, expression="bookSlot", found=Found(key=key, met=Met.WRITE)) for _ in range(2))
     assert (once.id, again.id) == ("Slot#3", "Slot#4")
 
 
@@ -130,16 +134,14 @@ def test_a_graphql_error_keeps_what_extensions_say_within_a_budget_without_crede
 
 
 def test_a_key_answered_as_deeply_nested_json_is_another_value_not_a_crash() -> None:
-    from dagtools.calls._moved import moved
-    from dagtools.registry._registry import ObjectEntry
-
     holder = ObjectEntry(id="Slot#1", type_name="Slot", number=1, handle=Handle(()), expression="slots[0]", key=(("startsAt", "10:00"),))
     deep: object = "10:00"
     for _ in range(5000):
         deep = [deep]
-    refusal = moved("Slot#1.room", holder, {"startsAt": deep}, holder.key)
-    assert refusal is not None and "Slot#1 is no longer where it was found" in refusal
-    assert moved("Slot#1.room", holder, {"startsAt": "10:00"}, holder.key) is None
+    rules = Identity(CATALOGUE)
+    assert not rules.holds({"startsAt": deep}, holder.key)
+    assert "Slot#1 is no longer where it was found" in moved("Slot#1.room", holder)
+    assert rules.holds({"startsAt": "10:00"}, holder.key)
 
 
 @strawberry.type
