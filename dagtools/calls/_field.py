@@ -26,7 +26,7 @@ from ..catalogue._preview_fields import field_rank
 from ..catalogue._tool import fields_parameter
 from ..executors._base import Executor
 from ..registry._handles import Handle, Step
-from ..registry._identity import Identity, Key, Met, held_entry
+from ..registry._identity import Identity, Key, Met
 from ..registry._long_values import LongValues
 from ..registry._registry import ObjectEntry, Registry
 from ._answers import answer_problem, locate
@@ -407,13 +407,13 @@ class FieldCalls:
         its preview, and each object they reach is minted too, its ID in the preview and its own
         preview added to `page`."""
         type_name = value.get("__typename") or self._end_type(steps, met.operation).name
-        if met is Met.KEPT and (held := held_entry(self.catalogue, self.registry, type_name, value)) is not None:
+        if (held := self.identity.held(self.registry, type_name, value, met)) is not None:
             return self.registry.refresh(held.id)  # the most recent of its type, its values as they are
         handle, found = self.identity.meet(type_name, value, steps, met)
         preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
         if extra and (found.identity is not None or met is Met.READ):
             preview.update(self._asked(type_name, value, handle.steps, expression, extra, page))
-        if found.identity is not None and (known := self.registry.keyed(type_name, found.key)) is not None:
+        if found.identity is not None and (known := self.registry.keyed(type_name, found.key)) is not None:  # its handle is its identity
             return self.identity.seen(self.registry.refresh(known, description=description, preview=preview, found=found))
         entry = self.registry.mint(
             type_name, handle, expression=expression, description=description, identity=found.identity, preview=preview, found=found

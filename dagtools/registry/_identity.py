@@ -27,20 +27,22 @@ Which way there and which values an object keeps when it is found again (`newer`
 - A write's answer (`Met.WRITE`, `Met.WRITE_LINKED`) replaces them instead: a write may change more
   than it reads back, so a value from before it is dropped, never kept beside the new ones.
 - A copy kept since a write and read again (`Met.KEPT`) never replaces what the session holds of the
-  object now: the held entry is the answer.
+  object now: the held entry is the answer (`Identity.held`).
 
 When a value read before is still fresh (`Identity.fresh`)
 - A value kept of an object found by a chain is answered from the session only when it was read here
   since the session's last write. Anything else (a write since, or values restored from a store) is
   read again through the chain.
-- A read through a chain checks that the chain still ends at the same object (`Identity.holds`: the
-  key of what sits there now against the key held) and is refused when another object sits there;
-  calls/_moved.py says so to the model, and a null on the way says it has moved or is gone.
+- A read through a chain checks that the chain still ends at the same object (`Identity.checked`
+  says which key values; `Identity.holds` compares them with what sits there now) and is refused when
+  another object sits there; calls/_moved.py says so to the model, and a null on the way says it has
+  moved or is gone.
 
 `Identity` is the entry point, one per session's field calls: `meet` decides how an object found in
-an answer is held (a `Found`, which `Registry.mint` asks which held object it is), `seen`, `wrote` and
-`fresh` keep the freshness account, `holds` checks a key. The functions below it are the rules as the
-session state and documents use them without a session.
+an answer is held (a `Found`, which `Registry.mint` asks which held object it is and what it keeps),
+`held` answers for a kept copy, `seen`, `wrote` and `fresh` keep the freshness account, `checked` and
+`holds` check a chain's end. The functions below it are the rules as the session state and document
+building use them without a session.
 """
 
 from __future__ import annotations
@@ -172,6 +174,11 @@ class Identity:
             key, handle = key_of(self.catalogue, type_name, value), Handle(steps, "query", held_values(value))
         found = Found(key=key, identified=self.identifies(type_name, key), identity=id_value, met=met, rules=self)
         return handle, found
+
+    def held(self, registry: Registry, type_name: str, value: dict[str, Any], met: Met) -> ObjectEntry | None:
+        """The held entry that answers for an object found in a copy kept since a write (`Met.KEPT`),
+        told by its key field; None otherwise, and then `meet` decides."""
+        return held_entry(self.catalogue, registry, type_name, value) if met is Met.KEPT else None
 
     def identifies(self, type_name: str, key: Key) -> bool:
         """Whether `key` is an identity, which may name one object found at two places (`identifies`)."""
