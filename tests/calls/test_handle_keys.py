@@ -104,6 +104,47 @@ def test_equal_values_are_not_an_identity_only_the_same_place_is() -> None:
     assert (once.id, again.id) == ("Slot#3", "Slot#4")
 
 
+def test_how_an_answer_met_an_object_decides_its_place_and_its_values() -> None:
+    """A read's object is held by its chain with the values read, and equal values are no identity; a
+    write's own result is a snapshot at a place met once; what a write links to is a snapshot too, but
+    at a place that can be met again; both replace what was held, a kept copy and a read never do."""
+    rules = Identity(CATALOGUE)
+    at = (Step.of("slots", index=0),)
+    values = {"__typename": "Slot", "startsAt": "10:00", "free": True}
+    handle, read = rules.meet("Slot", values, at, Met.READ)
+    assert handle.steps == at and not handle.is_snapshot and handle.held()["startsAt"] == "10:00"
+    assert read.key == (("free", True), ("startsAt", "10:00")) and not read.identified
+    assert (read.met.once, read.met.written) == (False, False)
+    written, found = rules.meet("Slot", values, (Step.of("bookSlot"),), Met.WRITE)
+    assert written.is_snapshot and found.key == () and (found.met.once, found.met.written) == (True, True)
+    _, linked = rules.meet("Review", {"__typename": "Review", "id": "r1", "text": "a"}, (), Met.WRITE_LINKED)
+    assert linked.identified and linked.key == (("id", "r1"),) and (linked.met.once, linked.met.written) == (False, True)
+    assert not Met.KEPT.written and not Met.KEPT.once
+
+
+def test_values_read_are_fresh_until_the_sessions_next_write() -> None:
+    """Only values read here since the last write may answer a read; values never read here (restored
+    from a store) are not; a chain checks its key at its end, but not the field being read unless a
+    value of it is held from before a write, and a handle re-rooted on an identity checks nothing."""
+    rules = Identity(CATALOGUE)
+    chain = Handle((Step.of("slots", index=0),), "query", freeze({"startsAt": "10:00", "free": True}))
+    slot = ObjectEntry(
+        id="Slot#1", type_name="Slot", number=1, handle=chain, expression="slots[0]", key=(("free", True), ("startsAt", "10:00"))
+    )
+    assert not rules.fresh(slot.id)
+    assert rules.seen(slot) is slot and rules.fresh(slot.id)
+    rules.wrote()
+    assert not rules.fresh(slot.id)
+    rules.seen(slot)
+    assert rules.fresh(slot.id)
+    assert rules.checked(slot, "free", stale=False) == (("startsAt", "10:00"),)
+    assert rules.checked(slot, "free", stale=True) == slot.key
+    review = ObjectEntry(
+        id="Review#1", type_name="Review", number=1, handle=Handle((Step.of("review", {"id": "r1"}),)), expression="r", key=(("id", "r1"),)
+    )
+    assert rules.checked(review, "text", stale=False) == ()
+
+
 def test_a_graphql_error_keeps_what_extensions_say_within_a_budget_without_credentials() -> None:
     gateway = {
         "message": "Upstream HTTP Error: 400, Could not invoke operation GET /rides",
