@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
     (("dagtools.load",), "schema sources, SDL repair, introspection and its cache, dialects"),
     (("dagtools.catalogue",), "the tools of a schema: names, JSON Schema, provider renderings, the compiled cache"),
-    (("dagtools.registry",), "what a session holds of objects: handles, the Type#N registry, long values"),
+    (("dagtools.registry",), "what a session holds of objects: handles, identity, the Type#N registry, long values"),
     (("dagtools.calls",), "field calls: binding arguments, documents from handles, batched reads, answers into the registry"),
     (("dagtools.session",), "the session: toolsets (active set), meta-tools, outputs, context, the turn, options, state"),
     (

@@ -28,13 +28,13 @@ from ..catalogue._catalogue import Catalogue
 from ..catalogue._chain_example import example_chain
 from ..catalogue._search import suggest_tools
 from ..registry._handles import Step
+from ..registry._identity import Met, key_field
 from ..registry._registry import ObjectEntry
 from ._answers import answer_problem, locate, read_back
 from ._arguments import bind_arguments, parse_arguments
 from ._connections import Connection, connection_of
 from ._expressions import expression_of, nonsense
 from ._field import UNANSWERED, FieldCalls, Result, not_answered
-from ._keys import key_field
 from ._moved import dotted, moved, unreachable
 from ._partial import shown_error
 from ._validation import check_document, debugging
@@ -256,10 +256,9 @@ async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
     raw, depth, problem = locate(data, chain.path)
     if problem is not None:
         raise ToolCallError(nonsense(chain.expression, problem))
-    if chain.keys and depth == len(chain.path):
-        refusal = moved(chain.expression, chain.start, locate(data, chain.path[:-1])[0], chain.keys)
-        if refusal is not None:
-            raise ToolCallError(refusal)
+    if chain.keys and depth == len(chain.path) and chain.start is not None:
+        if not calls.identity.holds(locate(data, chain.path[:-1])[0], chain.keys):
+            raise ToolCallError(moved(chain.expression, chain.start))
     if raw is None and errors:
         said = "; ".join(shown_error(e).rstrip(". ") for e in errors[:3])
         raise ToolCallError(f"{chain.expression} failed: {said}. Nothing was made of it.")
@@ -381,7 +380,7 @@ class _Reader:
         own = value
         if following is not None and (following.end is not None or following.step.arguments):
             own = {k: v for k, v in value.items() if k != following.step.field}  # read with arguments, or an object: not its own value
-        entry = self.calls.mint(own, steps, "query", expression, "")
+        entry = self.calls.mint(own, steps, Met.READ, expression, "")
         if following is None:
             if entry.preview:
                 self.last[entry.id] = (entry.type_name, entry.preview)

@@ -43,8 +43,8 @@ from ..catalogue._catalogue import Catalogue
 from ..catalogue._preview_fields import value_fields
 from ..catalogue._reach import concrete_types
 from ..registry._handles import Step, thaw
+from ..registry._identity import key_field
 from ._connections import connection_of
-from ._keys import key_field
 from ._selections import heads
 from ._validation import check_document, debugging
 
@@ -116,7 +116,7 @@ class QueryBuilder:
         """The document that reads the end of `steps`: a leaf value, or an object's type, id and preview.
 
         `keys` are read beside the last step, on the object it is read on: what tells that object
-        apart, so the caller can check the chain still ends at the same one (calls/_keys.py).
+        apart, so the caller can check the chain still ends at the same one (registry/_identity.py).
         `types` are the concrete types the end is known to be (`node(id:)` given a held `Issue#3`):
         an interface or union result then selects only their fragments. `extra` are the paths the
         model asked to read of each object at the end (calls/_selections.py), checked already."""

@@ -5,8 +5,9 @@ Reading an answer mints objects: a handle re-rooted on the object's identity whe
 chain that reached it where it has not, and a snapshot for a mutation's result without identity.
 An object reached by a chain keeps the values read then (its snapshot): reading one of them again
 costs no request, and any other read through the chain first checks that the chain still ends at
-the same object (its key, see calls/_keys.py), refusing when it has moved or gone rather than
-answering with whatever sits there now.
+the same object (its key), refusing when it has moved or gone rather than answering with whatever
+sits there now. Which object a found one is, and whether a value kept of it is still fresh, are the
+identity rules' (registry/_identity.py), asked through `FieldCalls.identity`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from ..catalogue._catalogue import Catalogue
 from ..catalogue._preview_fields import field_rank
 from ..catalogue._tool import fields_parameter
 from ..executors._base import Executor
-from ..registry._handles import Handle, Step, freeze
+from ..registry._handles import Handle, Step
+from ..registry._identity import Identity, Key, Met
 from ..registry._long_values import LongValues
 from ..registry._registry import ObjectEntry, Registry
 from ._answers import answer_problem, locate
@@ -33,7 +35,6 @@ from ._connections import Connection, connection_of
 from ._documents import Document, QueryBuilder
 from ._expressions import expression_of, nonsense
 from ._expressions import next_page as hint_next_page
-from ._keys import Key, held_entry, held_values, identifies, key_field, key_of
 from ._moved import dotted, moved, unreachable
 from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_payload, read_snapshot
@@ -78,10 +79,8 @@ class FieldCalls:
         self._ranks: dict[str, dict[str, tuple[int, int]]] = {}  # per type: where each preview field is shown
         #: Per type, the fields the model read on their own or named: later pages show them as columns.
         self.wanted = Wanted(on_new=self._prepared.clear)  # calls prepared before read what it did not want yet
-        # Writes sent by this session, and how many had been sent when each object was last read here:
-        # values kept from before a write are never answered after it (see `_fresh`).
-        self._writes = 0
-        self._read_at: dict[str, int] = {}
+        #: Which object a found one is, and whether what was read of it is still fresh (the writes sent).
+        self.identity = Identity(catalogue)
 
     def prepare(self, tool: Tool, arguments: dict[str, Any]) -> PreparedCall:
         """Everything a field call needs before it is sent; raises ToolCallError before anything runs.
@@ -135,7 +134,7 @@ class FieldCalls:
         stale = False  # a value kept from before a write: read again, and the object must still have it
         if parent is not None and not bound.values and is_leaf_type(get_named_type(field.type)):
             held = parent.handle.held()  # values read when an object without identity was last found
-            if ref.field_name in held and self._fresh(parent.id):  # cost no request, as a mutation's result's do
+            if ref.field_name in held and self.identity.fresh(parent.id):  # cost no request, as a mutation's result's do
                 answer = self.long_values.present(held[ref.field_name], f"{parent.id}.{ref.field_name}")
                 return PreparedCall((), operation, expression, field.type, answer=answer, holder=parent.id)
             stale = ref.field_name in held
@@ -153,8 +152,7 @@ class FieldCalls:
                 known_types(self.catalogue, ref.field_name, field.type, bound.shown) if ref.type_name == self.catalogue.query_type else ()
             )
             return PreparedCall(steps, operation, expression, field.type, next_page=next_page, types=types)
-        chained = parent.handle.snapshot is not None  # reached by a chain: check it still ends at this object
-        keys = tuple((name, value) for name, value in parent.key if stale or name != ref.field_name) if chained else ()
+        keys = self.identity.checked(parent, ref.field_name, stale=stale)  # reached by a chain: it must still end at this object
         return PreparedCall(steps, operation, expression, field.type, next_page=next_page, holder=parent.id, via=parent.handle, keys=keys)
 
     def document(self, prepared: PreparedCall, *, alias: str | None = None) -> Document:
@@ -169,7 +167,7 @@ class FieldCalls:
             return prepared.answer
         document = self.document(prepared)
         if prepared.operation == "mutation":
-            self._writes += 1  # sent: whatever comes back, what was read before may have changed
+            self.identity.wrote()  # sent: whatever comes back, what was read before may have changed
         try:
             response = await self.executor.execute(document.text, document.variables)
         except UNANSWERED as error:  # the API is down or answered nonsense: the model can only wait
@@ -196,12 +194,6 @@ class FieldCalls:
         note = "Fields read beside it failed on the API, so this answer leaves them out."
         result["note"] = f"{result['note']} {note}" if result.get("note") else note
         return result
-
-    def _fresh(self, object_id: str) -> bool:
-        """Whether the values kept of `object_id` were read here since this session's last write: only
-        then may a read be answered from them. Anything else (a write since, or values restored from a
-        store) is read again through the chain that found the object, which refuses if it moved."""
-        return self._read_at.get(object_id, -1) == self._writes
 
     def read_field(self, prepared: PreparedCall) -> None:
         """After a call read one argument-free value of a held object (`Job_salary`), later pages of
@@ -245,9 +237,9 @@ class FieldCalls:
         expression = prepared.expression
         value, depth, problem = locate(data, path)
         if problem is None and prepared.keys:  # the chain must still end at the object it was read on
-            refusal = moved(expression, self.registry.get(prepared.holder or ""), locate(data, path[:-1])[0], prepared.keys)
-            if refusal is not None:
-                raise ToolCallError(refusal)
+            holder = self.registry.get(prepared.holder or "")
+            if holder is not None and not self.identity.holds(locate(data, path[:-1])[0], prepared.keys):
+                raise ToolCallError(moved(expression, holder))
         if problem is None and value is not None:
             problem = answer_problem(self.catalogue.schema, prepared.field_type, value, expression)
         if problem is not None:
@@ -267,19 +259,17 @@ class FieldCalls:
         connection = connection_of(self.catalogue, named.name) if operation == "query" else None
         if connection is not None and isinstance(value, dict):
             return self._walk_connection(connection, value, steps, expression, prepared.next_page, extra=prepared.extra)
+        met = Met.WRITE if operation == "mutation" else Met.READ  # a write's result: met once, never the same place as another
         if isinstance(value, list):
             if any(isinstance(item, list) for item in value):
                 raise ToolCallError(f"{expression} is a list of lists, which objects cannot be taken from.")
             last = steps[-1]
-            fresh = operation == "mutation"  # a write's result: met once, never the same place as another
-            keep = _always if fresh else None  # what a write answered is shown as it is now
+            keep = _always if met is Met.WRITE else None  # what a write answered is shown as it is now
             return self.mint_items(
-                value, lambda i: steps[:-1] + (replace(last, index=i),), operation, expression, fresh=fresh, keep=keep, extra=prepared.extra
+                value, lambda i: steps[:-1] + (replace(last, index=i),), met, expression, keep=keep, extra=prepared.extra
             )
         reached: dict[str, tuple[str, dict[str, Any]]] = {}
-        entry = self.mint(
-            value, steps, operation, expression, description, fresh=operation == "mutation", extra=prepared.extra, page=reached
-        )
+        entry = self.mint(value, steps, met, expression, description, extra=prepared.extra, page=reached)
         if entry.handle.is_snapshot and isinstance(value, dict):  # a mutation's payload: what the write did
             return present_payload(self, entry, value)
         return self.present(entry, reached)
@@ -341,18 +331,16 @@ class FieldCalls:
         self,
         items: list[Any],
         steps_of: Callable[[int], tuple[Step, ...]],
-        operation: str,
+        met: Met,
         expression: str,
         extras: list[dict[str, Any]] | None = None,
         *,
-        earlier: bool = False,
-        fresh: bool = False,
         keep: Keep | None = None,
         extra: tuple[str, ...] = (),
     ) -> Result:
         """A list of objects as a list of IDs, with their previews as one table within the budget (and
-        a note on what it leaves out). `extras` are what each item's edge says about it; `fresh` as
-        for `mint`; `keep` as for `shape`."""
+        a note on what it leaves out). `extras` are what each item's edge says about it; `met` as for
+        `mint`; `keep` as for `shape`."""
         ids: list[str | None] = []
         previews: dict[str, tuple[str, dict[str, Any]]] = {}
         reached: dict[str, tuple[str, dict[str, Any]]] = {}  # what the paths the model asked for reached
@@ -360,9 +348,7 @@ class FieldCalls:
             if item is None:
                 ids.append(None)
                 continue
-            entry = self.mint(
-                item, steps_of(index), operation, f"{expression}[{index}]", "", earlier=earlier, fresh=fresh, extra=extra, page=reached
-            )
+            entry = self.mint(item, steps_of(index), met, f"{expression}[{index}]", "", extra=extra, page=reached)
             ids.append(entry.id)
             edge = extras[index] if extras and index < len(extras) else {}
             if entry.preview or edge:
@@ -390,7 +376,7 @@ class FieldCalls:
     ) -> Result:
         """One page of a connection as the list of its node IDs, its scalars and the call for the next page."""
         items, extras = connection.items(value), connection.edge_values(value)
-        out = self.mint_items(items, lambda i: steps + connection.item_steps(i), "query", expression, extras, extra=extra)
+        out = self.mint_items(items, lambda i: steps + connection.item_steps(i), Met.READ, expression, extras, extra=extra)
         for name in (*connection.scalars, *(v.split(" ", 1)[0] for v in connection.values)):
             if value.get(name) is not None:
                 out[name] = (
@@ -405,70 +391,34 @@ class FieldCalls:
         self,
         value: dict[str, Any],
         steps: tuple[Step, ...],
-        operation: str,
+        met: Met,
         expression: str,
         description: str,
         *,
-        earlier: bool = False,
-        fresh: bool = False,
         extra: tuple[str, ...] = (),
         page: dict[str, tuple[str, dict[str, Any]]] | None = None,
     ) -> ObjectEntry:
-        """The registry entry for an object read from an answer: the one its type and identity already
-        have, however it was reached then, else the one found at this place before, else a new one.
-
-        An object with identity is re-rooted on it. Any other keeps the values just read (its
-        snapshot) with the chain that reached it, and is one with another only through an identity
-        (an id with no lookup) or the same place read with the same values; a mutation's result
-        keeps only the snapshot. `fresh`: the place is a write's result, met this once.
-
-        A write's answer replaces what the entry held (see `Registry.refresh`); a snapshot's older copy
-        (`earlier`) never replaces what the session holds of the object: that entry is the answer.
+        """The registry entry for an object read from an answer at `steps`: the one the identity rules
+        say it is (registry/_identity.py), else a new one. `met` is how the answer met it: a read, a
+        write's own result, what a write's answer links to, or a copy kept since a write (`Met.KEPT`),
+        which never replaces what the session holds of the object: that entry is the answer.
 
         `extra` are the paths the model asked to read of it (calls/_selections.py): their values join
         its preview, and each object they reach is minted too, its ID in the preview and its own
         preview added to `page`."""
-        type_name = value.get("__typename") or self._end_type(steps, operation).name
-        if earlier and (held := held_entry(self.catalogue, self.registry, type_name, value)) is not None:
+        type_name = value.get("__typename") or self._end_type(steps, met.operation).name
+        if (held := self.identity.held(self.registry, type_name, value, met)) is not None:
             return self.registry.refresh(held.id)  # the most recent of its type, its values as they are
-        written = operation == "mutation" and not earlier
-        identity = self.catalogue.identity(type_name)
-        id_value = value.get(identity.field) if identity else None
+        handle, found = self.identity.meet(type_name, value, steps, met)
         preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
-        if identity is not None and id_value is not None:  # its identity is its key
-            key: Key = ((identity.field, freeze(id_value)),)
-            handle = Handle((Step.of(identity.root_field, {identity.argument: id_value}),))
-            if extra:
-                preview.update(self._asked(type_name, value, handle.steps, expression, extra, page))
-            known = self.registry.keyed(type_name, key)
-            if known is not None:  # its handle is its identity too: nothing to build
-                return self._seen(self.registry.refresh(known, description=description, preview=preview, written=written))
-        elif operation == "mutation":
-            handle = Handle(steps, "mutation", freeze(value))
-            named = key_field(self.catalogue, type_name)
-            key = key_of(self.catalogue, type_name, value) if named is not None and value.get(named) is not None else ()
-        else:
-            key, handle = key_of(self.catalogue, type_name, value), Handle(steps, "query", held_values(value))
-            if extra:
-                preview.update(self._asked(type_name, value, steps, expression, extra, page))
+        if extra and (found.identity is not None or met is Met.READ):
+            preview.update(self._asked(type_name, value, handle.steps, expression, extra, page))
+        if found.identity is not None and (known := self.registry.keyed(type_name, found.key)) is not None:  # its handle is its identity
+            return self.identity.seen(self.registry.refresh(known, description=description, preview=preview, found=found))
         entry = self.registry.mint(
-            type_name,
-            handle,
-            expression=expression,
-            description=description,
-            identity=id_value,
-            preview=preview,
-            key=key,
-            written=written,
-            identified=identifies(self.catalogue, type_name, key),
-            fresh=fresh,
+            type_name, handle, expression=expression, description=description, identity=found.identity, preview=preview, found=found
         )
-        return self._seen(entry)
-
-    def _seen(self, entry: ObjectEntry) -> ObjectEntry:
-        """`entry`, its values just read: fresh until the session's next write (see `_fresh`)."""
-        self._read_at[entry.id] = self._writes
-        return entry
+        return self.identity.seen(entry)
 
     def _asked(
         self,
@@ -514,7 +464,7 @@ class FieldCalls:
         extra: tuple[str, ...],
         page: dict[str, tuple[str, dict[str, Any]]] | None,
     ) -> str:
-        entry = self.mint(value, steps, "query", expression, "", extra=extra, page=page)
+        entry = self.mint(value, steps, Met.READ, expression, "", extra=extra, page=page)
         for name in (p.split(".", 1)[0] for p in extra):
             self.want(entry.type_name, name)
         if page is not None and entry.preview:

@@ -1,29 +1,25 @@
 """What the model is told when an object is no longer where it was found.
 
-A handle without identity reaches its object through the chain that found it (calls/_keys.py). When
-the list behind the chain has changed, the end of the chain holds another object (its key differs)
-or nothing at all (a null on the way). Either way the call is refused with what happened and what the
-model can do, and nothing of the other object is shown.
+A handle without identity reaches its object through the chain that found it, and a read through the
+chain checks that it still ends at the same object (registry/_identity.py). When the list behind the
+chain has changed, the end of the chain holds another object (its key differs) or nothing at all (a
+null on the way). Either way the call is refused with what happened and what the model can do, and
+nothing of the other object is shown.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import json
 
-from .._values import value_problem
+from ..registry._handles import thaw
+from ..registry._identity import DIGEST, Key
 from ..registry._registry import ObjectEntry
-from ._keys import Key, describe_key, key_value
 
-__all__ = ["dotted", "moved", "unreachable"]
+__all__ = ["describe_key", "dotted", "moved", "unreachable"]
 
 
-def moved(expression: str, holder: ObjectEntry | None, found: Any, keys: Key) -> str | None:
-    """Why an answer is not about `holder`: what sits at the end of its chain (`found`) has another
-    key. None when it has the holder's key, or when nothing sits there (see `unreachable`)."""
-    if holder is None or not isinstance(found, dict):
-        return None
-    if all(_same(found.get(name), value) for name, value in keys):
-        return None
+def moved(expression: str, holder: ObjectEntry) -> str:
+    """Why an answer is not about `holder`: what sits at the end of its chain has another key."""
     return (
         f"{expression} was not read: {holder.id} is no longer where it was found ({holder.expression} now holds "
         f"another {holder.type_name}; {holder.id} is the one with {describe_key(holder.key)}). Nothing was read of the "
@@ -31,12 +27,16 @@ def moved(expression: str, holder: ObjectEntry | None, found: Any, keys: Key) ->
     )
 
 
-def _same(answered: Any, held: Any) -> bool:
-    """Whether a key value just answered is the one held. The answer is the API's: a value that is not
-    plain JSON (nested past any bound) is another value, never a crash."""
-    if isinstance(answered, (dict, list)) and value_problem(answered) is not None:
-        return False
-    return bool(key_value(answered) == held)
+def describe_key(key: Key, limit: int = 80) -> str:
+    """A key as the model reads it: `startsAt: "10:00", free: true`, each value shown by its start."""
+    parts = []
+    for name, value in key:
+        if isinstance(value, str) and value.startswith(DIGEST) and len(value) == len(DIGEST) + 32:
+            parts.append(f"{name}: (a long text)")
+            continue
+        text = json.dumps(thaw(value), ensure_ascii=False)
+        parts.append(f"{name}: {text if len(text) <= limit else text[: limit - 1] + '…'}")
+    return ", ".join(parts)
 
 
 def unreachable(expression: str, holder: ObjectEntry | None, where: str, *, re_rooted: bool) -> str:

@@ -14,7 +14,7 @@ to learn what happened:
   identity as its `Type#N` (minted now; its own preview under `objects`), and objects without
   identity (user errors, edges) inline with their scalars. An object the session already holds is
   its `Type#N` whatever its lookup returns (an interface, a union, none at all: its `id` tells it),
-  and what the session holds of it becomes what the write read back (see registry/_registry.py), so
+  and what the session holds of it becomes what the write read back (see registry/_identity.py), so
   no later read answers with values from before the write.
 - User errors (a list named `errors`, `userErrors` and the like, or objects of a type named
   `...Error`) and a `success: false` are what a write that did nothing says: a note quotes them, so
@@ -36,8 +36,8 @@ from graphql import GraphQLObjectType, get_named_type, is_abstract_type, is_comp
 
 from .._errors import ToolCallError
 from ..registry._handles import Step, thaw
+from ..registry._identity import Met, held_entry
 from ..registry._registry import ObjectEntry
-from ._keys import held_entry
 
 if TYPE_CHECKING:  # _field imports this module
     from ._field import FieldCalls
@@ -125,8 +125,8 @@ def read_snapshot(calls: FieldCalls, parent: ObjectEntry, field_name: str, value
     typed = _typed(get_named_type(field_type))
     if isinstance(value, list):  # objects a mutation linked to: re-rooted on identity, or snapshots
         items = [typed(item) for item in value]
-        return calls.mint_items(items, lambda i: (place[0], replace(place[1], index=i)), "mutation", expression, earlier=True)
-    entry = calls.mint(typed(value), place, "mutation", expression, "", earlier=True)
+        return calls.mint_items(items, lambda i: (place[0], replace(place[1], index=i)), Met.KEPT, expression)
+    entry = calls.mint(typed(value), place, Met.KEPT, expression, "")
     if not entry.handle.is_snapshot:
         return present_linked(calls, entry)
     return present_payload(calls, entry, entry.handle.held() or value, earlier=True)  # what the latest write said of it
@@ -233,7 +233,7 @@ class _Walk:
         identity = self.calls.catalogue.identity(type_name)
         held = held_entry(self.calls.catalogue, self.calls.registry, type_name, item)
         if (identity is not None and item.get(identity.field) is not None) or held is not None:
-            entry = self.calls.mint(item, (), "mutation", where, "", earlier=self.earlier)
+            entry = self.calls.mint(item, (), Met.KEPT if self.earlier else Met.WRITE_LINKED, where, "")
             if entry.preview:
                 self.previews[entry.id] = (entry.type_name, entry.preview)
             return entry.id

@@ -1,14 +1,11 @@
 """Per session: `Type#N` <-> handle, with what made each object and what it looks like.
 
-Pure and O(1) per mint and lookup: a few dicts and a counter per type. An object with an identity (an id
-field, a lookup, Relay, a declared key: see calls/_keys.py) is one `Type#N` however it was reached:
-minting an object of a type and identity already held returns the ID it already has. An object without
-one is the object found at one place: the same handle again (the same chain and position, read with the
-same values) is the same ID, and nothing else is; equal values found elsewhere are another object, and
-a place met once (a write's result) is never met again. So an ID always means one thing. What the object looks
-like (its preview) is another matter: the API may have changed it since (a mutation, another
-client), so the entry keeps the values of the latest answer that read them, never the first, and
-the way it was last reached (an object seen again in a list is found where it was last seen).
+Pure and O(1) per mint and lookup: a few dicts and a counter per type. Which held object a found one
+is, and what it keeps when found again, are the identity rules' (registry/_identity.py): an object
+with an identity is one `Type#N` however it was reached, one without is the object found at one
+place, so an ID always means one thing. What the object looks like (its preview) is another matter:
+the API may have changed it since (a mutation, another client), so the entry keeps the values of the
+latest answer that read them, never the first, and the way it was last reached.
 """
 
 from __future__ import annotations
@@ -18,15 +15,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ._handles import Handle, freeze, parse_object_id, thaw
+from ._handles import Handle, parse_object_id
+from ._identity import Found, Key
 
 __all__ = ["Key", "ObjectEntry", "Registry", "object_lines", "parse_object_id"]
 
-#: What tells an object apart from others of its type (see calls/_keys.py): (field, frozen value)
-#: pairs, sorted by field; hashable, and () for "nothing to tell it by".
-Key = tuple[tuple[str, Any], ...]
-
-_UNSET = object()
+#: An object told by its handle alone, read by a query: what `mint` assumes when not told more.
+_BY_HANDLE = Found()
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -71,29 +66,18 @@ class Registry:
         description: str = "",
         identity: Any = None,
         preview: dict[str, Any] | None = None,
-        key: Key = (),
-        written: bool = False,
-        identified: bool = False,
-        fresh: bool = False,
+        found: Found = _BY_HANDLE,
     ) -> ObjectEntry:
-        """The entry for this object: the one with its type and identity (`key` when `identified`), else
-        the one with the same handle, else a new `Type#N` with N counted per type.
-
-        A key that is no identity (the values of an object without one) merges nothing: it is what a
-        read through the handle checks. A `fresh` object was found at a place no later answer reaches
-        again (a write's result): only its identity can name an object held before, and no later
-        mint finds it by its handle (every mint of such a place is fresh).
+        """The entry for this object: the held one `found` says it is (see registry/_identity.py), else
+        a new `Type#N` with N counted per type. Without `found`, the handle alone tells it: the same
+        handle is the same object.
 
         An existing entry takes the preview values just read and the handle just used: the ID stays,
-        what it shows and where it was last seen are fresh (`written`: see `refresh`).
+        what it shows and where it was last seen are fresh (see `refresh`).
         """
-        existing = self._by_key.get((type_name, key)) if key and identified else None
-        if existing is None and not fresh:
-            existing = self._by_handle.get((type_name, handle))
-            if existing is not None and key and self._by_id[existing].key not in ((), key):
-                existing = None  # the same way there, another object: a key says which
+        existing = found.among(self, type_name, handle)
         if existing is not None:
-            return self.refresh(existing, description=description, preview=preview, handle=handle, written=written)
+            return self.refresh(existing, description=description, preview=preview, handle=handle, found=found)
         number = self._counts.get(type_name, 0) + 1
         self._counts[type_name] = number
         entry = ObjectEntry(
@@ -105,19 +89,23 @@ class Registry:
             description=description,
             identity=identity,
             preview=dict(preview or {}),
-            key=key,
-            identified=identified and bool(key),
+            key=found.key,
+            identified=found.identified and bool(found.key),
         )
         self._by_id[entry.id] = entry
         self._by_handle[(type_name, handle)] = entry.id
         if entry.identified:
-            self._by_key[(type_name, key)] = entry.id
+            self._by_key[(type_name, entry.key)] = entry.id
         self.touch(entry.id)
         return entry
 
     def keyed(self, type_name: str, key: Key) -> str | None:
         """The ID of the object of this type and identity, if the registry holds it."""
         return self._by_key.get((type_name, key))
+
+    def placed(self, type_name: str, handle: Handle) -> str | None:
+        """The ID of the object of this type last reached by `handle`, if the registry holds it."""
+        return self._by_handle.get((type_name, handle))
 
     def refresh(
         self,
@@ -126,28 +114,23 @@ class Registry:
         description: str = "",
         preview: dict[str, Any] | None = None,
         handle: Handle | None = None,
-        written: bool = False,
+        found: Found = _BY_HANDLE,
     ) -> ObjectEntry:
         """An object read again: it becomes the most recent of its type and shows the values just read.
 
-        `handle` is how it was just reached. A way to read it again replaces a snapshot, and the
-        latest chain replaces an older one (the object is where it was last seen); a snapshot never
-        replaces a way to read it again, but lends it the values it read.
-
-        `written`: the values come from a write's answer. A write may have changed more than it read
-        back, so what the entry held from before it is dropped rather than kept beside the new values:
-        a field the write did not read is read again from the API (through the chain, key checked)
-        instead of answered from a copy older than the write."""
+        `handle` is how it was just reached; `found` says how (registry/_identity.py): which handle the
+        entry keeps, and whether the values just read join what it held or, from a write's answer,
+        replace it (a field the write did not read is read again from the API, through the chain, key
+        checked, instead of answered from a copy older than the write)."""
         entry = self._by_id[object_id]
         changes: dict[str, Any] = {}
         if description and not entry.description:
             changes["description"] = description
-        if written and preview is not None and preview != entry.preview:
-            changes["preview"] = dict(preview)
-        elif preview and any(entry.preview.get(k, _UNSET) != v for k, v in preview.items()):
-            changes["preview"] = {**entry.preview, **preview}
+        shown = found.shown(entry.preview, preview)
+        if shown is not None:
+            changes["preview"] = shown
         if handle is not None and handle != entry.handle:
-            changes["handle"] = _newer(entry.handle, handle, written=written)
+            changes["handle"] = found.kept(entry.handle, handle)
         if changes:
             entry = self._by_id[object_id] = replace(entry, **changes)
             self._replaced[object_id] = None
@@ -317,23 +300,3 @@ def _ranged(labels: list[str]) -> str | None:
 def _one_line(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _newer(old: Handle, new: Handle, *, written: bool = False) -> Handle:
-    """The handle an object keeps when it is reached again (see `Registry.refresh`); after a write
-    (`written`) it holds only what the write read back."""
-    held = (lambda: new.snapshot) if written else (lambda: _merged(old.snapshot, new.snapshot))
-    if new.is_snapshot and not old.is_snapshot:
-        if old.snapshot is None:  # re-rooted on identity: read again at will, nothing to lend
-            return old
-        return Handle(old.steps, old.operation, held())
-    if old.snapshot is not None and new.snapshot is not None:
-        return Handle(new.steps, new.operation, held())
-    return new
-
-
-def _merged(old: Any, new: Any) -> Any:
-    held, fresh = thaw(old), thaw(new)
-    if isinstance(held, dict) and isinstance(fresh, dict):
-        return freeze({**held, **fresh})
-    return new

@@ -21,6 +21,7 @@ from .._tools import Tool
 from ..calls._field import UNANSWERED, FieldCalls, not_answered
 from ..catalogue._operations import ID_ALIAS, TYPE_ALIAS, Operation, OperationSet, operations_of
 from ..executors._base import format_error
+from ..registry._identity import Met
 from ..registry._registry import Registry
 from ._toolsets import Toolset, close_names
 
@@ -142,5 +143,6 @@ class OperationToolset(Toolset):
         identity = self.calls.catalogue.identity(type_name) if isinstance(type_name, str) else None
         if identity is None or id_value is None or HANDLE_KEY in shown:
             return shown
-        entry = self.calls.mint({**value, "__typename": type_name, identity.field: id_value}, (), kind, where, "")
+        met = Met.WRITE_LINKED if kind == "mutation" else Met.READ
+        entry = self.calls.mint({**value, "__typename": type_name, identity.field: id_value}, (), met, where, "")
         return {HANDLE_KEY: entry.id, **shown}

@@ -8,9 +8,11 @@ import json
 import strawberry
 
 from dagtools import Handle, Registry, Step, compile_catalogue
-from dagtools.calls._keys import describe_key, identifies, key_field, key_of
+from dagtools.calls._moved import describe_key, moved
 from dagtools.executors._base import format_error
 from dagtools.registry._handles import freeze
+from dagtools.registry._identity import Found, Identity, Met, identifies, key_field, key_of
+from dagtools.registry._registry import ObjectEntry
 
 
 @strawberry.type
@@ -66,17 +68,18 @@ def test_one_id_per_type_and_key_and_it_is_found_where_it_was_seen_last() -> Non
     made = Handle((Step.of("addReview"),), "mutation", freeze({"id": "r1", "text": "a", "author": None}))
     later = Handle((Step.of("reviews", index=2),), "query", freeze({"id": "r1", "text": "b"}))
     key = (("id", "r1"),)
-    entry = registry.mint("Review", made, expression="addReview", key=key, identified=True)
-    assert registry.mint("Review", first, expression="reviews[0]", key=key, identified=True).id == entry.id
+    review = Found(key=key, identified=True)
+    entry = registry.mint("Review", made, expression="addReview", found=review)
+    assert registry.mint("Review", first, expression="reviews[0]", found=review).id == entry.id
     upgraded = registry.get(entry.id)
     assert upgraded is not None and upgraded.handle.steps == first.steps  # a chain replaces a snapshot
     assert upgraded.handle.held()["author"] is None  # and keeps what the snapshot read
-    registry.mint("Review", made, expression="addReview", key=key, identified=True)
+    registry.mint("Review", made, expression="addReview", found=review)
     assert registry.get(entry.id).handle.steps == first.steps  # a snapshot never replaces a chain
-    registry.mint("Review", later, expression="reviews[2]", key=key, identified=True)
+    registry.mint("Review", later, expression="reviews[2]", found=review)
     assert registry.get(entry.id).handle.steps == later.steps and registry.get(entry.id).handle.held()["text"] == "b"
-    registry.mint("Review", first, expression="reviews[0]", key=key, identified=True)
-    other = registry.mint("Review", first, expression="reviews[0]", key=(("id", "r2"),), identified=True)
+    registry.mint("Review", first, expression="reviews[0]", found=review)
+    other = registry.mint("Review", first, expression="reviews[0]", found=Found(key=(("id", "r2"),), identified=True))
     assert other.id == "Review#2"  # the same place, another key: another object
     plain = Handle((Step.of("pinned"),))
     assert registry.mint("Review", plain, expression="pinned").id == registry.mint("Review", plain, expression="pinned").id
@@ -91,13 +94,55 @@ def test_equal_values_are_not_an_identity_only_the_same_place_is() -> None:
     assert not identifies(CATALOGUE, "Slot", key) and identifies(CATALOGUE, "Review", (("id", "r1"),))
     assert not identifies(CATALOGUE, "Review", (("id", None),))
     at = [Handle((Step.of("slots", index=i),), "query", freeze(values)) for i in (0, 1)]
-    first, second = (registry.mint("Slot", h, expression=f"slots[{i}]", key=key) for i, h in enumerate(at))
+    slot = Found(key=key)
+    first, second = (registry.mint("Slot", h, expression=f"slots[{i}]", found=slot) for i, h in enumerate(at))
     assert (first.id, second.id) == ("Slot#1", "Slot#2")
     assert registry.keyed("Slot", key) is None
-    assert registry.mint("Slot", at[0], expression="slots[0]", key=key).id == "Slot#1"
+    assert registry.mint("Slot", at[0], expression="slots[0]", found=slot).id == "Slot#1"
     made = Handle((Step.of("bookSlot"),), "mutation", freeze(values))
-    once, again = (registry.mint("Slot", made, expression="bookSlot", key=key, fresh=True) for _ in range(2))
+    once, again = (registry.mint("Slot", made, expression="bookSlot", found=Found(key=key, met=Met.WRITE)) for _ in range(2))
     assert (once.id, again.id) == ("Slot#3", "Slot#4")
+
+
+def test_how_an_answer_met_an_object_decides_its_place_and_its_values() -> None:
+    """A read's object is held by its chain with the values read, and equal values are no identity; a
+    write's own result is a snapshot at a place met once; what a write links to is a snapshot too, but
+    at a place that can be met again; both replace what was held, a kept copy and a read never do."""
+    rules = Identity(CATALOGUE)
+    at = (Step.of("slots", index=0),)
+    values = {"__typename": "Slot", "startsAt": "10:00", "free": True}
+    handle, read = rules.meet("Slot", values, at, Met.READ)
+    assert handle.steps == at and not handle.is_snapshot and handle.held()["startsAt"] == "10:00"
+    assert read.key == (("free", True), ("startsAt", "10:00")) and not read.identified
+    assert (read.met.once, read.met.written) == (False, False)
+    written, found = rules.meet("Slot", values, (Step.of("bookSlot"),), Met.WRITE)
+    assert written.is_snapshot and found.key == () and (found.met.once, found.met.written) == (True, True)
+    _, linked = rules.meet("Review", {"__typename": "Review", "id": "r1", "text": "a"}, (), Met.WRITE_LINKED)
+    assert linked.identified and linked.key == (("id", "r1"),) and (linked.met.once, linked.met.written) == (False, True)
+    assert not Met.KEPT.written and not Met.KEPT.once
+
+
+def test_values_read_are_fresh_until_the_sessions_next_write() -> None:
+    """Only values read here since the last write may answer a read; values never read here (restored
+    from a store) are not; a chain checks its key at its end, but not the field being read unless a
+    value of it is held from before a write, and a handle re-rooted on an identity checks nothing."""
+    rules = Identity(CATALOGUE)
+    chain = Handle((Step.of("slots", index=0),), "query", freeze({"startsAt": "10:00", "free": True}))
+    slot = ObjectEntry(
+        id="Slot#1", type_name="Slot", number=1, handle=chain, expression="slots[0]", key=(("free", True), ("startsAt", "10:00"))
+    )
+    assert not rules.fresh(slot.id)
+    assert rules.seen(slot) is slot and rules.fresh(slot.id)
+    rules.wrote()
+    assert not rules.fresh(slot.id)
+    rules.seen(slot)
+    assert rules.fresh(slot.id)
+    assert rules.checked(slot, "free", stale=False) == (("startsAt", "10:00"),)
+    assert rules.checked(slot, "free", stale=True) == slot.key
+    review = ObjectEntry(
+        id="Review#1", type_name="Review", number=1, handle=Handle((Step.of("review", {"id": "r1"}),)), expression="r", key=(("id", "r1"),)
+    )
+    assert rules.checked(review, "text", stale=False) == ()
 
 
 def test_a_graphql_error_keeps_what_extensions_say_within_a_budget_without_credentials() -> None:
@@ -130,16 +175,14 @@ def test_a_graphql_error_keeps_what_extensions_say_within_a_budget_without_crede
 
 
 def test_a_key_answered_as_deeply_nested_json_is_another_value_not_a_crash() -> None:
-    from dagtools.calls._moved import moved
-    from dagtools.registry._registry import ObjectEntry
-
     holder = ObjectEntry(id="Slot#1", type_name="Slot", number=1, handle=Handle(()), expression="slots[0]", key=(("startsAt", "10:00"),))
     deep: object = "10:00"
     for _ in range(5000):
         deep = [deep]
-    refusal = moved("Slot#1.room", holder, {"startsAt": deep}, holder.key)
-    assert refusal is not None and "Slot#1 is no longer where it was found" in refusal
-    assert moved("Slot#1.room", holder, {"startsAt": "10:00"}, holder.key) is None
+    rules = Identity(CATALOGUE)
+    assert not rules.holds({"startsAt": deep}, holder.key)
+    assert "Slot#1 is no longer where it was found" in moved("Slot#1.room", holder)
+    assert rules.holds({"startsAt": "10:00"}, holder.key)
 
 
 @strawberry.type

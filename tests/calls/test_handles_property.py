@@ -24,13 +24,13 @@ Examples: the hypothesis profile's count (tests/conftest.py: 1,000 with `--hypot
 as CI runs it), and never fewer than 200, the fast subset's floor here.
 
 Mutation check (each guard removed, the test fails on every run; `test_each_guard_is_needed` below
-removes each one with monkeypatch and asserts that hypothesis finds a failing program, 5 runs each):
-- the key check off: in calls/_field.py's `FieldCalls._read`, `moved(...)` answers None, so a chain
-  answers whatever sits at its end;
-- merging by values: calls/_keys.py's `identifies` answers True for every key, so equal values found
-  at two places (or in a write's payload) become one `Type#N`;
-- a snapshot served after a write: registry/_registry.py's `_newer` keeps the old handle when a write's
-  snapshot reaches a held object, so a held field answers its value from before the write.
+replaces each rule of the identity entry point, registry/_identity.py's `Identity`, which every session
+asks, and asserts that hypothesis finds a program that gets a wrong answer, 5 runs each):
+- the key check off: `Identity.holds` answers True, so a chain answers whatever sits at its end;
+- merging by values: `Identity.identifies` answers True for every key, so equal values found at two
+  places (or in a write's payload) become one `Type#N`;
+- a snapshot served after a write: `Identity.newer` keeps the old handle when a write's snapshot
+  reaches a held object, so a held field answers its value from before the write.
 Shown by: `python -m pytest -q -p no:cacheprovider tests/calls/test_handles_property.py -m slow`
 (the fast subset leaves that check out); to see one failure by hand, make one of those edits and run
 `python -m pytest -q -p no:cacheprovider tests/calls/test_handles_property.py -k in_process`.
@@ -50,7 +50,8 @@ import strawberry
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from dagtools import HttpExecutor, LocalExecutor, Session, ToolCall, compile_catalogue
+from dagtools import Handle, HttpExecutor, LocalExecutor, Session, ToolCall, compile_catalogue
+from dagtools.registry._identity import Identity, Key
 from dagtools.session._state import SessionState
 from tests.conftest import examples
 from tests.servers import serve_schema
@@ -421,25 +422,39 @@ def test_no_handle_ever_answers_another_objects_value(where: str, loopback_url: 
     check(where, loopback_url)
 
 
+def no_key_check(self: Identity, found: Any, key: Key) -> bool:
+    return True
+
+
+def merging_by_values(self: Identity, type_name: str, key: Key) -> bool:
+    return bool(key)
+
+
+def snapshot_after_write(self: Identity, old: Handle, new: Handle, *, written: bool = False) -> Handle:
+    return old if new.is_snapshot and not old.is_snapshot else new
+
+
+#: Each guard, as the rule of the identity entry point it is and that rule with the guard removed.
 GUARDS = {
-    "the key check off": ("dagtools.calls._field.moved", lambda *args: None),
-    "merging by values": ("dagtools.calls._field.identifies", lambda catalogue, type_name, key: bool(key)),
-    "a snapshot served after a write": (
-        "dagtools.registry._registry._newer",
-        lambda old, new, **_: old if new.is_snapshot and not old.is_snapshot else new,
-    ),
+    "the key check off": ("holds", no_key_check),
+    "merging by values": ("identifies", merging_by_values),
+    "a snapshot served after a write": ("newer", snapshot_after_write),
 }
+#: What the property says when an ID answers for the wrong object (not a call that merely failed, as a
+#: replacement that no longer fits its rule's signature would make every call do).
+WRONG_ANSWER = r"was minted as|answered another|answered for another|answered a label older"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("guard", list(GUARDS))
 def test_each_guard_is_needed(guard: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The mutation check: with the guard removed the property fails within 200 examples, on each of
-    five runs."""
-    target, replacement = GUARDS[guard]
-    monkeypatch.setattr(target, replacement)
+    """The mutation check: with the guard removed the property finds a wrong answer within 200
+    examples, on each of five runs."""
+    rule, replacement = GUARDS[guard]
+    assert callable(getattr(Identity, rule))  # the rule still has this name: the replacement is what runs
+    monkeypatch.setattr(Identity, rule, replacement)
     for _ in range(5):
-        with pytest.raises(AssertionError):
+        with pytest.raises(AssertionError, match=WRONG_ANSWER):
             check("in process", "", fresh=True)
 
 

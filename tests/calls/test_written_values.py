@@ -9,25 +9,24 @@ to what is held, and a copy kept in an earlier payload never replaces it (see ca
 from __future__ import annotations
 
 from dagtools.registry._handles import Handle, Step, freeze
+from dagtools.registry._identity import Found, Met
 from dagtools.registry._registry import Registry
 
-KEY = (("id", "c1"),)  # an id field: an identity (identified=True), which lets two places name one object
+KEY = (("id", "c1"),)  # an id field: an identity, which lets two places name one object
+READ = Found(key=KEY, identified=True)
+WRITTEN = Found(key=KEY, identified=True, met=Met.WRITE_LINKED)  # what a write's payload links to
 
 
 def held_comment(registry: Registry) -> str:
     chain = Handle((Step.of("workshop"), Step.of("comments", index=0)), "query", freeze({"id": "c1", "text": "old", "likes": 3}))
-    return registry.mint(
-        "Comment", chain, expression="Workshop#1.comments[0]", key=KEY, identified=True, preview={"text": "old", "likes": 3}
-    ).id
+    return registry.mint("Comment", chain, expression="Workshop#1.comments[0]", found=READ, preview={"text": "old", "likes": 3}).id
 
 
 def test_a_write_replaces_what_was_held_and_drops_what_it_did_not_read() -> None:
     registry = Registry()
     comment = held_comment(registry)
     written = Handle((), "mutation", freeze({"id": "c1", "text": "new"}))
-    entry = registry.mint(
-        "Comment", written, expression="editComment.comment", key=KEY, identified=True, preview={"text": "new"}, written=True
-    )
+    entry = registry.mint("Comment", written, expression="editComment.comment", found=WRITTEN, preview={"text": "new"})
     assert entry.id == comment
     assert entry.handle.steps[-1].field == "comments", "still reached through its chain, read again at will"
     assert entry.handle.held() == {"id": "c1", "text": "new"}, "`likes` is from before the write: read again, not answered"
@@ -38,7 +37,7 @@ def test_a_read_adds_to_what_was_held() -> None:
     registry = Registry()
     comment = held_comment(registry)
     again = Handle((Step.of("workshop"), Step.of("comments", index=0)), "query", freeze({"id": "c1", "text": "new"}))
-    entry = registry.mint("Comment", again, expression="Workshop#1.comments[0]", key=KEY, identified=True, preview={"text": "new"})
+    entry = registry.mint("Comment", again, expression="Workshop#1.comments[0]", found=READ, preview={"text": "new"})
     assert entry.id == comment
     assert entry.handle.held() == {"id": "c1", "text": "new", "likes": 3}
     assert entry.preview == {"text": "new", "likes": 3}
