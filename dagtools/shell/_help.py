@@ -127,16 +127,16 @@ def agent_help(catalogue: Catalogue, command: list[str]) -> str:
     run = shlex.join(command)
     return "\n".join(
         [
-            f"This API is a command line. Run one call per command: {run} 'LINE'",
+            f"This API is a command line. Run a call as: {run} 'LINE' (several -c run in turn)",
             "LINE is Type_field [Type#N] name=value ...; the tool names are Type_field, Query_* start from the root:",
             *(f"  {line}" for line in (_root_line(catalogue), _example_line(catalogue)) if line),
-            "An object comes back as a handle Type#N (with a preview); pass it first, by position, in later commands: it stays",
-            'valid for the whole session. Values: words, "quoted text", JSON lists and objects ([A, B], {"key": 1}).',
+            "An object comes back as a handle Type#N with a preview; pass it first in later commands (it stays valid).",
+            'Values: words, "quoted text", JSON lists and objects ([A, B], {"key": 1}).',
+            "A tool returning objects takes fields=[a, b.c] to read those fields (b.c: through b) of each, in one call.",
             "Chain with | to run the next tool on what the last returned, in one request:",
             f"  {_chain_line(catalogue)}",
             "Built-ins: search WORDS (find tools), help TOOL|Type (parameters), held (your objects), save NAME=Type#N",
             "(hand back an output you were asked for), trace (calls so far).",
             "A failed call says why and what to do next, and changes nothing. Writes (Mutation_*) need --yes.",
-            "--json prints the MCP result of the call.",
         ]
     )
