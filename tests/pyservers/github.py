@@ -65,7 +65,9 @@ def github_schema(path: Path | None = None) -> GraphQLSchema:
 def _repository(world: World, _parent: Obj, args: dict[str, Any]) -> Obj:
     found = world.repository(args["owner"], args["name"])
     if found is None:
-        raise GraphQLError(f"Could not resolve to a Repository with the name '{args['owner']}/{args['name']}'.", extensions={"type": "NOT_FOUND"})
+        raise GraphQLError(
+            f"Could not resolve to a Repository with the name '{args['owner']}/{args['name']}'.", extensions={"type": "NOT_FOUND"}
+        )
     return found
 
 
@@ -73,7 +75,11 @@ def _owner(typename: str | None) -> Callable[[World, Obj, dict[str, Any]], Obj |
     def find(world: World, _parent: Obj, args: dict[str, Any]) -> Obj | None:
         found = world.owners.get(args["login"].lower())
         if found is None or (typename and found["__typename"] != typename):
-            raise GraphQLError(f"Could not resolve to a{'n' if typename == 'Organization' else ''} {typename or 'RepositoryOwner'} with the login of '{args['login']}'.", extensions={"type": "NOT_FOUND"})
+            article = "an" if typename == "Organization" else "a"
+            raise GraphQLError(
+                f"Could not resolve to {article} {typename or 'RepositoryOwner'} with the login of '{args['login']}'.",
+                extensions={"type": "NOT_FOUND"},
+            )
         return found
 
     return find
@@ -166,12 +172,18 @@ _COMPUTED: dict[tuple[str, str], Callable[[World, Obj, dict[str, Any]], Any]] = 
     ("Label", "issues"): lambda _w, label, _a: [i for i in label["repository"]["issues"] if label in i["labels"]],
     ("Label", "pullRequests"): lambda _w, label, _a: [p for p in label["repository"]["pullRequests"] if label in p["labels"]],
     ("Release", "isLatest"): lambda world, release, _a: _latest_release(world, release["repository"], {}) is release,
-    ("Milestone", "progressPercentage"): lambda _w, m, _a: 100.0 * sum(i["state"] != "OPEN" for i in m["issues"]) / max(1, len(m["issues"])),
+    ("Milestone", "progressPercentage"): lambda _w, m, _a: (
+        100.0 * sum(i["state"] != "OPEN" for i in m["issues"]) / max(1, len(m["issues"]))
+    ),
 }
 for _typename in ("Issue", "PullRequest", "Milestone"):
     _COMPUTED[(_typename, "closed")] = lambda _w, obj, _a: obj["state"] != "OPEN"
+for _typename in ("Issue", "PullRequest", "IssueComment", "PullRequestReview"):
+    _COMPUTED[(_typename, "viewerDidAuthor")] = lambda world, obj, _a: obj.get("author") is world.viewer
 for _typename in ("User", "Organization"):
-    _COMPUTED[(_typename, "repository")] = lambda _w, owner, args: next((r for r in owner["repositories"] if r["name"] == args["name"]), None)
+    _COMPUTED[(_typename, "repository")] = lambda _w, owner, args: next(
+        (r for r in owner["repositories"] if r["name"] == args["name"]), None
+    )
 
 
 # -- connections -------------------------------------------------------------------------------------
@@ -226,7 +238,9 @@ def _connection(items: list[Obj], connection: GraphQLObjectType, args: dict[str,
     for argument in ("first", "last"):
         size = args.get(argument)
         if size is not None and not 0 <= size <= PAGE_LIMIT:
-            raise GraphQLError(f"Requesting {size} records on the `{field}` connection exceeds the `{argument}` limit of {PAGE_LIMIT} records.")
+            raise GraphQLError(
+                f"Requesting {size} records on the `{field}` connection exceeds the `{argument}` limit of {PAGE_LIMIT} records."
+            )
     items = _filtered(items, args)
     start, end = 0, len(items)
     if args.get("after"):
@@ -304,7 +318,9 @@ def resolve_type(value: Obj, _info: GraphQLResolveInfo, _abstract: Any) -> str:
 def _of(world: World, ident: str, *typenames: str) -> Obj:
     found = _node(world, ident)
     if found["__typename"] not in typenames:
-        raise GraphQLError(f"Could not resolve to a node with the global id of '{ident}' as a {' or '.join(typenames)}.", extensions={"type": "NOT_FOUND"})
+        raise GraphQLError(
+            f"Could not resolve to a node with the global id of '{ident}' as a {' or '.join(typenames)}.", extensions={"type": "NOT_FOUND"}
+        )
     return found
 
 

@@ -81,7 +81,11 @@ _LABELS = [
 ]
 #: repository: (number, title, state, due, created)
 _MILESTONES = {
-    "rocket": [(1, "v1.1", "CLOSED", "2024-01-31", "2023-12-01"), (2, "v1.2", "OPEN", "2024-05-31", "2024-01-15"), (3, "v2.0", "OPEN", "2024-09-30", "2024-01-15")],
+    "rocket": [
+        (1, "v1.1", "CLOSED", "2024-01-31", "2023-12-01"),
+        (2, "v1.2", "OPEN", "2024-05-31", "2024-01-15"),
+        (3, "v2.0", "OPEN", "2024-09-30", "2024-01-15"),
+    ],
     "engine": [(1, "3.1", "OPEN", "2024-06-30", "2024-03-11")],
 }
 #: repository: (number, title, state, labels, author, created, milestone title, commenters)
@@ -116,10 +120,28 @@ _PULLS = {
     "rocket": [
         (3, "Bump solver dependency", "MERGED", False, "kim", "2024-01-08", "bump-solver", [("lena", "APPROVED")]),
         (6, "Telemetry CSV exporter", "OPEN", True, "raj", "2024-02-14", "csv-export", [("omar", "COMMENTED")]),
-        (9, "Fix fuel gauge sign error", "OPEN", False, "omar", "2024-03-03", "fuel-sign", [("kim", "CHANGES_REQUESTED"), ("lena", "APPROVED")]),
+        (
+            9,
+            "Fix fuel gauge sign error",
+            "OPEN",
+            False,
+            "omar",
+            "2024-03-03",
+            "fuel-sign",
+            [("kim", "CHANGES_REQUESTED"), ("lena", "APPROVED")],
+        ),
         (13, "Add unit conversion layer", "MERGED", False, "lena", "2024-04-05", "units", [("omar", "APPROVED"), ("raj", "COMMENTED")]),
         (17, "Handshake retry with backoff", "OPEN", False, "kim", "2024-05-06", "handshake-retry", []),
-        (19, "Experimental rewrite of the scheduler", "CLOSED", False, "raj", "2024-05-10", "scheduler-rewrite", [("lena", "CHANGES_REQUESTED")]),
+        (
+            19,
+            "Experimental rewrite of the scheduler",
+            "CLOSED",
+            False,
+            "raj",
+            "2024-05-10",
+            "scheduler-rewrite",
+            [("lena", "CHANGES_REQUESTED")],
+        ),
     ],
     "engine": [
         (5, "Read ambient pressure in the injector model", "MERGED", False, "lena", "2024-02-03", "ambient", [("omar", "APPROVED")]),
@@ -128,7 +150,11 @@ _PULLS = {
 #: repository: (tag, name, created, prerelease), in the order they were entered, not by date.
 _RELEASES = {
     "rocket": [("v1.1.0", "1.1.0", "2024-02-01", False), ("v1.2.0-beta", "1.2.0 beta", "2024-05-20", True)],
-    "engine": [("v3.0.0", "3.0.0", "2024-03-10", False), ("v2.9.0", "2.9.0", "2023-11-02", False), ("v3.1.0", "3.1.0", "2024-05-22", False)],
+    "engine": [
+        ("v3.0.0", "3.0.0", "2024-03-10", False),
+        ("v2.9.0", "2.9.0", "2023-11-02", False),
+        ("v3.1.0", "3.1.0", "2024-05-22", False),
+    ],
 }
 
 
@@ -136,7 +162,9 @@ def make_world() -> World:
     """The world as it is before anyone writes to it."""
     world = World()
     people = [
-        world.add("User", login, login=login, name=name, location=location, createdAt=_day("2019-04-01"), bio=f"{name.split()[0]} builds things.")
+        world.add(
+            "User", login, login=login, name=name, location=location, createdAt=_day("2019-04-01"), bio=f"{name.split()[0]} builds things."
+        )
         for login, name, location in _PEOPLE
     ]
     fans = [world.add("User", f"fan{n:02d}", login=f"fan{n:02d}", name=f"Fan {n}", createdAt=_day("2020-01-01")) for n in range(1, 28)]
@@ -191,7 +219,9 @@ def _add_repository(world: World, owner: Obj, name: str, description: str, langu
     for fan in stargazers:
         fan["starredRepositories"].append(repo)
     users = world.owners
-    repo["labels"] = [world.add("Label", f"{key}:{n}", name=n, color=c, description=d, repository=repo, isDefault=True) for n, c, d in _LABELS]
+    repo["labels"] = [
+        world.add("Label", f"{key}:{n}", name=n, color=c, description=d, repository=repo, isDefault=True) for n, c, d in _LABELS
+    ]
     labels = {label["name"]: label for label in repo["labels"]}
     for number, title, state, due, created in _MILESTONES.get(name, []):
         milestone = world.add(
