@@ -188,7 +188,7 @@ def make_world() -> World:
     for person in people[:4]:
         person["organizations"].append(acme)
     for name, description, language, created, stars, owner_login in _REPOSITORIES:
-        _add_repository(world, world.owners[owner_login], name, description, language, created, (people + fans)[:stars])
+        _add_repository(world, world.owners[owner_login], name, description, language, created, (people[:4] + fans)[:stars])
     return world
 
 
