@@ -40,7 +40,7 @@ from graphql import (
     is_abstract_type,
 )
 
-from tests.pyservers.github_world import Obj, World, make_world
+from tests.pyservers.github_world import Obj, World, add_item, make_world
 
 __all__ = ["app", "github_schema", "main"]
 
@@ -124,8 +124,10 @@ def _search(world: World, _parent: Obj, args: dict[str, Any]) -> Obj:
         found = repos
     elif kind == "ISSUE":
         found = [item for r in repos for item in (*r["issues"], *r["pullRequests"])]
-    else:
+    elif kind == "USER":
         found = [o for o in world.owners.values() if o["__typename"] == "User"]
+    else:
+        found = []
     for name, value in qualifiers:
         found = [o for o in found if _qualifies(o, name, value)]
     found = [o for o in found if all(w in (o.get("title") or o.get("name") or o.get("login") or "").lower() for w in words)]
@@ -180,6 +182,17 @@ for _typename in ("Issue", "PullRequest", "Milestone"):
     _COMPUTED[(_typename, "closed")] = lambda _w, obj, _a: obj["state"] != "OPEN"
 for _typename in ("Issue", "PullRequest", "IssueComment", "PullRequestReview"):
     _COMPUTED[(_typename, "viewerDidAuthor")] = lambda world, obj, _a: obj.get("author") is world.viewer
+for _typename in ("Issue", "PullRequest"):
+    _COMPUTED[(_typename, "participants")] = lambda _w, item, _a: list(
+        {id(u): u for u in (item["author"], *(c["author"] for c in item["comments"]))}.values()
+    )
+for _field in ("assignableUsers", "mentionableUsers", "collaborators"):
+    _COMPUTED[("Repository", _field)] = lambda _w, repo, _a: repo["owner"].get("membersWithRole") or [repo["owner"]]
+_COMPUTED[("Repository", "languages")] = lambda _w, repo, _a: [repo["primaryLanguage"]]
+for _field, _kind in (("issues", "issues"), ("pullRequests", "pullRequests")):
+    _COMPUTED[("User", _field)] = lambda world, user, _a, kind=_kind: [
+        item for owner in world.owners.values() for r in owner.get("repositories", []) for item in r[kind] if item["author"] is user
+    ]
 for _typename in ("User", "Organization"):
     _COMPUTED[(_typename, "repository")] = lambda _w, owner, args: next(
         (r for r in owner["repositories"] if r["name"] == args["name"]), None
@@ -369,14 +382,12 @@ def _labels(adding: bool) -> Callable[[World, dict[str, Any]], Obj]:
 
 
 def _create_issue(world: World, given: dict[str, Any]) -> Obj:
-    from tests.pyservers.github_world import _item
-
     repo = _of(world, given["repositoryId"], "Repository")
     if not given["title"].strip():
         raise GraphQLError("Title can't be blank", extensions={"type": "UNPROCESSABLE"})
     number = 1 + max((o["number"] for o in (*repo["issues"], *repo["pullRequests"])), default=0)
     labels = [_of(world, i, "Label") for i in given.get("labelIds") or []]
-    issue = _item(world, "Issue", repo, number, given["title"], world.viewer, world.now()[:10], labels)
+    issue = add_item(world, "Issue", repo, number, given["title"], world.viewer, world.now()[:10], labels)
     issue.update(body=given.get("body") or "", createdAt=world.clock.strftime("%Y-%m-%dT%H:%M:%SZ"), state="OPEN", comments=[])
     issue["assignees"] = [_of(world, i, "User") for i in given.get("assigneeIds") or []]
     if given.get("milestoneId"):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-__all__ = ["World", "global_id", "make_world"]
+__all__ = ["World", "add_item", "global_id", "make_world"]
 
 Obj = dict[str, Any]
 
@@ -240,7 +240,7 @@ def _add_repository(world: World, owner: Obj, name: str, description: str, langu
         repo["milestones"].append(milestone)
     milestones = {m["title"]: m for m in repo["milestones"]}
     for number, title, state, names, author, created, milestone_title, commenters in _ISSUES.get(name, []):
-        issue = _item(world, "Issue", repo, number, title, users[author], created, [labels[n] for n in names])
+        issue = add_item(world, "Issue", repo, number, title, users[author], created, [labels[n] for n in names])
         issue.update(state=state, stateReason="COMPLETED" if state == "CLOSED" else None)
         if state == "CLOSED":
             issue["closedAt"] = _day(created[:8] + "28")
@@ -250,7 +250,7 @@ def _add_repository(world: World, owner: Obj, name: str, description: str, langu
             milestones[milestone_title]["issues"].append(issue)
         repo["issues"].append(issue)
     for number, title, state, draft, author, created, head, reviews in _PULLS.get(name, []):
-        pull = _item(world, "PullRequest", repo, number, title, users[author], created, [])
+        pull = add_item(world, "PullRequest", repo, number, title, users[author], created, [])
         pull.update(state=state, isDraft=draft, merged=state == "MERGED", baseRefName="main", headRefName=head, comments=[])
         pull.update(additions=40 + 13 * number, deletions=7 * number, changedFiles=1 + number % 5)
         if state == "MERGED":
@@ -288,7 +288,7 @@ def _add_repository(world: World, owner: Obj, name: str, description: str, langu
         )
 
 
-def _item(world: World, typename: str, repo: Obj, number: int, title: str, author: Obj, created: str, labels: list[Obj]) -> Obj:
+def add_item(world: World, typename: str, repo: Obj, number: int, title: str, author: Obj, created: str, labels: list[Obj]) -> Obj:
     """An issue or a pull request: they share a repository's numbers and most fields."""
     kind = "issues" if typename == "Issue" else "pull"
     return world.add(
