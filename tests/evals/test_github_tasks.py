@@ -236,9 +236,9 @@ def test_ids_lead_back_to_their_objects_and_a_wrong_one_is_said(github, github_u
 
 
 def test_writes_change_what_later_reads_see_until_a_reset(github, github_url):
-    repo = data(github_url, '{ repository(owner: "acme", name: "launchpad") { id stargazerCount label(name: "bug") { id } } }')[
-        "repository"
-    ]
+    ask = '{ repository(owner: "acme", name: "launchpad") { id stargazerCount'
+    ask += ' label(name: "bug") { id } idea: label(name: "enhancement") { id } } }'
+    repo = data(github_url, ask)["repository"]
     made = data(
         github_url,
         "mutation ($input: CreateIssueInput!) { createIssue(input: $input) { issue { number author { login } labels { totalCount } } } }",
@@ -249,6 +249,12 @@ def test_writes_change_what_later_reads_see_until_a_reset(github, github_url):
     assert starred["addStar"]["starrable"]["stargazerCount"] == repo["stargazerCount"] + 1
     read = '{ repository(owner: "acme", name: "launchpad") { stargazerCount issues(states: [OPEN]) { totalCount } } }'
     assert data(github_url, read)["repository"] == {"stargazerCount": 7, "issues": {"totalCount": 2}}
+    issue = '{ repository(owner: "acme", name: "launchpad") { issue(number: 1) { id labels { totalCount } } } }'
+    before = data(github_url, issue)["repository"]["issue"]
+    labelling = "mutation ($input: AddLabelsToLabelableInput!) { addLabelsToLabelable(input: $input) { clientMutationId } }"
+    refused = errors(github_url, labelling, input={"labelableId": before["id"], "labelIds": [repo["idea"]["id"], "nope"]})
+    assert refused == ["Could not resolve to a node with the global id of 'nope'"]
+    assert data(github_url, issue)["repository"]["issue"] == before  # a refused write changed nothing
     assert "the mutations served are" in errors(github_url, 'mutation { deleteIssue(input: {issueId: "x"}) { clientMutationId } }')[0]
     assert post(github_url.rsplit("/", 1)[0] + "/reset") == {"reset": True}
     assert data(github_url, read)["repository"] == {"stargazerCount": 6, "issues": {"totalCount": 1}}

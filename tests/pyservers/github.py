@@ -370,8 +370,7 @@ def _set_state(state: str) -> Callable[[World, dict[str, Any]], Obj]:
 def _labels(adding: bool) -> Callable[[World, dict[str, Any]], Obj]:
     def change(world: World, given: dict[str, Any]) -> Obj:
         labelable = _of(world, given["labelableId"], "Issue", "PullRequest")
-        for ident in given["labelIds"]:
-            label = _of(world, ident, "Label")
+        for label in [_of(world, ident, "Label") for ident in given["labelIds"]]:  # every id found before any change
             if adding and label not in labelable["labels"]:
                 labelable["labels"].append(label)
             elif not adding and label in labelable["labels"]:
@@ -386,13 +385,14 @@ def _create_issue(world: World, given: dict[str, Any]) -> Obj:
     if not given["title"].strip():
         raise GraphQLError("Title can't be blank", extensions={"type": "UNPROCESSABLE"})
     number = 1 + max((o["number"] for o in (*repo["issues"], *repo["pullRequests"])), default=0)
-    labels = [_of(world, i, "Label") for i in given.get("labelIds") or []]
+    labels = [_of(world, i, "Label") for i in given.get("labelIds") or []]  # every id found before any change
+    assignees = [_of(world, i, "User") for i in given.get("assigneeIds") or []]
+    milestone = _of(world, given["milestoneId"], "Milestone") if given.get("milestoneId") else None
     issue = add_item(world, "Issue", repo, number, given["title"], world.viewer, world.now()[:10], labels)
     issue.update(body=given.get("body") or "", createdAt=world.clock.strftime("%Y-%m-%dT%H:%M:%SZ"), state="OPEN", comments=[])
-    issue["assignees"] = [_of(world, i, "User") for i in given.get("assigneeIds") or []]
-    if given.get("milestoneId"):
-        issue["milestone"] = _of(world, given["milestoneId"], "Milestone")
-        issue["milestone"]["issues"].append(issue)
+    issue.update(assignees=assignees, milestone=milestone)
+    if milestone is not None:
+        milestone["issues"].append(issue)
     repo["issues"].append(issue)
     return {"issue": issue}
 
