@@ -22,7 +22,7 @@ TESTS = ROOT / "tests"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.thirdparty import conference_url, media_closed_url, media_old_url, media_url, opened, recorded, swapi_url  # noqa: E402,F401  (servers on loopback, for any module)
+from tests.thirdparty import conference_url, github_url, media_closed_url, media_old_url, media_url, opened, recorded, swapi_url  # noqa: E402,F401  (servers on loopback, for any module)
 
 os.environ["DAGTOOLS_DEBUG"] = os.environ.get("DAGTOOLS_DEBUG", "1")  # every document shape dagtools builds is validated against its schema
 
@@ -240,6 +240,7 @@ E2E_FIXTURES = frozenset(
         "media_closed_url",
         "json_graphql_server",
         "gateway",
+        "github_url",
         "park_url",
         "workshops_url",
         "jobs_url",

@@ -26,6 +26,9 @@
   `FeedItem` interface whose members differ (a comment has no title), payloads holding user errors,
   and POST /reset. It needs ruby with the graphql and webrick gems (Debian's `ruby-graphql` and
   `ruby-webrick`, which `.ci/run` installs).
+- `github_url`: tests/pyservers/github.py, GitHub's published schema (one of the public schemas, so
+  its tests are marked `public_schemas`) made executable by generic resolvers over a small fixed world,
+  for evals; POST /reset beside it.
 
 The packages are pinned in tests/js/package.json and package-lock.json and installed by `.ci/run`
 (`npm ci`); where node, the installed packages, the graphene interpreter or ruby's gems are missing
@@ -42,6 +45,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,6 +68,7 @@ __all__ = [
     "opened",
     "recorded",
     "Recorded",
+    "github_url",
     "jobs_url",
     "media_closed_url",
     "media_old_url",
@@ -159,6 +164,17 @@ def conference_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/graphql"
 
 
+@pytest.fixture(scope="module")
+def github_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The GitHub-shaped server on GitHub's published schema; yields its GraphQL URL (POST /reset beside it).
+    Skips, saying how to get it, where the public schemas are absent."""
+    from tests.conftest import shared_schema_path
+
+    schema = shared_schema_path("github.schema.graphql")
+    with start_module_server("tests.pyservers.github", tmp_path_factory, DAGTOOLS_SCHEMAS=str(schema.parent)) as port:
+        yield f"http://127.0.0.1:{port}/graphql"
+
+
 class start_node_server:  # noqa: N801 - used as a context manager, like open()
     """Run `node tests/js/SCRIPT PORT ARGS...` on a free port until the block ends.
 
@@ -179,7 +195,7 @@ class start_node_server:  # noqa: N801 - used as a context manager, like open()
             pytest.skip(f"{self.package} is not installed in {_MODULES}: run `npm ci --prefix tests/js` (as .ci/run does)")
         return self._start([node, str(JS / self.script)], JS)
 
-    def _start(self, command: list[str], cwd: Path) -> int:
+    def _start(self, command: list[str], cwd: Path, env: dict[str, str] | None = None) -> int:
         port = free_port()
         self.log = (self.folder / "server.log").open("w+")
         self.process = subprocess.Popen(
@@ -187,6 +203,7 @@ class start_node_server:  # noqa: N801 - used as a context manager, like open()
             cwd=cwd,
             stdout=self.log,
             stderr=subprocess.STDOUT,
+            env=env,
             start_new_session=True,
         )
         process = self.process
@@ -221,6 +238,19 @@ class start_python_server(start_node_server):  # noqa: N801
 
     def __enter__(self) -> int:
         return self._start([str(GRAPHENE_PYTHON), str(_PYSERVERS / self.script)], _PYSERVERS)
+
+
+class start_module_server(start_node_server):  # noqa: N801
+    """Run `python -m MODULE PORT` (this interpreter, from the top of the checkout) on a free port until the
+    block ends, with `environment` added to this process's; fails the test, with the server's output,
+    where it does not start."""
+
+    def __init__(self, module: str, tmp_path_factory: pytest.TempPathFactory, **environment: str) -> None:
+        super().__init__(module, "", tmp_path_factory)
+        self.module, self.environment = module, environment
+
+    def __enter__(self) -> int:
+        return self._start([sys.executable, "-m", self.module], _PYSERVERS.parent.parent, {**os.environ, **self.environment})
 
 
 class start_ruby_server(start_node_server):  # noqa: N801
