@@ -138,8 +138,11 @@ async def _serve(
 
         raise ConfigError("--store keeps named sessions: give the session a name with --session NAME.")
     async with await open_session(source, inputs=inputs, outputs=outputs, store=store, key=key, **options) as session:
-        for warning in session.warnings:
-            print(f"dagtools: tolerated: {warning}", file=sys.stderr)
+        if interactive or args.verbose or not session.state().calls:
+            # Said once a session, not before every command of it: an agent in a terminal reads stderr too.
+            from ._views import print_tolerated
+
+            print_tolerated(session.warnings, verbose=args.verbose > 0)
         runner = ShellRunner(session, yes=args.yes)
         if interactive:
             name = args.session or "dagtools"

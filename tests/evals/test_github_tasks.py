@@ -300,3 +300,17 @@ def test_a_query_tool_alone_reaches_the_same_answers(github, github_url, query, 
         return [value]
 
     assert leaves(data(github_url, query)) == (answer if isinstance(answer, list) else [answer])
+
+
+def test_the_schemas_tolerated_problems_are_said_once_a_session(github):
+    """GitHub's published schema has a dozen problems a lenient load tolerates; a terminal agent reads
+    stderr with every command, so the shell says them in one line when a session starts, not every time."""
+    first = dagtools("shell", str(TASKS), "--task", "open-bugs", "--session", "said", "-c", "held", env=github)
+    assert first.returncode == 0 and first.stderr.count("dagtools: tolerated") == 1, first.stderr
+    assert "-v lists them" in first.stderr
+    played = dagtools("shell", str(TASKS), "--task", "open-bugs", "--session", "said", "-c", "Query_viewer", env=github)
+    later = dagtools("shell", str(TASKS), "--task", "open-bugs", "--session", "said", "-c", "held", env=github)
+    assert played.returncode == 0 and later.returncode == 0
+    assert "tolerated" not in later.stderr, later.stderr
+    listed = dagtools("shell", str(TASKS), "--task", "open-bugs", "--session", "said", "-v", "-c", "held", env=github)
+    assert listed.stderr.count("dagtools: tolerated: ") >= 10  # -v lists each, whenever asked
