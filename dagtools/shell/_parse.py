@@ -165,7 +165,8 @@ def _step(words: list[str], parameters: Parameters | None, index: int) -> ShellS
     return ShellStep(tool=tool, target=target, arguments=arguments)
 
 
-_BARE = re.compile(r'"(?:[^"\\]|\\.)*"|(?<![\w.])[A-Za-z_][A-Za-z0-9_]*')
+#: A quoted string, or a bare word: a name, or dotted names (`author.login`, a path `fields` reads).
+_BARE = re.compile(r'"(?:[^"\\]|\\.)*"|(?<![\w.])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*')
 
 
 def parse_value(raw: str, schema: Mapping[str, Any] | None = None, name: str = "value") -> Any:

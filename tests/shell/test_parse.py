@@ -51,6 +51,7 @@ def test_a_pipe_is_one_pipeline_of_steps():
         ("[OPEN, CLOSED]", None, ["OPEN", "CLOSED"]),
         ('{minutes: 10, fan: true, note: "x y"}', None, {"minutes": 10, "fan": True, "note": "x y"}),
         ("[1.5e3, null]", None, [1500.0, None]),
+        ("[number, author.login, labels.name]", None, ["number", "author.login", "labels.name"]),  # paths `fields` reads
         ("Potato#1", {"type": "string"}, "Potato#1"),
     ],
 )
