@@ -113,7 +113,7 @@ def test_the_agents_instructions_fit_in_300_tokens(tmp_path, source):
     tokens = len(bpe_openai.get_encoding("o200k_base").encode(text))
     assert tokens <= 300, (tokens, text)
     assert f"dagtools shell {source} --session task-1 -c 'LINE'" in text
-    for taught in ("Type_field", "Type#N", " | ", "search WORDS", "save NAME=Type#N", "--yes", "fields=[", "several -c"):
+    for taught in ("Type_field", "Type#N", " | ", "search WORDS", "save NAME=Type#N", "--yes", "fields=[", "several -c", "as an ID"):
         assert taught in text
 
 
