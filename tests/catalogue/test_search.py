@@ -106,7 +106,7 @@ async def test_select_tools_search_in_a_session_lists_without_selecting():
         result = await session.call_tool(ToolCall(name="selectTools", arguments={"search": "cut a potato into slices"}))
         assert not result.is_error
         lines = result.value.splitlines()
-        assert "a search selects none" in lines[0]
+        assert "none selected" in lines[0]
         assert any(line.startswith("- Potato_slice -> ") for line in lines[1:4])
         assert session.active_tools == active
         both = await session.call_tool(ToolCall(name="selectTools", arguments={"tools": ["Potato_peel"], "search": "peel a potato"}))
