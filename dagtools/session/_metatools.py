@@ -180,7 +180,7 @@ def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[Val
         parameters={
             "type": "object",
             "properties": {
-                "tools": {"type": "array", "items": {"type": "string"}, "description": "The tools to select."},
+                "tools": {"type": "array", "items": {"type": "string"}},  # selectTools(tools): the name says it
                 "search": {"type": "string", "description": SEARCH_PARAMETER},
             },
             "additionalProperties": False,
@@ -219,7 +219,8 @@ def search_answer(index: SearchIndex, query: Any, *, budget_tokens: int = 1500, 
 
 
 _SEARCH_QUERY_LIMIT = 500
-_RETURNS = re.compile(r"^(?P<text>.*?)\s*Returns (?P<returns>.+?)\.$", re.DOTALL)
+#: The entry's closing `Returns Type.`, not a description's own "Returns a single issue ..." before it.
+_RETURNS = re.compile(r"^(?P<text>.*)\bReturns (?P<returns>[^.]+)\.$", re.DOTALL)
 
 
 def _hit_line(name: str, line: str) -> str:

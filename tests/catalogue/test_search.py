@@ -148,3 +148,17 @@ def test_operations_in_the_config_file_are_read_beside_it(tmp_path):
     config.write_text("source: api.graphql\noperations: ops\n")
     loaded = load_mcp_config(config)
     assert loaded.operations == str(tmp_path / "ops") and loaded.session_options["operations"] == str(tmp_path / "ops")
+
+
+async def test_a_description_that_starts_with_returns_reads_whole_in_a_hit():
+    from graphql import build_schema
+
+    from dagtools import LocalExecutor, Session, compile_catalogue
+
+    schema = build_schema(
+        'type Query { shelf: Shelf }\ntype Shelf { "Returns a single book by its number." book(number: Int): Book }\n'
+        "type Book { title: String }"
+    )
+    session = Session(compile_catalogue(schema), LocalExecutor(schema))
+    found = await session.call_tool(ToolCall(name="selectTools", arguments={"search": "a single book by number"}))
+    assert "- Shelf_book -> Book: Returns a single book by its number." in found.value.splitlines()
