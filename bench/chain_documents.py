@@ -11,7 +11,9 @@ object of every type with an identity; the heaviest few of
 each length are prepared by `prepare_chain` exactly as a model's callChain is (every step checked and
 bound), and the figure is the largest prepared document in UTF-8 bytes:
 `max_chain_document_bytes[SCHEMA]`, target <= 4,000 on GitHub (DESIGN.md: the budget holds for every
-single request, chains too). The chain that made it is printed under it.
+single request, chains too). The chain that made it is printed under it. Every chain measured is one a
+model may send, so one the session refuses to prepare is a failure, not a chain left out:
+`unprepared_chains[SCHEMA]`, target == 0 on every schema, each printed with the session's reason.
 """
 
 from __future__ import annotations
@@ -101,8 +103,9 @@ def _paged(catalogue: Catalogue, tool: str) -> dict[str, Any]:
     return {"first": 10} if "first" in catalogue.field(catalogue.ref(tool)).args else {}
 
 
-def largest_chain_document(catalogue: Catalogue) -> tuple[int, str]:
-    """The largest chain document's bytes and the chain that sent it."""
+def largest_chain_document(catalogue: Catalogue) -> tuple[int, str, list[str]]:
+    """The largest chain document's bytes, the chain that sent it, and each chain the session could
+    not prepare with its reason."""
     links = _links(catalogue)
     session = Session(catalogue, SchemaOnlyExecutor())
     calls = session.fields.calls
@@ -117,6 +120,7 @@ def largest_chain_document(catalogue: Catalogue) -> tuple[int, str]:
         )
         starts.append((type_name, entry.id))
     largest = (0, "")
+    unprepared: list[str] = []
     for length in range(1, MAX_STEPS + 1):
         for type_name, held in starts:
             for tools in _heaviest(links, type_name, length):
@@ -124,12 +128,13 @@ def largest_chain_document(catalogue: Catalogue) -> tuple[int, str]:
                 steps[0]["arguments"][catalogue.tool(tools[0]).object_parameter] = held
                 try:
                     prepared = prepare_chain(calls, steps)
-                except Exception:  # noqa: BLE001 - a chain the session refuses sends nothing
+                except Exception as error:  # noqa: BLE001 - any refusal is a chain a model could not run
+                    unprepared.append(f"{held}: {' -> '.join(tools)}: {type(error).__name__}: {error}")
                     continue
                 size = len(prepared.text.encode())
                 if size > largest[0]:
                     largest = (size, f"{held}: " + " -> ".join(tools))
-    return largest
+    return (*largest, unprepared)
 
 
 def run_chain_document_bench() -> None:
@@ -137,12 +142,16 @@ def run_chain_document_bench() -> None:
     if found is None:
         for name, target in CHAIN_TARGETS.items():
             figure(f"max_chain_document_bytes[{name}]", None, target)
+            figure(f"unprepared_chains[{name}]", None, "== 0")
         return
     for path in sorted(p for p in found.parent.iterdir() if p.suffix in (".graphql", ".graphqls", ".json")):
         catalogue = compile_catalogue(load_schema(path).schema, relay_ids=True)
-        size, chain = largest_chain_document(catalogue)
+        size, chain, unprepared = largest_chain_document(catalogue)
         figure(f"max_chain_document_bytes[{path.name}]", size, CHAIN_TARGETS.get(path.name))
         print(f"#   the largest chain: {chain}", flush=True)
+        figure(f"unprepared_chains[{path.name}]", len(unprepared), "== 0")
+        for why in unprepared:
+            print(f"#   not prepared: {why}", flush=True)
 
 
 if __name__ == "__main__":

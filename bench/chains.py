@@ -3,17 +3,21 @@ callChain, over real HTTP on swapi-graphql (graphql-js's reference server, start
 
     python bench/chains.py
 
-Every figure is counted from what ran: the calls are the tool calls the client made (fixed mode
-through the official `mcp` client, dynamic mode through a session), and the requests are the
-GraphQL requests that reached the server, counted by a recording proxy in front of it (introspection
-aside). A path that did not answer the task (the pilots' homeworlds, as swapi's data has them) counts
-as missed whatever it cost. Per tools mode:
+Every figure is counted from what ran: both paths run through the official `mcp` client in each tools
+mode, each in a conversation of its own, and the requests are the GraphQL requests that reached the
+server, counted by a recording proxy in front of it (introspection aside). Both paths learn their
+tools the same way and pay for it: one `selectTools` naming the three tools, whose call, answer (the
+parameter schemas in fixed mode) and the schemas the tool list grew by (dynamic mode's selected tools
+and callChain, listed from then on) count as one call read once, on either side. A path that did not
+answer the task (the pilots' homeworlds, as swapi's data has them) counts as missed whatever it cost.
+Per tools mode:
 
-- `multi_hop_chained_calls_*` (target <= 3) and `multi_hop_chained_requests_*` (target == 1: a chain
-  is one request), with `multi_hop_chained_answered_*` (target == 1);
+- `multi_hop_chained_calls_*` (target <= 3, selectTools included) and `multi_hop_chained_requests_*`
+  (target == 1: a chain is one request), with `multi_hop_chained_answered_*` (target == 1);
 - the same for one hop a call, without targets, beside them;
 - the bytes and o200k tokens the model reads each way, and their ratio (`multi_hop_read_ratio_*`,
-  target <= 1: a chain reads no more than the hops did).
+  target <= 1: a chain reads no more than the hops did); in fixed mode also with callChain's entry
+  in the first list charged to the chain alone (`multi_hop_read_ratio_fixed_with_listing`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[0] = str(ROOT)  # not bench/, whose mcp.py would hide the MCP SDK
 
 from bench._figures import exit_status, figure, tokens_o200k, unmeasured  # noqa: E402
-from dagtools import ToolCall, open_session  # noqa: E402
 
 CHAIN = [
     {"tool": "Query_starship", "arguments": {"starshipID": "10"}},
@@ -79,58 +82,58 @@ def _ratios(mode: str, hops: tuple[int, int | None], chained: tuple[int, int | N
         figure(f"multi_hop_tokens_ratio_{mode}", chained[1] / hops[1], "<= 1")
 
 
-async def dynamic(url: str, recorder: Any) -> None:
-    async with await open_session(url, cache=False) as session:
-        chained = _Ran(recorder)
-        result = await session.call_tool(ToolCall(name="callChain", arguments={"steps": CHAIN}))
-        chained.texts.append(result.content)
-        chained_figures = chained.figures("dynamic", "chained", True)
-    async with await open_session(url, cache=False) as session:
-        hops = _Ran(recorder)
-
-        async def hop(name: str, **arguments: Any) -> Any:
-            result = await session.call_tool(ToolCall(name=name, arguments=arguments))
-            hops.texts.append(result.content)
-            return {} if result.is_error else result.value
-
-        await hop("selectTools", tools=["Query_starship", "Starship_pilotConnection", "Person_homeworld"])
-        await hop("Query_starship", starshipID="10")
-        for pilot in (await hop("Starship_pilotConnection")).get("result", []):
-            await hop("Person_homeworld", Person=pilot)
-        hop_figures = hops.figures("dynamic", "one_hop_a_call", False)
-    _ratios("dynamic", hop_figures, chained_figures)
+def _dumped(tools: list[Any]) -> dict[str, str]:
+    return {t.name: json.dumps(t.model_dump(exclude_none=True, by_alias=True), ensure_ascii=False) for t in tools}
 
 
-async def fixed(url: str, recorder: Any) -> None:
+async def _path(client: Any, ran: _Ran, chained: bool) -> None:
+    """One path through the official client: the tools learnt by selectTools (its call, its answer and
+    the schemas the tool list grew by, all read by the model), then the hops or the chain."""
+    before = _dumped((await client.list_tools()).tools)
+    fixed = "callTool" in before  # fixed mode runs a field tool through callTool, dynamic mode by its name
+    learn = {"tools": [step["tool"] for step in CHAIN]}
+    answer = await client.call_tool("selectTools", learn)
+    assert not answer.is_error, answer.content[0].text
+    grown = [text for name, text in _dumped((await client.list_tools()).tools).items() if name not in before]
+    ran.texts.append("".join([json.dumps({"name": "selectTools", "arguments": learn}), answer.content[0].text, *grown]))
+
+    async def call(tool: str, arguments: dict[str, Any]) -> Any:
+        if fixed and tool != "callChain":
+            tool, arguments = "callTool", {"tool": tool, "arguments": arguments}
+        answer = await client.call_tool(tool, arguments)
+        ran.texts.append(answer.content[0].text)
+        return {} if answer.is_error else json.loads(answer.content[0].text)
+
+    if chained:
+        await call("callChain", {"steps": CHAIN})
+        return
+    await call("Query_starship", {"starshipID": "10"})
+    for pilot in (await call("Starship_pilotConnection", {})).get("result", []):
+        await call("Person_homeworld", {"Person": pilot})
+
+
+async def both_paths(url: str, recorder: Any, mode: str) -> None:
+    """The chain and the hops in `mode`, each in a conversation of its own that learns its tools the same way."""
     from mcp import Client
 
     from dagtools.mcpserver import McpConfig, McpToolServer
 
-    async def run(calls: list[tuple[str, dict[str, Any]]], client: Any, ran: _Ran) -> list[Any]:
-        answers = []
-        for name, arguments in calls:
-            answer = await client.call_tool(name, arguments)
-            ran.texts.append(answer.content[0].text)
-            answers.append({} if answer.is_error else json.loads(answer.content[0].text))
-        return answers
-
-    async with Client(McpToolServer(McpConfig(source=url, tools="fixed", cache=False)).server, mode="legacy") as client:
-        listed = next(t for t in (await client.list_tools()).tools if t.name == "callChain")
-        chained = _Ran(recorder)
-        await run([("callChain", {"steps": CHAIN})], client, chained)
-    chained_figures = chained.figures("fixed", "chained", True)
-    # what the tool list grew by, read once per conversation: counted against the chain, it still reads less
-    listing = len(json.dumps(listed.model_dump(exclude_none=True, by_alias=True), ensure_ascii=False).encode())
-    figure("call_chain_listing_bytes", listing)
-    async with Client(McpToolServer(McpConfig(source=url, tools="fixed", cache=False)).server, mode="legacy") as client:
-        hops = _Ran(recorder)
-        first = [("callTool", {"tool": "Query_starship", "arguments": {"starshipID": "10"}})]
-        first.append(("callTool", {"tool": "Starship_pilotConnection", "arguments": {}}))
-        pilots = (await run(first, client, hops))[1].get("result", [])
-        await run([("callTool", {"tool": "Person_homeworld", "arguments": {"Person": p}}) for p in pilots], client, hops)
-    hop_figures = hops.figures("fixed", "one_hop_a_call", False)
-    _ratios("fixed", hop_figures, chained_figures)
-    figure("multi_hop_read_ratio_fixed_with_listing", (chained_figures[0] + listing) / hop_figures[0] if hop_figures[0] else None, "<= 1")
+    figures = {}
+    listing = 0
+    for how, chained in (("chained", True), ("one_hop_a_call", False)):
+        async with Client(McpToolServer(McpConfig(source=url, tools=mode, cache=False)).server, mode="legacy") as client:
+            ran = _Ran(recorder)
+            await _path(client, ran, chained)
+            if mode == "fixed" and chained:
+                listing = len(_dumped((await client.list_tools()).tools)["callChain"].encode())
+        figures[how] = ran.figures(mode, how, chained)
+    _ratios(mode, figures["one_hop_a_call"], figures["chained"])
+    if mode == "fixed":
+        # callChain's entry in the first list, read once per conversation: counted against the chain alone,
+        # though the hops' list carries it too
+        figure("call_chain_listing_bytes", listing)
+        hops, chained_figures = figures["one_hop_a_call"], figures["chained"]
+        figure("multi_hop_read_ratio_fixed_with_listing", (chained_figures[0] + listing) / hops[0] if hops[0] else None, "<= 1")
 
 
 def run_chains_bench() -> None:
@@ -160,8 +163,8 @@ def main() -> int:
             print(f"# {SERVER_VERSIONS['swapi-graphql']} on 127.0.0.1:{port}", flush=True)
             recorder = Recorder(forwarding(f"http://127.0.0.1:{port}/graphql"))
             with serve_asgi(recorder) as base:  # the proxy counts every request that reaches the server
-                asyncio.run(dynamic(f"{base}/graphql", recorder))
-                asyncio.run(fixed(f"{base}/graphql", recorder))
+                for mode in ("dynamic", "fixed"):
+                    asyncio.run(both_paths(f"{base}/graphql", recorder, mode))
     except BaseException as error:  # pytest.skip raises a BaseException where node or the package is absent
         if type(error).__name__ != "Skipped":
             raise

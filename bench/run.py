@@ -89,7 +89,8 @@ def tool_size_figures() -> None:
 def document_figures() -> None:
     """`max_read_document_bytes[SCHEMA]`: the largest document any single read sends on each public
     schema (bench/documents.py says which reads, and how they are built), and
-    `max_chain_document_bytes[SCHEMA]`: the largest a callChain sends (bench/chain_documents.py)."""
+    `max_chain_document_bytes[SCHEMA]`: the largest a callChain sends, and `unprepared_chains[SCHEMA]`: the
+    chains measured that the session refused (bench/chain_documents.py)."""
     from chain_documents import run_chain_document_bench
     from documents import run_document_bench
 

@@ -1,6 +1,7 @@
 """The benches' own checks can fail: a preview column that would overflow the budget does not fit, a
 shown value that is not the server's is caught, bookkeeping is told by its shape, and the chain
-document bench's search for the heaviest chains finds the heaviest one."""
+document bench's search for the heaviest chains finds the heaviest one and counts a chain it could not
+prepare as a failure."""
 
 from __future__ import annotations
 
@@ -60,3 +61,33 @@ def test_the_heaviest_chain_is_found_through_light_and_heavy_steps():
     assert chain_documents._heaviest(links, "A", 1)[0] == ["A_heavy"]
     assert chain_documents._heaviest(links, "A", 2)[0] == ["A_light", "B_end"]
     assert chain_documents._heaviest(links, "A", 3)[0] == ["A_heavy", "C_b", "B_end"]
+
+
+_SMALL = """
+type Query { node(id: ID!): Node }
+interface Node { id: ID! }
+type Book implements Node { id: ID! title: String author: Author }
+type Author implements Node { id: ID! name: String books: [Book!] }
+"""
+
+
+def test_a_chain_the_session_refuses_is_counted_with_its_reason(monkeypatch):
+    from graphql import build_schema
+
+    from dagtools import ToolCallError, compile_catalogue
+
+    catalogue = compile_catalogue(build_schema(_SMALL), relay_ids=True)
+    size, chain, unprepared = chain_documents.largest_chain_document(catalogue)
+    assert size > 0 and chain and unprepared == []
+    prepare = chain_documents.prepare_chain
+
+    def refusing_long_chains(calls: Any, steps: list[dict[str, Any]]) -> Any:
+        if len(steps) > 1:
+            raise ToolCallError("too long for this check")
+        return prepare(calls, steps)
+
+    monkeypatch.setattr(chain_documents, "prepare_chain", refusing_long_chains)
+    short, chain, unprepared = chain_documents.largest_chain_document(catalogue)
+    assert unprepared and all("ToolCallError: too long for this check" in why for why in unprepared)
+    assert all(why.count(" -> ") >= 1 for why in unprepared) and " -> " not in chain
+    assert 0 < short < size

@@ -217,7 +217,8 @@ def rows_of(preview: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 def preview_note(trims: Sequence[tuple[str, list[str], list[str]]], is_tool: Callable[[str], bool]) -> str | None:
     """The note for previews that were cut or left fields out, from (type, cut fields, left-out
-    fields) per object: which, and the tool that reads each in full (`Film_<field>`), said once a type."""
+    fields) per object: which, and the tool that reads each in full (`Film_<field>`, or `Film_created`
+    itself), said once a type."""
     cut = _by_type([(t, c) for t, c, _ in trims])
     left = _by_type([(t, gone) for t, _, gone in trims])
     if not cut and not left:
@@ -239,10 +240,14 @@ def _by_type(fields: Sequence[tuple[str, list[str]]]) -> dict[str, list[str]]:
 
 
 def _named(type_name: str, names: list[str], is_tool: Callable[[str], bool]) -> str:
-    """`Film's created, edited (Film_<field> reads each)`: the fields, and the tool that reads them where they have one."""
+    """`Film's created, edited (Film_<field> reads each)`: the fields, and the tool that reads them where
+    they have one; or the tools alone (`Film_created, Film_edited`) where each field has one and that
+    says it in fewer words."""
     tools = [n for n in names if is_tool(f"{type_name}_{n}")]
     reads = f" ({type_name}_{tools[0]} reads it)" if len(tools) == 1 else f" ({type_name}_<field> reads each)" if tools else ""
-    return f"{type_name}'s {_listed(names)}{reads}"
+    by_field = f"{type_name}'s {_listed(names)}{reads}"
+    by_tool = _listed([f"{type_name}_{n}" for n in names])
+    return by_tool if len(tools) == len(names) and len(by_tool) < len(by_field) else by_field
 
 
 def _listed(names: list[str], most: int = 12) -> str:

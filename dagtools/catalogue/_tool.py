@@ -21,7 +21,7 @@ FIELDS = "fields"
 FIELDS_SCHEMA: dict[str, Any] = {
     "type": "array",
     "items": {"type": "string"},
-    "description": 'More fields to read of each object, such as ["price", "author.name"].',
+    "description": 'More fields to read of each object, such as ["author.name"].',
 }
 
 
@@ -52,8 +52,8 @@ def compile_tool(catalogue: Catalogue, name: str, ref: FieldRef) -> Tool:
             object_parameter,
             {
                 "type": "string",
-                "description": f'The {ref.type_name} to operate against, such as "{ref.type_name}#1". '
-                f"Defaults to the most recent {ref.type_name}.",
+                # the parameter is named after the type: the description says only what the name does not
+                "description": f'Such as "{ref.type_name}#1"; defaults to the most recent.',
             },
             False,
         )
@@ -64,10 +64,11 @@ def compile_tool(catalogue: Catalogue, name: str, ref: FieldRef) -> Tool:
         widened = {**parameters, "properties": {**parameters["properties"], name_of_fields: FIELDS_SCHEMA}}
         if len(json.dumps(widened)) <= PARAMETER_BUDGET:  # the field's own arguments come first; fields is taken all the same
             parameters = widened
-    text = (field.description or "").strip() or f"{ref.type_name} {ref.field_name}"
+    # a field without a description gets none: "Starship pilotConnection" would only repeat the tool's name
+    lines = [text] if (text := (field.description or "").strip()) else []
     if field.deprecation_reason is not None:
-        text += f"\nDeprecated: {field.deprecation_reason}"
-    description = f"{text}\nReturns {field.type}"
+        lines.append(f"Deprecated: {field.deprecation_reason}")
+    description = "\n".join([*lines, f"Returns {field.type}"])
     return Tool(
         name=name,
         description=description,

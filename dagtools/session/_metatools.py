@@ -180,7 +180,7 @@ def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[Val
         parameters={
             "type": "object",
             "properties": {
-                "tools": {"type": "array", "items": {"type": "string"}, "description": "The tools to select."},
+                "tools": {"type": "array", "items": {"type": "string"}},  # selectTools(tools): the name says it
                 "search": {"type": "string", "description": SEARCH_PARAMETER},
             },
             "additionalProperties": False,
@@ -189,8 +189,10 @@ def select_tools_tool(catalogue: Catalogue, registry: Registry, values: list[Val
     )
 
 
-SEARCH_HINT = 'Not sure? selectTools(search: "words") lists matching tools, selecting none.'
-SEARCH_PARAMETER = "Words for what you need; lists matching tools."
+#: The hint says what a search answers, the parameter only what it takes, and the answer itself that it
+#: selected nothing: each said once, where it is read.
+SEARCH_HINT = 'Not sure? selectTools(search: "words") lists matching tools.'
+SEARCH_PARAMETER = "Words for what you need."
 _SEARCH_LIMIT = 10
 
 
@@ -203,7 +205,8 @@ def search_answer(index: SearchIndex, query: Any, *, budget_tokens: int = 1500, 
     if not hits:
         return f"No tool matches {query!r}. Try other words: the kind of object you want, or a field you expect it to have."
     selected = set(active)
-    head = "Best first; a search selects none (select with selectTools(tools: [...])):"
+    # "selecting none" is in selectTools' description already, and fixed mode runs a tool unselected
+    head = "Best first, none selected:"
     lines = [head]
     size = len(head)
     for hit in hits:
@@ -216,7 +219,8 @@ def search_answer(index: SearchIndex, query: Any, *, budget_tokens: int = 1500, 
 
 
 _SEARCH_QUERY_LIMIT = 500
-_RETURNS = re.compile(r"^(?P<text>.*?)\s*Returns (?P<returns>.+?)\.$", re.DOTALL)
+#: The entry's closing `Returns Type.`, not a description's own "Returns a single issue ..." before it.
+_RETURNS = re.compile(r"^(?P<text>.*)\bReturns (?P<returns>[^.]+)\.$", re.DOTALL)
 
 
 def _hit_line(name: str, line: str) -> str:

@@ -34,7 +34,7 @@ def test_object_parameter_and_object_arguments(kitchen):
     tool = kitchen.tool("Potato_rinse")
     props = tool.parameters["properties"]
     assert list(props) == ["Potato", "sink"]
-    assert "Defaults to the most recent Potato" in props["Potato"]["description"]
+    assert props["Potato"]["description"] == 'Such as "Potato#1"; defaults to the most recent.'
     assert tool.parameters["required"] == ["sink"]
     assert props["sink"] == {"type": "string", "description": 'Sink ID, such as "Sink#1". The sink to use to rinse the potato.'}
     assert "Potato" not in kitchen.tool("Query_potato").parameters["properties"]  # root fields take no object

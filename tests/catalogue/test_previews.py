@@ -14,7 +14,7 @@ import pytest
 from graphql import GraphQLSchema, build_schema
 
 from dagtools import Session, ToolCall, open_session
-from dagtools.calls._preview_pages import CUT
+from dagtools.calls._preview_pages import CUT, preview_note
 from tests.previews import columns, rows
 
 SDL = """
@@ -62,12 +62,14 @@ def _schema() -> GraphQLSchema:
 
 
 def names(note: str, type_name: str, field: str) -> bool:
-    """Whether a preview note names `field` of `type_name` and the tool that reads it (`Film_<field>`)."""
+    """Whether a preview note names `field` of `type_name` and the tool that reads it: `Film's created,
+    edited (Film_<field> reads each)`, or the tool itself in a list of them (`left out Film_created, ...`)."""
     said = re.findall(rf"{type_name}'s ([^;(]*)\(({type_name}_[A-Za-z0-9_<>]+) reads (?:it|each)\)", note)
-    return any(
-        field in [n.strip() for n in fields.split(",")] and tool in (f"{type_name}_{field}", f"{type_name}_<field>")
-        for fields, tool in said
-    )
+    tools = (f"{type_name}_{field}", f"{type_name}_<field>")
+    if any(field in [n.strip() for n in fields.split(",")] and tool in tools for fields, tool in said):
+        return True
+    listed = re.findall(r"(?:left out|are cut:) ([^;.]*)", note)
+    return any(f"{type_name}_{field}" in [n.strip() for n in tools.split(",")] for tools in listed)
 
 
 async def _result(session: Session, name: str, **arguments: Any) -> dict[str, Any]:
@@ -98,6 +100,18 @@ async def test_long_texts_are_cut_with_a_note_naming_the_tool_that_reads_them() 
     assert "texts ending in … and lists ending in a count are cut" in article["note"] and names(article["note"], "Article", "body")
     full = await _result(session, "Article_body", Article="Article#1")
     assert full["result"].startswith(body[:-1]) and len(full["result"]) > CUT
+
+
+def test_a_note_names_left_out_fields_by_their_tools_where_that_is_shorter() -> None:
+    every = lambda _name: True  # noqa: E731 - every field has its own tool
+    two = preview_note([("Planet", [], ["created", "edited"])], every)
+    assert two == "Previews: left out Planet_created, Planet_edited."
+    many = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    grouped = preview_note([("Observation", [], many)], every)
+    assert grouped == f"Previews: left out Observation's {', '.join(many)} (Observation_<field> reads each)."
+    some = preview_note([("Planet", [], ["created", "edited"])], lambda name: name == "Planet_created")
+    assert some == "Previews: left out Planet's created, edited (Planet_created reads it)."  # the tools alone would hide `edited`
+    assert names(two, "Planet", "edited") and names(grouped, "Observation", "zeta")  # the helper the other tests use reads both
 
 
 async def test_a_page_of_25_objects_fits_the_result_budget_as_one_table() -> None:

@@ -106,7 +106,7 @@ async def test_select_tools_search_in_a_session_lists_without_selecting():
         result = await session.call_tool(ToolCall(name="selectTools", arguments={"search": "cut a potato into slices"}))
         assert not result.is_error
         lines = result.value.splitlines()
-        assert "a search selects none" in lines[0]
+        assert "none selected" in lines[0]
         assert any(line.startswith("- Potato_slice -> ") for line in lines[1:4])
         assert session.active_tools == active
         both = await session.call_tool(ToolCall(name="selectTools", arguments={"tools": ["Potato_peel"], "search": "peel a potato"}))
@@ -148,3 +148,17 @@ def test_operations_in_the_config_file_are_read_beside_it(tmp_path):
     config.write_text("source: api.graphql\noperations: ops\n")
     loaded = load_mcp_config(config)
     assert loaded.operations == str(tmp_path / "ops") and loaded.session_options["operations"] == str(tmp_path / "ops")
+
+
+async def test_a_description_that_starts_with_returns_reads_whole_in_a_hit():
+    from graphql import build_schema
+
+    from dagtools import LocalExecutor, Session, compile_catalogue
+
+    schema = build_schema(
+        'type Query { shelf: Shelf }\ntype Shelf { "Returns a single book by its number." book(number: Int): Book }\n'
+        "type Book { title: String }"
+    )
+    session = Session(compile_catalogue(schema), LocalExecutor(schema))
+    found = await session.call_tool(ToolCall(name="selectTools", arguments={"search": "a single book by number"}))
+    assert "- Shelf_book -> Book: Returns a single book by its number." in found.value.splitlines()
