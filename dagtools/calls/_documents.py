@@ -223,6 +223,12 @@ class QueryBuilder:
         self._selections[key] = out
         return out
 
+    def extra_selection(self, type_name: str, paths: tuple[str, ...]) -> list[str]:
+        """The fragments that read `paths` of each object of `type_name` (a connection's nodes) beside
+        what else is read of it: a chain's objects on the way (calls/_chain_calls.py)."""
+        connection = connection_of(self.catalogue, type_name)
+        return self._extra(connection.node_type if connection is not None else type_name, paths) if paths else []
+
     def _extra(self, type_name: str, paths: tuple[str, ...]) -> list[str]:
         """The fragments that read `paths` (checked by calls/_selections.py) on each concrete type of
         `type_name` that has their first field: a value as it is, an object as minting reads it (its
