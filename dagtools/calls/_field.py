@@ -494,11 +494,12 @@ class FieldCalls:
     ) -> list[Any]:
         """The IDs of the objects of a list a path goes through, at most NESTED_ITEMS of them and
         NESTED_ROWS in the whole call, each minted; `+N more` where some were left (`more`: a next page)."""
-        room = max(0, min(NESTED_ITEMS, NESTED_ROWS - nested.rows))
         ids: list[Any] = []
-        for i, one in enumerate(items[:room]):
+        for i, one in enumerate(items[:NESTED_ITEMS]):
+            if nested.rows >= NESTED_ROWS:
+                break
+            nested.rows += 1  # counted before what it reaches, so a list under a list stays within the bound too
             ids.append(None if not isinstance(one, dict) else self._reached(one, steps_of(i), f"{expression}[{i}]", extra, page, nested))
-        nested.rows += len(ids)
         left = len(items) - len(ids)
         if left or more:
             ids.append(f"+{left} more" if not more else "+more")
@@ -516,8 +517,8 @@ class FieldCalls:
         entry = self.mint(value, steps, Met.READ, expression, "", extra=extra, page=page, nested=nested)
         for name in (p.split(".", 1)[0] for p in extra):
             self.want(entry.type_name, name)
-        if page is not None and entry.preview:
-            page.setdefault(entry.id, (entry.type_name, dict(entry.preview)))
+        if page is not None and entry.preview:  # reached again by another path: what each read joins its row
+            page[entry.id] = (entry.type_name, {**page.get(entry.id, ("", {}))[1], **entry.preview})
         return entry.id
 
     def _unreachable(self, prepared: PreparedCall, path: tuple[str | int, ...], depth: int) -> str:
