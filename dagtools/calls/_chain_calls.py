@@ -13,6 +13,10 @@ is minted as a field call would mint it (re-rooted on identity, else reached by 
 any of them can be used next. The result follows the answer's shape with objects as IDs:
 `{"Starship#1": {"Person#1": "Planet#1", ...}}`, the objects on the way named in `objects`, and the
 last step's objects with their previews.
+
+A step takes `fields` as its tool does (`{"tool": "Company_jobs", "arguments": {"fields": ["title"]}}`,
+calls/_selections.py): checked before anything is sent, read of each object the step returns, and
+shown on the page with what the paths reach.
 """
 
 from __future__ import annotations

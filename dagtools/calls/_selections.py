@@ -13,7 +13,13 @@ minted as a handle like any other (`Company#2`), shown in the same page with its
 anything is sent: its fields must exist on the type reached (any member's, for an interface or a
 union), take no required argument, and every step but the last must return objects; values still
 travel as variables (the paths name fields, never values). At most MAX_PATHS paths of at most
-MAX_DEPTH steps. A field named once stays a column of its type for the rest of the session (`Wanted`), and so does
+MAX_DEPTH steps.
+
+Paths are written as GraphQL reads: `films.title` or `edges.node.title` on a page of films is
+`title` of each film (a connection's way to its items is left out where it is met), and a step
+may go through a list or a connection (`jobs.title` on a company): a first page of NESTED_ITEMS
+(`first` as a variable, where the connection takes it), at most NESTED_ROWS objects in all the
+lists of a call, the lists cut short named with the tool that reads them whole. A field named once stays a column of its type for the rest of the session (`Wanted`), and so does
 one the model read with its own tool (`Job_salary`): later reads of that type read it too.
 
 Some paths every read takes, whatever was asked (`read_paths`): a page type that is no Relay
