@@ -19,7 +19,9 @@ Paths are written as GraphQL reads: `films.title` or `edges.node.title` on a pag
 `title` of each film (a connection's way to its items is left out where it is met), and a step
 may go through a list or a connection (`jobs.title` on a company): a first page of NESTED_ITEMS
 (`first` as a variable, where the connection takes it), at most NESTED_ROWS objects in all the
-lists of a call, the lists cut short named with the tool that reads them whole. A field named once stays a column of its type for the rest of the session (`Wanted`), and so does
+lists of a call, the lists cut short named with the tool that reads them whole.
+
+A field named once stays a column of its type for the rest of the session (`Wanted`), and so does
 one the model read with its own tool (`Job_salary`): later reads of that type read it too.
 
 Some paths every read takes, whatever was asked (`read_paths`): a page type that is no Relay
