@@ -163,6 +163,12 @@ async def test_a_page_type_that_is_no_connection_shows_its_items(orders_url: str
     assert page["preview"]["total"] >= 3 and len(page["preview"]["items"]) == 3
     rows = rows_of(page["objects"])
     assert all(rows[i]["number"] for i in page["preview"]["items"])
+    # a field of the items is read of each of them, written with the page's `items` or without
+    for written in (["lines.quantity"], ["items.lines.quantity"]):
+        read = await call_ok(session, "Query_orders", take=3, fields=written)
+        rows = rows_of(read["objects"])
+        lines = [line for i in read["preview"]["items"] for line in rows[i]["lines"]]
+        assert lines and all(isinstance(rows[line]["quantity"], int) for line in lines)
 
 
 async def test_a_reference_the_server_cannot_read_never_fails_the_page(swapi_url: str, recorded) -> None:  # noqa: F811
