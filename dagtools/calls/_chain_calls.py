@@ -40,10 +40,10 @@ from ._arguments import bind_arguments, parse_arguments
 from ._connections import Connection, connection_of
 from ._documents import nested_first
 from ._expressions import expression_of, nonsense
-from ._field import UNANSWERED, FieldCalls, Nested, Result, not_answered
+from ._field import UNANSWERED, FieldCalls, Result, not_answered
 from ._moved import dotted, moved, unreachable
 from ._partial import shown_error
-from ._selections import check_paths
+from ._selections import Nested, check_paths
 from ._validation import check_document, debugging
 
 __all__ = ["CALL_CHAIN", "MAX_OBJECTS", "MAX_STEPS", "PreparedChain", "on_the_way", "prepare_chain", "run_chain"]

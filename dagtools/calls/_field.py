@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from dataclasses import field as dataclass_field
 from typing import Any
 
 from graphql import get_named_type, is_composite_type, is_leaf_type
@@ -41,7 +40,7 @@ from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_payload, read_snapshot
 from ._preview_pages import Keep, page_room, shape_page, table_of
 from ._references import Ref, known_types
-from ._selections import NESTED_ITEMS, NESTED_ROWS, Wanted, check_paths, heads, read_paths
+from ._selections import NESTED_ITEMS, NESTED_ROWS, Nested, Wanted, check_paths, heads, read_paths
 
 __all__ = ["UNANSWERED", "FieldCalls", "PreparedCall", "expression_of", "not_answered"]  # expression_of: where callers have long found it
 
@@ -547,28 +546,6 @@ def _always(_type: str, _field: str) -> bool:
 
 
 _PREPARED_LIMIT = 256
-
-
-@dataclass(slots=True)
-class Nested:
-    """What the lists one call's paths go through gave: the objects minted on the way (at most
-    NESTED_ROWS), and the lists cut short, each with the tool that reads it whole."""
-
-    rows: int = 0
-    cuts: dict[str, str | None] = dataclass_field(default_factory=dict)  # `Company#1.jobs` -> `Company_jobs`
-
-    def note(self) -> str:
-        """What the model is told of the lists cut short: which, and how to read one whole."""
-        if not self.cuts:
-            return ""
-        where = list(self.cuts)
-        more = f" and {len(where) - 3} more" if len(where) > 3 else ""
-        holder, tool = where[0].rsplit(".", 1)[0], self.cuts[where[0]]
-        how = f", such as {tool} on {holder}" if tool else ""
-        return (
-            f"Lists read on the way stop at {NESTED_ITEMS} items: {', '.join(where[:3])}{more} have more; "
-            f"each one's own tool reads it whole{how}."
-        )
 
 
 #: What sending a document may raise when the API gave no answer that can be read: an executor's own

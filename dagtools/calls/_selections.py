@@ -33,6 +33,8 @@ their handles and names, so a page says what each row points to without a call a
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from difflib import get_close_matches
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +63,7 @@ __all__ = [
     "MAX_PATHS",
     "NESTED_ITEMS",
     "NESTED_ROWS",
+    "Nested",
     "REFERENCES",
     "Wanted",
     "check_paths",
@@ -208,6 +211,28 @@ def heads(paths: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
         if rest:
             out[head].append(rest)
     return {head: tuple(rest) for head, rest in out.items()}
+
+
+@dataclass(slots=True)
+class Nested:
+    """What the lists one call's paths go through gave: the objects minted on the way (at most
+    NESTED_ROWS), and the lists cut short, each with the tool that reads it whole."""
+
+    rows: int = 0
+    cuts: dict[str, str | None] = dataclass_field(default_factory=dict)  # `Company#1.jobs` -> `Company_jobs`
+
+    def note(self) -> str:
+        """What the model is told of the lists cut short: which, and how to read one whole."""
+        if not self.cuts:
+            return ""
+        where = list(self.cuts)
+        more = f" and {len(where) - 3} more" if len(where) > 3 else ""
+        holder, tool = where[0].rsplit(".", 1)[0], self.cuts[where[0]]
+        how = f", such as {tool} on {holder}" if tool else ""
+        return (
+            f"Lists read on the way stop at {NESTED_ITEMS} items: {', '.join(where[:3])}{more} have more; "
+            f"each one's own tool reads it whole{how}."
+        )
 
 
 class Wanted:
