@@ -13,6 +13,10 @@ is minted as a field call would mint it (re-rooted on identity, else reached by 
 any of them can be used next. The result follows the answer's shape with objects as IDs:
 `{"Starship#1": {"Person#1": "Planet#1", ...}}`, the objects on the way named in `objects`, and the
 last step's objects with their previews.
+
+A step takes `fields` as its tool does (`{"tool": "Company_jobs", "arguments": {"fields": ["title"]}}`,
+calls/_selections.py): checked before anything is sent, read of each object the step returns, and
+shown on the page with what the paths reach.
 """
 
 from __future__ import annotations
@@ -27,16 +31,19 @@ from .._errors import ToolCallError
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._chain_example import example_chain
 from ..catalogue._search import suggest_tools
+from ..catalogue._tool import fields_parameter
 from ..registry._handles import Step
 from ..registry._identity import Met, key_field
 from ..registry._registry import ObjectEntry
 from ._answers import answer_problem, locate, read_back
 from ._arguments import bind_arguments, parse_arguments
 from ._connections import Connection, connection_of
+from ._documents import nested_first
 from ._expressions import expression_of, nonsense
 from ._field import UNANSWERED, FieldCalls, Result, not_answered
 from ._moved import dotted, moved, unreachable
 from ._partial import shown_error
+from ._selections import Nested, check_paths
 from ._validation import check_document, debugging
 
 __all__ = ["CALL_CHAIN", "MAX_OBJECTS", "MAX_STEPS", "PreparedChain", "on_the_way", "prepare_chain", "run_chain"]
@@ -57,6 +64,7 @@ class _Link:
     field_type: Any
     end: str | None  # the object type the next step is a field of (a connection's node type); None for a value
     connection: Connection | None
+    extra: tuple[str, ...] = ()  # the paths the step's `fields` names, read of each object it returns (calls/_selections.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,11 +111,26 @@ def prepare_chain(calls: FieldCalls, raw_steps: Any) -> PreparedChain:
                     f"Step {number} of the chain: {name} is a field of {ref.type_name}, but step {number - 1} ({before.tool}) "
                     f"gives {before.end} objects. Use a {catalogue.prefix(before.end)}_* tool there."
                 )
+            if ref.field_name in {p.split(".", 1)[0] for p in before.extra}:
+                raise ToolCallError(
+                    f"Step {number} of the chain reads {ref.field_name}, which step {number - 1}'s fields reads too; "
+                    f"leave {ref.field_name} out of those fields. Nothing was sent."
+                )
             if tool.object_parameter and arguments.get(tool.object_parameter) is not None:
                 raise ToolCallError(
                     f"Step {number} of the chain runs on what step {number - 1} returns; leave out {tool.object_parameter}."
                 )
             arguments = {k: v for k, v in arguments.items() if k != tool.object_parameter}
+        field = catalogue.field(ref)
+        named = get_named_type(field.type)
+        extra: tuple[str, ...] = ()
+        parameter = fields_parameter(field.args, tool.object_parameter)
+        if is_composite_type(named) and catalogue.previews and parameter in arguments:
+            arguments = dict(arguments)
+            try:
+                extra = check_paths(catalogue, named.name, arguments.pop(parameter), name, parameter)
+            except ToolCallError as error:
+                raise ToolCallError(f"Step {number} of the chain: {error} Nothing was sent.") from None
         try:
             bound = bind_arguments(catalogue, calls.registry, tool, arguments, chained=bool(links))
         except ToolCallError as error:
@@ -118,12 +141,10 @@ def prepare_chain(calls: FieldCalls, raw_steps: Any) -> PreparedChain:
                 raise ToolCallError(
                     f"Step 1 of the chain: {start.id} came from a mutation and cannot be read again; start from a Query tool."
                 )
-        field = catalogue.field(ref)
-        named = get_named_type(field.type)
         connection = connection_of(catalogue, named.name)
         end = connection.node_type if connection is not None else (named.name if is_composite_type(named) else None)
         on = ref.type_name if links or start is not None else None  # as a field call writes it: a fragment where the type differs
-        links.append(_Link(name, Step.of(ref.field_name, bound.values, on=on), field.type, end, connection))
+        links.append(_Link(name, Step.of(ref.field_name, bound.values, on=on), field.type, end, connection, extra))
         shown_parts.append(expression_of(start.id if start and number == 1 else None, ref.field_name, bound.shown))
     expression = ".".join(shown_parts)
     prefix = start.handle.steps if start is not None else ()
@@ -192,7 +213,10 @@ def _document(
     for index in range(len(links) - 1, -1, -1):
         link = links[index]
         if link.end is not None:
-            inner = calls.queries.selection(link.end) if index + 1 == len(links) else on_the_way(calls, link.end)
+            if index + 1 == len(links):
+                inner = calls.queries.selection(link.end, extra=link.extra)
+            else:
+                inner = " ".join([on_the_way(calls, link.end), *calls.queries.extra_selection(link.end, link.extra)])
             if index + 1 < len(links):
                 nested = texts[index + 1] + body
                 condition = conditions[index + 1]
@@ -213,6 +237,8 @@ def _document(
         text = f"{field_text} {{ {text} }}"
         if condition is not None:
             text = f"... on {condition} {{ {text} }}"
+    text, constants = nested_first(text, None, declarations)  # the size of the pages `fields` reads on the way
+    variables.update(constants)
     header = f"query({', '.join(declarations)})" if declarations else "query"
     document = f"{header} {{ {text} }}"
     if debugging():
@@ -284,12 +310,15 @@ async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
         out["objects"] = named
     if len(named) < len(reader.named):
         reader.notes.append(f"{len(reader.named) - len(named)} objects on the way are not named here; their own tools read them.")
-    if reader.last:
-        shown, note = calls.table(reader.last, out) if len(reader.last) > 1 else calls.shape(reader.last, out)
+    page = {**reader.last, **{i: p for i, p in reader.reached.items() if i not in reader.last}}
+    if page:
+        shown, note = calls.table(page, out) if len(page) > 1 else calls.shape(page, out)
         if shown:
             out["preview"] = shown
         if note:
             reader.notes.append(note)
+    if reader.nested.cuts:
+        reader.notes.append(reader.nested.note())
     if errors:
         reader.notes.append("The API reported errors on some items (left out as null): " + shown_error(errors[0]).rstrip(". ") + ".")
     if reader.notes:
@@ -335,6 +364,8 @@ class _Reader:
         self.links = links
         self.named: dict[str, Any] = {}
         self.last: dict[str, tuple[str, dict[str, Any]]] = {}
+        self.reached: dict[str, tuple[str, dict[str, Any]]] = {}  # objects a step's `fields` read, with the objects they reach
+        self.nested = Nested()  # the lists those paths went through, and which were cut
         self.notes: list[str] = []
 
     def walk(self, value: Any, index: int, steps: tuple[Step, ...], expression: str) -> Any:
@@ -380,7 +411,10 @@ class _Reader:
         own = value
         if following is not None and (following.end is not None or following.step.arguments):
             own = {k: v for k, v in value.items() if k != following.step.field}  # read with arguments, or an object: not its own value
-        entry = self.calls.mint(own, steps, Met.READ, expression, "")
+        link = self.links[index]
+        entry = self.calls.mint(own, steps, Met.READ, expression, "", extra=link.extra, page=self.reached, nested=self.nested)
+        if link.extra and following is not None:
+            self.reached.setdefault(entry.id, (entry.type_name, dict(entry.preview)))  # what its `fields` read, shown on the page
         if following is None:
             if entry.preview:
                 self.last[entry.id] = (entry.type_name, entry.preview)

@@ -45,11 +45,13 @@ from ..catalogue._reach import concrete_types
 from ..registry._handles import Step, thaw
 from ..registry._identity import key_field
 from ._connections import connection_of
-from ._selections import heads
+from ._selections import NESTED_ITEMS, heads
 from ._validation import check_document, debugging
 
-__all__ = ["ABSTRACT_SELECTION_BYTES", "AnswerPath", "Document", "QueryBuilder"]
+__all__ = ["ABSTRACT_SELECTION_BYTES", "AnswerPath", "Document", "QueryBuilder", "nested_first"]
 
+#: The variable a nested page's size travels in (see `nested_first`).
+NESTED_FIRST = "nestedFirst"
 _ALIASED = re.compile(r"(\w+): \w")  # `alias: field` in a selection (variables read `name: $v0`)
 
 #: Bytes of text the selection of one interface or union result may take: with the chain and the
@@ -87,6 +89,7 @@ class _Shape:
     path: tuple[str | int | None, ...]  # None marks "the index of this step", filled per call
     variable_names: tuple[str, ...]
     renames: Mapping[str, str]
+    constants: tuple[tuple[str, Any], ...] = ()  # variables every call of the shape sends (a nested page's size)
 
 
 class QueryBuilder:
@@ -129,6 +132,7 @@ class QueryBuilder:
             self._shapes[key] = shape
         values = [v for s in steps for _, v in s.arguments]
         variables = {name: thaw(value) for name, value in zip(shape.variable_names, values)}
+        variables.update(shape.constants)
         indexes = iter(s.index for s in steps if s.index is not None)
         path: tuple[str | int, ...] = tuple(next(indexes) if p is None else p for p in shape.path)
         if shape.renames:
@@ -182,10 +186,11 @@ class QueryBuilder:
             if condition is not None:
                 body = f"... on {condition} {{ {body} }}"
             body = f" {{ {body} }}"
+        body, constants = nested_first(body, alias, declarations)
         header = f"{operation}({', '.join(declarations)})" if declarations else operation
         text = f"{header}{body}"
         renames = {a: self.renames[a] for a in set(_ALIASED.findall(text)) & self.renames.keys()}
-        return _Shape(text, tuple(path), tuple(names), renames)
+        return _Shape(text, tuple(path), tuple(names), renames, constants)
 
     def selection(self, type_name: str, types: tuple[str, ...] = (), extra: tuple[str, ...] = (), *, values: bool = True) -> str:
         """What minting reads: `__typename`, and per concrete type its identity and preview fields
@@ -218,6 +223,12 @@ class QueryBuilder:
         self._selections[key] = out
         return out
 
+    def extra_selection(self, type_name: str, paths: tuple[str, ...]) -> list[str]:
+        """The fragments that read `paths` of each object of `type_name` (a connection's nodes) beside
+        what else is read of it: a chain's objects on the way (calls/_chain_calls.py)."""
+        connection = connection_of(self.catalogue, type_name)
+        return self._extra(connection.node_type if connection is not None else type_name, paths) if paths else []
+
     def _extra(self, type_name: str, paths: tuple[str, ...]) -> list[str]:
         """The fragments that read `paths` (checked by calls/_selections.py) on each concrete type of
         `type_name` that has their first field: a value as it is, an object as minting reads it (its
@@ -235,10 +246,17 @@ class QueryBuilder:
                 if is_leaf_type(named):
                     fields.append((head, ""))
                     continue
-                inner = self.selection(named.name) if not rest else self._identity_selection(named.name) or "__typename"
+                connection = connection_of(self.catalogue, named.name)
+                end = connection.node_type if connection is not None else named.name
+                inner = self.selection(end) if not rest else self._identity_selection(end) or "__typename"
                 if rest:
-                    inner = " ".join([inner, *self._extra(named.name, rest)])
-                fields.append((head, f" {{ {inner} }}"))
+                    inner = " ".join([inner, *self._extra(end, rest)])
+                if connection is None:
+                    fields.append((head, f" {{ {inner} }}"))
+                    continue
+                # a connection on the way: its first page (a bounded one where it takes `first`), no more
+                paged = f"(first: ${NESTED_FIRST})" if "first" in field.args else ""
+                fields.append((head, f"{paged} {{ {connection.paging_selection(inner)} }}"))
             members.append((concrete.name, fields))
         return self._fragments(members)
 
@@ -438,6 +456,17 @@ class QueryBuilder:
         if self.catalogue.dialect.forces(type_name):
             fields.append("sync")  # Dagger evaluates lazily: reading sync makes a failing pipeline fail now
         return fields
+
+
+def nested_first(body: str, alias: str | None, declarations: list[str]) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    """`body` with the size of the nested pages its paths read (`jobs(first: $nestedFirst)`) as a
+    variable of its own (under the call's alias in a shared request), declared in `declarations`,
+    and that variable's value; `body` as it is when it reads none."""
+    if f"${NESTED_FIRST}" not in body:
+        return body, ()
+    name = f"{alias}_{NESTED_FIRST}" if alias else NESTED_FIRST
+    declarations.append(f"${name}: Int!")
+    return body.replace(f"${NESTED_FIRST}", f"${name}"), ((name, NESTED_ITEMS),)
 
 
 #: Characters a mutation payload's read of one linked object may take with its preview (see `_linked`).

@@ -40,7 +40,7 @@ from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_payload, read_snapshot
 from ._preview_pages import Keep, page_room, shape_page, table_of
 from ._references import Ref, known_types
-from ._selections import Wanted, check_paths, heads, read_paths
+from ._selections import NESTED_ITEMS, NESTED_ROWS, Nested, Wanted, check_paths, heads, read_paths
 
 __all__ = ["UNANSWERED", "FieldCalls", "PreparedCall", "expression_of", "not_answered"]  # expression_of: where callers have long found it
 
@@ -269,10 +269,14 @@ class FieldCalls:
                 value, lambda i: steps[:-1] + (replace(last, index=i),), met, expression, keep=keep, extra=prepared.extra
             )
         reached: dict[str, tuple[str, dict[str, Any]]] = {}
-        entry = self.mint(value, steps, met, expression, description, extra=prepared.extra, page=reached)
+        nested = Nested()
+        entry = self.mint(value, steps, met, expression, description, extra=prepared.extra, page=reached, nested=nested)
         if entry.handle.is_snapshot and isinstance(value, dict):  # a mutation's payload: what the write did
             return present_payload(self, entry, value)
-        return self.present(entry, reached)
+        out = self.present(entry, reached)
+        if nested.cuts:
+            out["note"] = " ".join(n for n in (out.get("note"), nested.note()) if n)
+        return out
 
     def present(self, entry: ObjectEntry, reached: dict[str, tuple[str, dict[str, Any]]] | None = None) -> Result:
         """A lone object's result: its ID and its preview, a page of one, with a note on the rest; the
@@ -344,11 +348,12 @@ class FieldCalls:
         ids: list[str | None] = []
         previews: dict[str, tuple[str, dict[str, Any]]] = {}
         reached: dict[str, tuple[str, dict[str, Any]]] = {}  # what the paths the model asked for reached
+        nested = Nested()
         for index, item in enumerate(items):
             if item is None:
                 ids.append(None)
                 continue
-            entry = self.mint(item, steps_of(index), met, f"{expression}[{index}]", "", extra=extra, page=reached)
+            entry = self.mint(item, steps_of(index), met, f"{expression}[{index}]", "", extra=extra, page=reached, nested=nested)
             ids.append(entry.id)
             edge = extras[index] if extras and index < len(extras) else {}
             if entry.preview or edge:
@@ -360,6 +365,7 @@ class FieldCalls:
         shown, note = self.table(page, out, keep=keep)
         if shown:
             out["preview"] = shown
+        note = " ".join(n for n in (note, nested.note()) if n)
         if note:
             out["note"] = note
         return out
@@ -397,6 +403,7 @@ class FieldCalls:
         *,
         extra: tuple[str, ...] = (),
         page: dict[str, tuple[str, dict[str, Any]]] | None = None,
+        nested: Nested | None = None,
     ) -> ObjectEntry:
         """The registry entry for an object read from an answer at `steps`: the one the identity rules
         say it is (registry/_identity.py), else a new one. `met` is how the answer met it: a read, a
@@ -405,19 +412,23 @@ class FieldCalls:
 
         `extra` are the paths the model asked to read of it (calls/_selections.py): their values join
         its preview, and each object they reach is minted too, its ID in the preview and its own
-        preview added to `page`."""
+        preview added to `page`; `nested` counts what lists on the way gave, and which were cut."""
         type_name = value.get("__typename") or self._end_type(steps, met.operation).name
         if (held := self.identity.held(self.registry, type_name, value, met)) is not None:
             return self.registry.refresh(held.id)  # the most recent of its type, its values as they are
         handle, found = self.identity.meet(type_name, value, steps, met)
         preview = {f: _glimpse(value[f]) for f in self.catalogue.preview_fields(type_name) if f in value}
+        cut: list[str] = []  # the lists on the way this object's paths cut short
         if extra and (found.identity is not None or met is Met.READ):
-            preview.update(self._asked(type_name, value, handle.steps, expression, extra, page))
+            preview.update(self._asked(type_name, value, handle.steps, expression, extra, page, nested or Nested(), cut))
         if found.identity is not None and (known := self.registry.keyed(type_name, found.key)) is not None:  # its handle is its identity
-            return self.identity.seen(self.registry.refresh(known, description=description, preview=preview, found=found))
-        entry = self.registry.mint(
-            type_name, handle, expression=expression, description=description, identity=found.identity, preview=preview, found=found
-        )
+            entry = self.registry.refresh(known, description=description, preview=preview, found=found)
+        else:
+            entry = self.registry.mint(
+                type_name, handle, expression=expression, description=description, identity=found.identity, preview=preview, found=found
+            )
+        if nested is not None:
+            nested.cuts.update((f"{entry.id}.{head}", self.catalogue.name_of(type_name, head)) for head in cut)
         return self.identity.seen(entry)
 
     def _asked(
@@ -428,9 +439,12 @@ class FieldCalls:
         expression: str,
         extra: tuple[str, ...],
         page: dict[str, tuple[str, dict[str, Any]]] | None,
+        nested: Nested,
+        cut: list[str],
     ) -> dict[str, Any]:
         """The preview values of the paths the model asked to read of one object: a value as read, an
-        object (or a list of them) as its ID, minted on the way, its own preview added to `page`."""
+        object (or a list of them: a first page of a connection) as its ID, minted on the way, its own
+        preview added to `page`; the fields whose lists were cut short added to `cut`."""
         out: dict[str, Any] = {}
         for head, rest in heads(extra).items():
             if head not in value:
@@ -441,20 +455,54 @@ class FieldCalls:
             if field is None or not is_composite_type(get_named_type(field.type)):
                 out[head] = _glimpse(item)
                 continue
-            step = Step.of(head, on=type_name)
-            if isinstance(item, dict):
-                out[head] = self._reached(item, steps + (step,), f"{expression}.{head}", rest, page)
+            connection = connection_of(self.catalogue, get_named_type(field.type).name)
+            if connection is not None:  # read a first page at a time (calls/_documents.py's `_extra`)
+                if not isinstance(item, dict):
+                    out[head] = None
+                    continue
+                paged = Step.of(head, {"first": NESTED_ITEMS} if "first" in field.args else {}, on=type_name)
+                more = bool((item.get("pageInfo") or {}).get("hasNextPage"))
+                items = connection.items(item)
+                out[head] = self._reach_items(
+                    items, lambda i: steps + (paged,) + connection.item_steps(i), f"{expression}.{head}", rest, page, nested, more
+                )
+            elif isinstance(item, dict):
+                out[head] = self._reached(item, steps + (Step.of(head, on=type_name),), f"{expression}.{head}", rest, page, nested)
+                continue
             elif isinstance(item, list):
-                ids = [
-                    None
-                    if not isinstance(one, dict)
-                    else self._reached(one, steps + (replace(step, index=i),), f"{expression}.{head}[{i}]", rest, page)
-                    for i, one in enumerate(item[:_NESTED_ITEMS])
-                ]
-                out[head] = ids + ([f"+{len(item) - _NESTED_ITEMS} more"] if len(item) > _NESTED_ITEMS else [])
+                step = Step.of(head, on=type_name)
+                out[head] = self._reach_items(
+                    item, lambda i: steps + (replace(step, index=i),), f"{expression}.{head}", rest, page, nested, False
+                )
             else:
                 out[head] = None
+                continue
+            if out[head] and isinstance(out[head][-1], str) and out[head][-1].startswith("+"):
+                cut.append(head)
         return out
+
+    def _reach_items(
+        self,
+        items: list[Any],
+        steps_of: Callable[[int], tuple[Step, ...]],
+        expression: str,
+        extra: tuple[str, ...],
+        page: dict[str, tuple[str, dict[str, Any]]] | None,
+        nested: Nested,
+        more: bool,
+    ) -> list[Any]:
+        """The IDs of the objects of a list a path goes through, at most NESTED_ITEMS of them and
+        NESTED_ROWS in the whole call, each minted; `+N more` where some were left (`more`: a next page)."""
+        ids: list[Any] = []
+        for i, one in enumerate(items[:NESTED_ITEMS]):
+            if nested.rows >= NESTED_ROWS:
+                break
+            nested.rows += 1  # counted before what it reaches, so a list under a list stays within the bound too
+            ids.append(None if not isinstance(one, dict) else self._reached(one, steps_of(i), f"{expression}[{i}]", extra, page, nested))
+        left = len(items) - len(ids)
+        if left or more:
+            ids.append(f"+{left} more" if not more else "+more")
+        return ids
 
     def _reached(
         self,
@@ -463,12 +511,13 @@ class FieldCalls:
         expression: str,
         extra: tuple[str, ...],
         page: dict[str, tuple[str, dict[str, Any]]] | None,
+        nested: Nested | None = None,
     ) -> str:
-        entry = self.mint(value, steps, Met.READ, expression, "", extra=extra, page=page)
+        entry = self.mint(value, steps, Met.READ, expression, "", extra=extra, page=page, nested=nested)
         for name in (p.split(".", 1)[0] for p in extra):
             self.want(entry.type_name, name)
-        if page is not None and entry.preview:
-            page.setdefault(entry.id, (entry.type_name, dict(entry.preview)))
+        if page is not None and entry.preview:  # reached again by another path: what each read joins its row
+            page[entry.id] = (entry.type_name, {**page.get(entry.id, ("", {}))[1], **entry.preview})
         return entry.id
 
     def _unreachable(self, prepared: PreparedCall, path: tuple[str | int, ...], depth: int) -> str:
@@ -497,8 +546,7 @@ def _always(_type: str, _field: str) -> bool:
 
 
 _PREPARED_LIMIT = 256
-#: Objects of one list a path the model asked for reaches, per object (the rest counted).
-_NESTED_ITEMS = 20
+
 
 #: What sending a document may raise when the API gave no answer that can be read: an executor's own
 #: error, or an answer nested too deeply to decode (nonsense from the API like any other, whichever

@@ -46,7 +46,7 @@ CUT = 80
 #: Characters of a result's budget kept for its note and the call that reads the next page.
 NOTE_ROOM = 480
 _MIN_ROOM = 48
-_MORE = re.compile(r"\+(\d+) more")
+_MORE = re.compile(r"\+(\d*) ?more")  # `+12 more`, or `+more` where a list has further pages
 # An opaque string: no space, letters and digits mixed at length (a token, a cursor, an encoded id, a hash).
 _OPAQUE = re.compile(r"^(?=[^\s]*[0-9])(?=[^\s]*[A-Za-z])[A-Za-z0-9+/=_:.-]{16,}$")
 _WORDS = re.compile(r"[A-Za-z]{3,}[ -][A-Za-z]{3,}")
@@ -187,7 +187,10 @@ def table_of(shown: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
         if len(ids) > 1:
             for name in names:
                 first = shown[ids[0]].get(name, _UNSET)
-                if first is not _UNSET and all(shown[i].get(name, _UNSET) == first for i in ids[1:]):
+                cut = isinstance(first, list) and bool(first) and isinstance(first[-1], str) and _MORE.fullmatch(first[-1]) is not None
+                if (
+                    first is not _UNSET and not cut and all(shown[i].get(name, _UNSET) == first for i in ids[1:])
+                ):  # cut lists may differ later
                     same[name] = first
         header: dict[str, Any] = {"columns": [n for n in names if n not in same]}
         if same:
@@ -274,7 +277,7 @@ def _cut(value: Any, limit: int = CUT) -> Any:
                 break
             kept.append(item)
             size += _size(item) + 2
-        return [*kept, f"+{len(items) - len(kept) + (int(counted.group(1)) if counted else 0)} more"]
+        return [*kept, f"+{len(items) - len(kept) + (int(counted.group(1) or 0) if counted else 0)} more"]
     return value
 
 

@@ -13,7 +13,15 @@ minted as a handle like any other (`Company#2`), shown in the same page with its
 anything is sent: its fields must exist on the type reached (any member's, for an interface or a
 union), take no required argument, and every step but the last must return objects; values still
 travel as variables (the paths name fields, never values). At most MAX_PATHS paths of at most
-MAX_DEPTH steps. A field named once stays a column of its type for the rest of the session (`Wanted`), and so does
+MAX_DEPTH steps.
+
+Paths are written as GraphQL reads: `films.title` or `edges.node.title` on a page of films is
+`title` of each film (a connection's way to its items is left out where it is met), and a step
+may go through a list or a connection (`jobs.title` on a company): a first page of NESTED_ITEMS
+(`first` as a variable, where the connection takes it), at most NESTED_ROWS objects in all the
+lists of a call, the lists cut short named with the tool that reads them whole.
+
+A field named once stays a column of its type for the rest of the session (`Wanted`), and so does
 one the model read with its own tool (`Job_salary`): later reads of that type read it too.
 
 Some paths every read takes, whatever was asked (`read_paths`): a page type that is no Relay
@@ -25,6 +33,8 @@ their handles and names, so a page says what each row points to without a call a
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from difflib import get_close_matches
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +61,9 @@ __all__ = [
     "FIELDS",
     "MAX_DEPTH",
     "MAX_PATHS",
+    "NESTED_ITEMS",
+    "NESTED_ROWS",
+    "Nested",
     "REFERENCES",
     "Wanted",
     "check_paths",
@@ -63,6 +76,10 @@ __all__ = [
 #: Paths one call may name, and steps in one path.
 MAX_PATHS = 12
 MAX_DEPTH = 3
+#: Items of one list or connection a path reads on the way, per object (a connection's first page),
+#: and objects all the nested lists of one call reach.
+NESTED_ITEMS = 10
+NESTED_ROWS = 100
 #: Fields of one type a session remembers the model wanted (see `Wanted`).
 WANTED_LIMIT = 32
 #: Objects a read of one type names by a reference (see `references`).
@@ -101,41 +118,88 @@ def check_paths(catalogue: Catalogue, type_name: str, raw: Any, tool_name: str, 
         steps = [s.strip() for s in path.strip().split(".")]
         if not path.strip() or not all(steps):
             raise ToolCallError(f'{tool_name}\'s {parameter} has an empty field name in {path!r}; write names such as "author.name".')
-        if len(steps) > MAX_DEPTH:
+        if len(steps) > 3 * MAX_DEPTH:
             raise ToolCallError(
                 f"{tool_name}'s {parameter} path {path!r} has {len(steps)} steps; at most {MAX_DEPTH} are read in one call."
             )
-        current = type_name
-        for position, step in enumerate(steps):
-            members = _members(catalogue, current)
-            found = [m.fields[step] for m in members if step in m.fields]
-            if not found:
-                names = sorted({f for m in members for f in m.fields})
-                close = get_close_matches(step, names, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                where = members[0].name if len(members) == 1 else current
-                raise ToolCallError(
-                    f"{tool_name}'s {parameter}: {where} has no field {step!r}{hint}. Its fields: {', '.join(names[:30])}"
-                    + (" and more." if len(names) > 30 else ".")
-                )
-            field = found[0]
-            if any(is_non_null_type(a.type) and a.default_value is Undefined for a in field.args.values()):
-                raise ToolCallError(
-                    f"{tool_name}'s {parameter}: {step} takes arguments, so it cannot be read beside a preview; call its own tool instead."
-                )
-            named = get_named_type(field.type)
-            last = position == len(steps) - 1
-            if not last and not is_composite_type(named):
-                raise ToolCallError(
-                    f"{tool_name}'s {parameter}: {step} in {path!r} is a value, not an object, so nothing can be read past it."
-                )
-            if is_composite_type(named) and catalogue.connection(named.name) is not None:
-                raise ToolCallError(
-                    f"{tool_name}'s {parameter}: {step} is a list read page by page; walk it with its own tool or callChain instead."
-                )
-            current = named.name
+        read = _read_steps(catalogue, type_name, steps, tool_name, parameter, path)
+        if len(read) > MAX_DEPTH:
+            raise ToolCallError(f"{tool_name}'s {parameter} path {path!r} has {len(read)} steps; at most {MAX_DEPTH} are read in one call.")
+        steps = read
         paths.append(".".join(steps))
     return tuple(dict.fromkeys(paths))
+
+
+def _read_steps(catalogue: Catalogue, type_name: str, steps: list[str], tool_name: str, parameter: str, path: str) -> list[str]:
+    """The steps of one path as they are read of each object, each checked. A connection's own way to
+    its items (`nodes`, `edges.node`, SWAPI's `films`) is left out where one is met, since fields are
+    read of every item; a field of a page type's items is read through them (`total` is the page's,
+    `number` each item's). A list or a connection on the way is read a first page at a time (see
+    calls/_field.py's `_asked`)."""
+    read: list[str] = []
+    current = type_name
+    position = 0
+    while position < len(steps):
+        skip = _items_steps(catalogue, current, steps[position:])
+        if skip:
+            position += skip
+            if position == len(steps):
+                raise ToolCallError(
+                    f"{tool_name}'s {parameter}: {path!r} ends at the items of a page; name a field of them, "
+                    f"such as {'.'.join([*steps, 'name'])!r} or just 'name'."
+                )
+            continue
+        step = steps[position]
+        members = _members(catalogue, current)
+        found = [m.fields[step] for m in members if step in m.fields]
+        items = page_items(catalogue, current) if not read and not found else None
+        if items is not None and step in getattr(_item_type(catalogue, current, items), "fields", {}):
+            read.append(items)  # a field of a page type's items, read of each of them (the call reads its items anyway)
+            current = _item_type(catalogue, current, items).name
+            continue
+        if not found:
+            names = sorted({f for m in members for f in m.fields})
+            close = get_close_matches(step, names, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            where = members[0].name if len(members) == 1 else current
+            raise ToolCallError(
+                f"{tool_name}'s {parameter}: {where} has no field {step!r}{hint}. Its fields: {', '.join(names[:30])}"
+                + (" and more." if len(names) > 30 else ".")
+            )
+        field = found[0]
+        if any(is_non_null_type(a.type) and a.default_value is Undefined for a in field.args.values()):
+            raise ToolCallError(
+                f"{tool_name}'s {parameter}: {step} takes arguments, so it cannot be read beside a preview; call its own tool instead."
+            )
+        named = get_named_type(field.type)
+        if position < len(steps) - 1 and not is_composite_type(named):
+            raise ToolCallError(f"{tool_name}'s {parameter}: {step} in {path!r} is a value, not an object, so nothing can be read past it.")
+        read.append(step)
+        current = named.name
+        position += 1
+    return read
+
+
+def _item_type(catalogue: Catalogue, page: str, items: str) -> Any:
+    return get_named_type(catalogue.schema.get_type(page).fields[items].type)  # type: ignore[union-attr]
+
+
+def _items_steps(catalogue: Catalogue, type_name: str, steps: list[str]) -> int:
+    """How many of `steps` only go from a connection of `type_name` to its items: `nodes` or
+    `edges.node`, or a list of its node type beside them (SWAPI's `FilmsConnection.films`); 0 where
+    they name a field."""
+    shape = catalogue.connection(type_name)
+    if shape is not None:
+        type_ = catalogue.schema.get_type(type_name)
+        fields = getattr(type_, "fields", {})
+        head = steps[0]
+        if head == "edges" and shape.edge_type is not None:
+            return 2 if len(steps) > 1 and steps[1] == "node" else 0
+        field = fields.get(head)
+        if field is None or field.args or not is_list(field.type):
+            return 0
+        return 1 if get_named_type(field.type).name == shape.node_type else 0
+    return 0
 
 
 def heads(paths: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
@@ -147,6 +211,28 @@ def heads(paths: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
         if rest:
             out[head].append(rest)
     return {head: tuple(rest) for head, rest in out.items()}
+
+
+@dataclass(slots=True)
+class Nested:
+    """What the lists one call's paths go through gave: the objects minted on the way (at most
+    NESTED_ROWS), and the lists cut short, each with the tool that reads it whole."""
+
+    rows: int = 0
+    cuts: dict[str, str | None] = dataclass_field(default_factory=dict)  # `Company#1.jobs` -> `Company_jobs`
+
+    def note(self) -> str:
+        """What the model is told of the lists cut short: which, and how to read one whole."""
+        if not self.cuts:
+            return ""
+        where = list(self.cuts)
+        more = f" and {len(where) - 3} more" if len(where) > 3 else ""
+        holder, tool = where[0].rsplit(".", 1)[0], self.cuts[where[0]]
+        how = f", such as {tool} on {holder}" if tool else ""
+        return (
+            f"Lists read on the way stop at {NESTED_ITEMS} items: {', '.join(where[:3])}{more} have more; "
+            f"each one's own tool reads it whole{how}."
+        )
 
 
 class Wanted:

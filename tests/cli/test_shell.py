@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from dagtools.calls._preview_pages import rows_of
 from tests.command import dagtools, dagtools_process
 from tests.conftest import ROOT, shared_schema_path
 
@@ -73,6 +74,28 @@ def test_json_prints_what_an_mcp_client_gets(tmp_path):
     assert first["isError"] is False and json.loads(first["content"][0]["text"])["result"] == "Repository#1"
     assert second["isError"] is True and "name" in json.loads(second["content"][0]["text"])["error"]
     assert result.returncode == 1
+
+
+def test_a_pipe_reads_the_fields_each_step_names_in_one_call(tmp_path):
+    """A write-free chain with `fields` on its steps, and a list on the way of a path (issues, read to a bound)."""
+    line = 'Query_repository owner=a name=b fields=["issues.title"] | Repository_stars'
+    first = shell(
+        tmp_path, "--json", "-c", line, "-c", 'Query_repository owner=a name=b | Repository_issues first=3 fields=["author.login"]'
+    )
+    listed, chained = (json.loads(json.loads(printed)["content"][0]["text"]) for printed in first.stdout.splitlines())
+    assert first.returncode == 0, first.stderr
+    rows = rows_of(listed["preview"])
+    assert [rows[i]["title"] for i in rows["Repository#1"]["issues"]] == [
+        "crash on start",
+        "typo in the readme",
+        "slow search",
+        "dark mode",
+    ]
+    rows = rows_of(chained["preview"])
+    (issues,) = chained["result"].values()
+    assert [rows[rows[i]["author"]]["login"] for i in issues] == ["ada", "bob", "cy"]
+    wrong = shell(tmp_path, "-c", 'Query_repository owner=a name=b | Repository_issues fields=["author.logn"]')
+    assert wrong.returncode == 1 and "Step 2 of the chain" in wrong.stderr and "did you mean 'login'" in wrong.stderr
 
 
 def test_a_write_needs_yes_in_one_command(tmp_path):

@@ -9,19 +9,25 @@ Apollo Server (tests/js/orders.js).
   of each object (nested paths minting what they reach), checked before anything is sent; a field the
   model read once stays a column of its type;
 - an object without identity never answers a value from before a write;
-- a connection's facets and aggregates, and a page type's items, come with the page.
+- a connection's facets and aggregates, and a page type's items, come with the page;
+- `fields` as GraphQL writes it: through a page's items (`films.title`, `edges.node.title`), through
+  lists and connections on the way (a bounded first page), and on each step of a shell pipe.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from dagtools.calls._preview_pages import rows_of
+from tests.command import dagtools
 from tests.thirdparty import attempt, call_ok, conference_url, jobs_url, opened, recorded, start_node_server, swapi_url, workshops_url  # noqa: F401
 
 
@@ -157,6 +163,12 @@ async def test_a_page_type_that_is_no_connection_shows_its_items(orders_url: str
     assert page["preview"]["total"] >= 3 and len(page["preview"]["items"]) == 3
     rows = rows_of(page["objects"])
     assert all(rows[i]["number"] for i in page["preview"]["items"])
+    # a field of the items is read of each of them, written with the page's `items` or without
+    for written in (["lines.quantity"], ["items.lines.quantity"]):
+        read = await call_ok(session, "Query_orders", take=3, fields=written)
+        rows = rows_of(read["objects"])
+        lines = [line for i in read["preview"]["items"] for line in rows[i]["lines"]]
+        assert lines and all(isinstance(rows[line]["quantity"], int) for line in lines)
 
 
 async def test_a_reference_the_server_cannot_read_never_fails_the_page(swapi_url: str, recorded) -> None:  # noqa: F811
@@ -168,3 +180,83 @@ async def test_a_reference_the_server_cannot_read_never_fails_the_page(swapi_url
     assert [rows[i]["name"] for i in page["result"]] == ["Human", "Droid", "Wookie", "Rodian"]
     assert "homeworld" not in page["preview"]["Species"]["columns"] and "failed on the API" in page["note"]
     assert len(executor.sent) == 2  # the read with the references, then the one without
+
+
+def _shell(url: str, line: str, tmp_path: Path) -> tuple[int, dict[str, Any], str]:
+    """One `dagtools shell URL -c LINE`, in process: its exit code, what it printed as `key: JSON` lines, and stderr."""
+    done = dagtools("shell", url, "-c", line, env={**os.environ, "DAGTOOLS_STATE_DIR": str(tmp_path / "state")})
+    said = {}
+    for printed in done.stdout.splitlines():
+        key, _, value = printed.partition(": ")
+        with contextlib.suppress(ValueError):
+            said[key] = json.loads(value)
+    return done.returncode, said, done.stderr
+
+
+async def test_fields_written_through_a_pages_items_read_each_item(swapi_url: str, conference: str, recorded) -> None:  # noqa: F811
+    """A model writes `films.title` or `edges.node.title` as it would in GraphQL: read of each item, as `title` is."""
+    session, executor = await recorded(swapi_url)
+    plain = await call_ok(session, "Query_allFilms", first=3, fields=["title", "director"])
+    sent = executor.sent[-1]
+    for written in (["films.title", "films.director"], ["edges.node.title", "director"]):  # SWAPI's list of items, and Relay's
+        assert await call_ok(session, "Query_allFilms", first=3, fields=written) == plain
+        assert executor.sent[-1] == sent
+    assert [rows_of(plain["preview"])[i]["director"] for i in plain["result"]] == ["George Lucas", "Irvin Kershner", "Richard Marquand"]
+    sent, held = len(executor.sent), len(session.registry)
+    wrong = await attempt(session, "Query_allFilms", first=3, fields=["films.titel"])
+    assert wrong.is_error and "Film has no field 'titel' (did you mean 'title'?)" in wrong.value["error"]
+    assert len(executor.sent) == sent and len(session.registry) == held
+    # graphql-ruby's connections have both `nodes` and `edges { node }`
+    session, executor = await recorded(conference)
+    page = await call_ok(session, "Query_talks", first=3, fields=["nodes.abstract", "edges.node.speakerBySpeakerId.company"])
+    rows = rows_of(page["preview"])
+    assert all(rows[i]["abstract"] for i in page["result"]) and any(rows[s].get("company") for s in rows if s.startswith("Speaker#"))
+    assert len(executor.sent) == 1
+
+
+async def test_fields_read_a_first_page_of_each_list_on_the_way(jobs_url: str, swapi_url: str, conference: str, recorded) -> None:  # noqa: F811
+    """`companies { name jobs { title openings } }` is one call, not one call a company: a connection on the
+    way is read a first page at a time (graphene-django, graphql-js), a plain list as it is (graphql-ruby)."""
+    session, executor = await recorded(jobs_url)
+    page = await call_ok(session, "Query_companies", fields=["name", "jobs.title", "jobs.openings"])
+    assert len(executor.sent) == 1 and executor.sent[0][1] == {"nestedFirst": 10}
+    raw = httpx.post(jobs_url, json={"query": "{ companies { name jobs { edges { node { title openings } } } } }"}, timeout=10).json()
+    expected = {c["name"]: [(e["node"]["title"], e["node"]["openings"]) for e in c["jobs"]["edges"]] for c in raw["data"]["companies"]}
+    rows = rows_of(page["preview"])
+    assert {rows[c]["name"]: [(rows[j]["title"], rows[j]["openings"]) for j in rows[c]["jobs"]] for c in page["result"]} == expected
+    # a page cut short says so, and which tool reads it whole on the handle; what it reached are handles like any other
+    session, executor = await recorded(swapi_url)
+    page = await call_ok(session, "Query_allFilms", first=2, fields=["characterConnection.name"])
+    film = page["result"][0]
+    assert f"{film}.characterConnection" in page["note"] and "Film_characterConnection" in page["note"]
+    shown = [i for i in rows_of(page["preview"])[film]["characterConnection"] if i.startswith("Person#")]
+    assert shown and all(rows_of(page["preview"])[i]["name"] for i in shown)
+    whole = await call_ok(session, "Film_characterConnection", Film=film, first=20)
+    assert whole["result"][: len(shown)] == shown
+    session, executor = await recorded(conference)
+    page = await call_ok(session, "Query_speakers", fields=["name", "talks.title"])
+    raw = httpx.post(conference, json={"query": "{ speakers { name talks { title } } }"}, timeout=10).json()["data"]["speakers"]
+    rows = rows_of(page["preview"])
+    assert {rows[s]["name"]: [rows[t]["title"] for t in rows[s]["talks"]] for s in page["result"]} == {
+        s["name"]: [t["title"] for t in s["talks"]][:10] for s in raw
+    }
+
+
+def test_a_shell_pipe_takes_fields_on_each_step(jobs_url: str, swapi_url: str, tmp_path: Path) -> None:  # noqa: F811
+    """`Query_companies | Company_jobs fields=[...]` through `dagtools shell`, the chain `callChain` runs."""
+    code, said, err = _shell(jobs_url, 'Query_companies | Company_jobs fields=["title","openings","company.name"]', tmp_path)
+    assert code == 0, err
+    rows = rows_of(said["preview"])
+    jobs = [j for listed in said["result"].values() for j in listed]
+    assert jobs and all(rows[j]["title"] and isinstance(rows[j]["openings"], int) for j in jobs)
+    assert {rows[rows[j]["company"]]["name"] for j in jobs} == set(said["objects"].values())
+    code, said, err = _shell(
+        swapi_url, 'Query_allFilms first=2 fields=["director"] | Film_characterConnection first=3 fields=["homeworld.name"]', tmp_path
+    )
+    assert code == 0, err
+    rows = rows_of(said["preview"])
+    assert {rows[f]["director"] for f in said["result"]} == {"George Lucas", "Irvin Kershner"}
+    people = [p for listed in said["result"].values() for p in listed]
+    assert rows[rows[people[0]]["homeworld"]]["name"] == "Tatooine"  # Luke's
+    code, said, err = _shell(swapi_url, 'Query_allFilms first=2 | Film_characterConnection fields=["homeworld.nme"]', tmp_path)
+    assert code == 1 and "Step 2 of the chain" in err and "did you mean 'name'" in err and "Nothing was sent" in err
