@@ -42,7 +42,6 @@ from ._chain_tool import add_call_chain
 from ._context import Context, Message
 from ._deferred_tools import DeferredTools, deferred_tools
 from ._fields import FieldToolset
-from ._keeper import SessionKeeper
 from ._metatools import (
     READ_RESULT,
     SAVE,
@@ -61,6 +60,7 @@ from ._outputs import Output, OutputSpec, check_outputs, normalize_outputs
 from ._state import SessionState, pending_calls, restore_state
 from ._toolsets import CombinedToolset, FunctionToolset, Handler, Toolset
 from ._turn import run_turn
+from .persistence import SessionKeeper
 
 __all__ = ["Session"]
 

@@ -16,8 +16,8 @@ import anyio
 import pytest
 
 from dagtools import ConfigError, Message
-from dagtools.session._keeper import StateEncoder, decode_state, encode_state
 from dagtools.session._state import SessionState
+from dagtools.session.persistence import StateEncoder, decode_state, encode_state
 from dagtools.stores._open import default_data_dir, open_store
 from dagtools.stores._sqlite import SqliteStore
 from dagtools.stores._store import MemoryStore, StoreConflictError
