@@ -9,44 +9,50 @@ over, so a call in a session of 10,000 objects writes about what one in a sessio
 turn on a key runs at a time, across tasks and processes: the lease (`_lease`).
 
 The keeper (`SessionKeeper`) holds one `Standing`: a phase, the stored version it holds, the snapshot
-and log it holds, and how much of the context the store holds. The phases and the events between them:
+and log it holds, and how much of the context the store holds. Its phases, and the events between them:
 
-                     open: nothing stored
-        ADRIFT ------------------------------> NEW (lease held; `create` runs)
-          |  ^                                  |  |
-          |  |  the call fails / its save is    |  | first save: a snapshot, version 1
-          |  |  refused or lost (lease lost)    |  v
-          |  +------------------------------- LEASED <-----+  a load finds the version held: stays
-          |                                     ^  |  |    |  (or restores, keeping the lease)
-          |  load (open, a turn,                |  |  +----+
-          |  catch_up): restore whole           |  |
-          v                                     |  | call saved: a change appended to the log, or a
-        IN_STEP(N) ---- turn / host save: ------+  | new snapshot once the log outgrew the last one
-          |    ^        take the lease, loading    |  (compaction); the lease goes back with the save
-          |    |        (a turn) as it is taken    v
-          |    +------------------------------- IN_STEP(N+1)
-          |
-          |  a load finds version M > N (another process wrote: stale):
-          |    the store's snapshot is the one held and its log continues the held log, the host's
-          |    messages since the last save are intact, and the changes fit the registry
-          |        -> catch up: apply only log entries N+1..M (`apply_changes`) -> IN_STEP(M)
-          |    otherwise (another writer compacted the log, a rewritten context, damage, a fault)
-          |        -> restore whole from snapshot and log -> IN_STEP(M)
-          |  a load finds version N: nothing read but the version -> IN_STEP(N)
-          +  a load finds nothing: the session is gone (deleted, expired, the store lost it): an
-             error that says so; the standing does not change
+                      open finds nothing
+           +----------------------------------> NEW ------------+
+           |         create fails                |              | first save: a snapshot
+           |   +---------------------------------+              v
+         ADRIFT <------------------------------ LEASED ------> IN_STEP(N+1)
+           |     the call fails; its save is       ^     call saved: a change appended, or a new
+           |     refused or lost                   |     snapshot (compaction); the lease goes back
+           | load: restore whole                   |     with the save
+           v                                       | lease taken (a turn, after its load; a host save)
+         IN_STEP(N) -------------------------------+
+           |  ^
+           +--+ load finds version N: nothing read;
+                load finds M > N (stale): catch up on the log, or restore whole -> IN_STEP(M)
 
-- ADRIFT: nothing held is known to match the store: not loaded yet, or a turn failed or lost its save.
-  The next load restores whole; a host save is refused until then.
-- NEW: nothing stored under the key; the lease is held while the session is made, and its save writes
-  the first snapshot.
-- IN_STEP(N): holds what the store held at version N, snapshot and log alike.
-- LEASED: in step and holding the lease for one turn (or one host save); it ends with the save.
+    phase       event                                      next        what happens
+    ADRIFT      load (open, a turn, catch_up)              IN_STEP(M)  restore whole from snapshot and log
+    ADRIFT      open finds nothing stored                  NEW         the lease is held; `create` runs
+    ADRIFT      host save                                  ADRIFT      refused: load first (run a call)
+    NEW         first save                                 IN_STEP(1)  the first snapshot
+    NEW         `create` fails, or its save                ADRIFT      nothing stored
+    IN_STEP(N)  load finds version N                       IN_STEP(N)  only the version is read
+    IN_STEP(N)  load finds M > N: another process wrote    IN_STEP(M)  catch up: apply only the log after
+                (stale)                                                the part held (`apply_changes`),
+                                                                       when the store's snapshot is the
+                                                                       one held, its log continues the
+                                                                       one held, the context was not
+                                                                       rewritten and the changes fit;
+                                                                       else restore whole (another
+                                                                       writer compacted, damage, a fault)
+    IN_STEP(N)  lease taken (a turn, a host save)          LEASED(N)
+    LEASED(N)   lease renewed (every third of its time)    LEASED(N)   a failed renewal is only logged
+    LEASED(N)   load (inside a turn)                       LEASED(M)   as from IN_STEP, keeping the lease
+    LEASED(N)   call saved                                 IN_STEP(N+1) a change appended, or a snapshot
+                                                                       once the log outgrew the last one
+                                                                       four times (compaction); the lease
+                                                                       goes back in the same write
+    LEASED(N)   the call fails; its save is refused        ADRIFT      nothing saved; `StoreConflictError`
+                (lease lost, another writer) or lost                   or the store's error (the calls ran)
+    any         load finds nothing: the session is gone    (same)      an error that says why and what to do
 
-A lease is renewed every third of its time while a turn runs; a renewal that fails is only logged, and
-a lease lost under a very slow turn shows as the save refused. There is no closed phase: the stored
-session outlives the process, and a keeper holds nothing between turns (the lease goes back with
-each save).
+There is no closed phase: the stored session outlives the process, and a keeper holds nothing between
+turns (the lease goes back with each save).
 
 Invariants:
 - Nothing acknowledged is lost: a turn's results are returned only after its save, and every save
@@ -59,6 +65,18 @@ Invariants:
 """
 
 from ._keeper import Phase, SessionKeeper, Standing
+from ._lease import Lease, hold
 from ._log import Changes, StateEncoder, apply_changes, decode_state, encode_state
 
-__all__ = ["Changes", "Phase", "SessionKeeper", "StateEncoder", "Standing", "apply_changes", "decode_state", "encode_state"]
+__all__ = [
+    "Changes",
+    "Lease",
+    "Phase",
+    "SessionKeeper",
+    "StateEncoder",
+    "Standing",
+    "apply_changes",
+    "decode_state",
+    "encode_state",
+    "hold",
+]

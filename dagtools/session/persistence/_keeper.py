@@ -14,8 +14,9 @@ from enum import Enum
 from typing import TYPE_CHECKING, TypeVar
 
 from ..._errors import ConfigError, StoreError
-from ...stores._store import Lease, SessionStore, StoreConflictError, StoredState
+from ...stores._store import SessionStore, StoreConflictError, StoredState
 from .._context import Message
+from ._lease import Lease, hold
 from ._log import Changes, StateEncoder, apply_changes, decode_state
 
 if TYPE_CHECKING:
@@ -165,7 +166,7 @@ class SessionKeeper:
 
     async def open(self, session: Session, create: Callable[[], Awaitable[None]]) -> bool:
         """Resume the stored session, or run `create` and store the result; whether it was resumed."""
-        async with self.store.lock(self.key, load=True) as lease:
+        async with hold(self.store, self.key, load=True) as lease:
             stored = lease.loaded
             if stored is not None and stored.data is not None:
                 self._restore(session, stored, [])
@@ -177,7 +178,7 @@ class SessionKeeper:
 
     async def run(self, session: Session, action: Callable[[], Awaitable[T]]) -> T:
         """Run one turn on the latest stored state and save what it changed before returning."""
-        async with self.store.lock(self.key, load=True, known=self.version) as lease:  # read as the lease is taken
+        async with hold(self.store, self.key, load=True, known=self.version) as lease:  # read as the lease is taken
             self._loaded(session, lease.loaded)
             self._move(replace(self.standing, phase=Phase.LEASED))
             return await self._turn(session, action, lease)
@@ -189,7 +190,7 @@ class SessionKeeper:
 
     async def save(self, session: Session) -> None:
         """Store what the host changed outside a turn (`select`, `tool_call_result`)."""
-        async with self.store.lock(self.key) as lease:
+        async with hold(self.store, self.key) as lease:
             if self.standing.phase is Phase.ADRIFT:
                 raise ConfigError(f"Session {self.key!r} must be reloaded before it is saved; run a call first.")
             self._move(replace(self.standing, phase=Phase.LEASED))
