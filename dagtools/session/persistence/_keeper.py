@@ -264,10 +264,17 @@ class SessionKeeper:
     async def _save(self, session: Session, lease: Lease) -> None:
         """Save what changed, as the turn's last step: the lease goes back with it."""
         standing = self.standing
-        change = self.changes.encode(session) if standing.phase is Phase.LEASED else None
-        if change is not None and standing.log_bytes + len(change) > max(_LOG_PER_SNAPSHOT * len(standing.snapshot), _LOG_FLOOR):
-            change = None  # the log has outgrown the snapshot: compact it into a new one
-        data = change if change is not None else self.encoder.encode(session)
+        try:
+            change = self.changes.encode(session) if standing.phase is Phase.LEASED else None
+            if change is not None and standing.log_bytes + len(change) > max(_LOG_PER_SNAPSHOT * len(standing.snapshot), _LOG_FLOOR):
+                change = None  # the log has outgrown the snapshot: compact it into a new one
+            data = change if change is not None else self.encoder.encode(session)
+        except BaseException:  # nothing written: the store holds what it held, and the next save includes this turn's change
+            if standing.phase is Phase.LEASED:
+                self._move(replace(standing, phase=Phase.IN_STEP))
+            else:
+                self._drift()
+            raise
         try:
             version = await lease.save(data, version=standing.version, change=change is not None)
         except StoreConflictError:
