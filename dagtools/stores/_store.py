@@ -1,8 +1,8 @@
 """Where sessions live between calls: one small async interface, and the store in this process.
 
 A store keeps each session's plain data under a key: a snapshot (`SessionState` as JSON bytes) and a
-log of what each call changed since it (a call saves its change, not the whole session; the keeper
-writes a new snapshot once the log outgrows the last one). Every save names the version it follows:
+log of what each call changed since it (a call saves its change, not the whole session; session
+persistence writes a new snapshot once the log outgrows the last one). Every save names the version it follows:
 a save against a version that moved on fails with `StoreConflictError`, so no update is ever lost.
 A shared store also keeps leases (`take_lease`, `renew_lease`, `release_lease`, `lease_holder`, and
 `save_and_release`, a turn's last write): primitives only, each one round trip where the store can;
