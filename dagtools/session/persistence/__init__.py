@@ -49,6 +49,8 @@ and log it holds, and how much of the context the store holds. Its phases, and t
                                                                        goes back in the same write
     LEASED(N)   the call fails; its save is refused        ADRIFT      nothing saved; `StoreConflictError`
                 (lease lost, another writer) or lost                   or the store's error (the calls ran)
+    LEASED(N)   its save fails before writing (a fault)    IN_STEP(N)  the store as held; the next save
+                                                                       carries this turn's change too
     any         load finds nothing: the session is gone    (same)      an error that says why and what to do
 
 There is no closed phase: the stored session outlives the process, and a keeper holds nothing between
