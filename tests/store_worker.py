@@ -52,7 +52,7 @@ async def race(url: str, key: str, name: str, count: int) -> None:
 
 
 async def lease(url: str, key: str) -> None:
-    from dagtools.session.persistence import hold
+    from dagtools.session._persistence import hold
     from dagtools.stores._open import open_store
 
     store = open_store(url)

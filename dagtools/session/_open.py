@@ -30,8 +30,8 @@ from ..stores._open import open_store
 from ..stores._store import SessionStore, new_session_key
 from ._options import SessionOptions
 from ._outputs import OutputSpec
+from ._persistence import SessionKeeper
 from ._session import Session
-from .persistence import SessionKeeper
 
 __all__ = ["catalogue_for", "executor_for", "is_executable", "open_session"]
 

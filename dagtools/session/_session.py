@@ -57,10 +57,10 @@ from ._metatools import (
 from ._operations import OperationToolset, operation_toolset
 from ._options import SessionOptions
 from ._outputs import Output, OutputSpec, check_outputs, normalize_outputs
+from ._persistence import SessionKeeper
 from ._state import SessionState, pending_calls, restore_state
 from ._toolsets import CombinedToolset, FunctionToolset, Handler, Toolset
 from ._turn import run_turn
-from .persistence import SessionKeeper
 
 __all__ = ["Session"]
 

@@ -113,7 +113,7 @@ def _lists(value: Any) -> Any:
 def restore_state(session: Session, state: SessionState, *, whole: bool = True) -> None:
     """Put the registry, toolset, inputs, outputs, long values and context of `state` into `session`, in place
     (`Session.restore` adds the session's own counters). Without `whole`, the registry and the context
-    are left as they are (`persistence.apply_changes` brought them up to date)."""
+    are left as they are (`_persistence.apply_changes` brought them up to date)."""
     if whole:
         session.registry.restore([object_entry(session, item) for item in state.objects], list(state.recent))
     session.fields.active.restore(state.tool_uses or {name: 0 for name in state.active_tools})

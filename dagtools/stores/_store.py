@@ -7,7 +7,7 @@ a save against a version that moved on fails with `StoreConflictError`, so no up
 A shared store also keeps leases (`take_lease`, `renew_lease`, `release_lease`, `lease_holder`, and
 `save_and_release`, a turn's last write): primitives only, each one round trip where the store can;
 waiting for a lease, renewing it while a turn runs and giving it back belong to session persistence
-(`dagtools.session.persistence`), which decides when each happens. Sessions idle longer than
+(`dagtools.session._persistence`), which decides when each happens. Sessions idle longer than
 `idle_ttl` seconds are removed. Credentials are never part of what is stored: they belong to requests.
 """
 
@@ -113,7 +113,7 @@ class SessionStore(AsyncClosing, ABC):
         """Give the lease back if `token` still holds it."""
 
     async def lease_holder(self, key: str) -> str | None:
-        """The token that holds the lease on `key` now, if any (see `dagtools.session.persistence._holders`)."""
+        """The token that holds the lease on `key` now, if any (see `dagtools.session._persistence._holders`)."""
         return None
 
     async def check(self) -> None:

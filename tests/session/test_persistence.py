@@ -1,4 +1,4 @@
-"""A kept session's standing moves along the drawing in dagtools/session/persistence: opened and saved it
+"""A kept session's standing moves along the drawing in dagtools/session/_persistence: opened and saved it
 is in step with the store; a turn holds the lease; a saved call appends a change, or compacts the log
 into a snapshot once it outgrew the last one; another process's save leaves it stale until a load
 catches it up on the log; a call that fails leaves it adrift, nothing saved, until a load restores it
@@ -11,7 +11,7 @@ from unittest import mock
 import pytest
 
 from dagtools import ConfigError
-from dagtools.session.persistence import Phase, _keeper
+from dagtools.session._persistence import Phase, _keeper
 from dagtools.stores._store import MemoryStore
 from tests.kitchen import call, kitchen_session
 

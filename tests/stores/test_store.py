@@ -16,8 +16,8 @@ import anyio
 import pytest
 
 from dagtools import ConfigError, Message
+from dagtools.session._persistence import StateEncoder, decode_state, encode_state, hold
 from dagtools.session._state import SessionState
-from dagtools.session.persistence import StateEncoder, decode_state, encode_state, hold
 from dagtools.stores._open import default_data_dir, open_store
 from dagtools.stores._sqlite import SqliteStore
 from dagtools.stores._store import MemoryStore, StoreConflictError
@@ -403,7 +403,7 @@ async def test_a_killed_holders_lease_is_broken_within_a_second(shared_url):
 
 
 async def test_a_turn_longer_than_its_lease_keeps_it_and_another_process_waits(shared_url, monkeypatch):
-    from dagtools.session.persistence import _lease
+    from dagtools.session._persistence import _lease
 
     monkeypatch.setattr(_lease, "LEASE_SECONDS", 0.3)  # renewed every 0.1 s while the turn runs
     await _a_long_turn_keeps_its_lease(shared_url)
@@ -412,7 +412,7 @@ async def test_a_turn_longer_than_its_lease_keeps_it_and_another_process_waits(s
 def test_on_trio_a_turn_longer_than_its_lease_keeps_it_too(tmp_path, monkeypatch):
     """Off asyncio there is no loop timer: a task beside the turn renews the lease."""
     pytest.importorskip("trio", reason="trio is in the test extra: pip install -e '.[test]'")
-    from dagtools.session.persistence import _lease
+    from dagtools.session._persistence import _lease
 
     monkeypatch.setattr(_lease, "LEASE_SECONDS", 0.3)
     anyio.run(_a_long_turn_keeps_its_lease, f"sqlite:///{tmp_path / 'sessions.db'}", backend="trio")
@@ -534,7 +534,7 @@ async def test_a_call_cancelled_before_its_batch_went_out_is_taken_back():
 
 
 def test_a_lease_from_another_machine_or_a_live_process_is_not_broken():
-    from dagtools.session.persistence._holders import holder_gone, new_token
+    from dagtools.session._persistence._holders import holder_gone, new_token
 
     assert not holder_gone(new_token())  # this process
     mine = new_token().split(":")
@@ -548,7 +548,7 @@ def test_a_lease_from_another_machine_or_a_live_process_is_not_broken():
 
 def test_a_killed_holder_not_yet_reaped_is_gone():
     """A worker SIGKILLed whose parent has not waited for it yet is a zombie: it holds nothing."""
-    from dagtools.session.persistence._holders import _started, holder_gone, new_token
+    from dagtools.session._persistence._holders import _started, holder_gone, new_token
 
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
