@@ -34,7 +34,7 @@ sys.path[:0] = [str(ROOT)]
 from bench._figures import exit_status  # noqa: E402
 from bench._figures import figure as checked  # noqa: E402
 from dagtools import Handle, Step, ToolCall  # noqa: E402
-from dagtools.session._keeper import encode_state  # noqa: E402
+from dagtools.session._persistence import encode_state  # noqa: E402
 from tests.kitchen import kitchen_session  # noqa: E402
 from tests.redis_cluster import start_redis_server  # noqa: E402
 

@@ -52,10 +52,11 @@ async def race(url: str, key: str, name: str, count: int) -> None:
 
 
 async def lease(url: str, key: str) -> None:
+    from dagtools.session._persistence import hold
     from dagtools.stores._open import open_store
 
     store = open_store(url)
-    async with store.lock(key):
+    async with hold(store, key):
         print("ready", flush=True)
         await asyncio.sleep(3600)
 

@@ -28,9 +28,9 @@ from ..load._sources import load_schema
 from ..load._warm_start import load_cached
 from ..stores._open import open_store
 from ..stores._store import SessionStore, new_session_key
-from ._keeper import SessionKeeper
 from ._options import SessionOptions
 from ._outputs import OutputSpec
+from ._persistence import SessionKeeper
 from ._session import Session
 
 __all__ = ["catalogue_for", "executor_for", "is_executable", "open_session"]

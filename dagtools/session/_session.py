@@ -42,7 +42,6 @@ from ._chain_tool import add_call_chain
 from ._context import Context, Message
 from ._deferred_tools import DeferredTools, deferred_tools
 from ._fields import FieldToolset
-from ._keeper import SessionKeeper
 from ._metatools import (
     READ_RESULT,
     SAVE,
@@ -58,6 +57,7 @@ from ._metatools import (
 from ._operations import OperationToolset, operation_toolset
 from ._options import SessionOptions
 from ._outputs import Output, OutputSpec, check_outputs, normalize_outputs
+from ._persistence import SessionKeeper
 from ._state import SessionState, pending_calls, restore_state
 from ._toolsets import CombinedToolset, FunctionToolset, Handler, Toolset
 from ._turn import run_turn

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SessionState",
-    "apply_changes",
+    "message_from_json",
     "message_json",
     "object_entry",
     "object_json",
@@ -113,7 +113,7 @@ def _lists(value: Any) -> Any:
 def restore_state(session: Session, state: SessionState, *, whole: bool = True) -> None:
     """Put the registry, toolset, inputs, outputs, long values and context of `state` into `session`, in place
     (`Session.restore` adds the session's own counters). Without `whole`, the registry and the context
-    are left as they are (`apply_changes` brought them up to date)."""
+    are left as they are (`_persistence.apply_changes` brought them up to date)."""
     if whole:
         session.registry.restore([object_entry(session, item) for item in state.objects], list(state.recent))
     session.fields.active.restore(state.tool_uses or {name: 0 for name in state.active_tools})
@@ -123,7 +123,7 @@ def restore_state(session: Session, state: SessionState, *, whole: bool = True) 
     session.done = state.done
     session.long_values.restore(state.long_values)
     if whole:
-        session.context.messages[:] = [_from_message(m) for m in state.context]
+        session.context.messages[:] = [message_from_json(m) for m in state.context]
     session.held_bytes = state.held_bytes
 
 
@@ -147,21 +147,6 @@ def object_entry(session: Session, item: dict[str, Any]) -> ObjectEntry:
     )
 
 
-def apply_changes(session: Session, changes: list[dict[str, Any]], count: int) -> int | None:
-    """Bring the registry and the first `count` messages (the stored context; any after them are dropped)
-    up to date with `changes` saved elsewhere: the stored context's new length, or None, nothing
-    changed, when the objects do not fit what the registry holds (a full restore is due)."""
-    messages = session.context.messages[:count]
-    for change in changes:
-        if "context" in change:
-            messages = messages[: change["context_from"]] + [_from_message(m) for m in change["context"]]
-    entries = [object_entry(session, item) for change in changes for item in change.get("objects", ())]
-    if not session.registry.apply(entries, [i for change in changes for i in change.get("recent", ())]):
-        return None
-    session.context.messages[:] = messages
-    return len(messages)
-
-
 def pending_calls(state: SessionState) -> dict[str, ToolCall]:
     """The client tool calls the stored session waits on, by call ID."""
     return {c["id"]: ToolCall(name=c["name"], arguments=c["arguments"], id=c["id"]) for c in state.pending}
@@ -171,7 +156,7 @@ def _call(call: ToolCall) -> dict[str, Any]:
     return {"id": call.id, "name": call.name, "arguments": call.arguments}
 
 
-def _from_message(data: dict[str, Any]) -> Message:
+def message_from_json(data: dict[str, Any]) -> Message:
     calls = tuple(ToolCall(name=c["name"], arguments=c["arguments"], id=c.get("id", "")) for c in data.get("tool_calls", ()))
     return Message(
         role=data["role"],

@@ -299,7 +299,7 @@ class RedisStore(SessionStore):
         arguments = [version, data, self._idle_ms, 1 if change else 0]
         return _saved(key, version, await self._call(self._save, [self._name(_PREFIX, key), self._name(_LOG, key)], arguments))
 
-    async def _save_and_release(self, key: str, token: str, data: bytes, *, version: int, change: bool) -> int:
+    async def save_and_release(self, key: str, token: str, data: bytes, *, version: int, change: bool) -> int:
         arguments = [version, data, self._idle_ms, 1 if change else 0, token]
         keys = [self._name(_PREFIX, key), self._name(_LOG, key), self._name(_LEASE, key)]
         return _saved(key, version, await self._call(self._save_release, keys, arguments))
@@ -315,7 +315,7 @@ class RedisStore(SessionStore):
     async def expire(self) -> int:
         return 0  # every session key carries its own expiry
 
-    async def _take(self, key: str, token: str, seconds: float, *, load: bool, known: int | None) -> Taken:
+    async def take_lease(self, key: str, token: str, seconds: float, *, load: bool, known: int | None) -> Taken:
         keys = [self._name(_LEASE, key), self._name(_PREFIX, key), self._name(_LOG, key)]
         arguments = [token, int(seconds * 1000), 1 if load else 0, -1 if known is None else known, self._idle_ms]
         found = await self._call(self._take_lease, keys, arguments)
@@ -323,13 +323,13 @@ class RedisStore(SessionStore):
             return Taken(held=False, holder=_text(found[1]))
         return Taken(held=True, stored=_loaded(found[1:]) if load else None)
 
-    async def _renew(self, key: str, token: str, seconds: float) -> None:
+    async def renew_lease(self, key: str, token: str, seconds: float) -> None:
         await self._call(self._renew_lease, [self._name(_LEASE, key)], [token, int(seconds * 1000)])
 
-    async def _release(self, key: str, token: str) -> None:
+    async def release_lease(self, key: str, token: str) -> None:
         await self._call(self._release_lease, [self._name(_LEASE, key)], [token])
 
-    async def _holder(self, key: str) -> str | None:
+    async def lease_holder(self, key: str) -> str | None:
         from redis.exceptions import RedisError
 
         try:
@@ -339,7 +339,7 @@ class RedisStore(SessionStore):
         return None if holder is None else _text(holder)
 
     async def aclose(self) -> None:
-        for task in list(self._renewals):  # leases still being given back run out instead
+        for task in list(self.background):  # leases still being given back run out instead
             task.cancel()
         if self.cluster:
             await self._redis.aclose()

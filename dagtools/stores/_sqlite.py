@@ -196,7 +196,7 @@ class SqliteStore(SessionStore):
 
         return await self._run(work)
 
-    async def _take(self, key: str, token: str, seconds: float, *, load: bool, known: int | None) -> Taken:
+    async def take_lease(self, key: str, token: str, seconds: float, *, load: bool, known: int | None) -> Taken:
         def work(db: sqlite3.Connection) -> Taken:
             now = time.time()
             row = db.execute("SELECT token, expires FROM lease.leases WHERE key = ?", (key,)).fetchone()
@@ -207,13 +207,13 @@ class SqliteStore(SessionStore):
 
         return await self._run(work)
 
-    async def _renew(self, key: str, token: str, seconds: float) -> None:
+    async def renew_lease(self, key: str, token: str, seconds: float) -> None:
         def work(db: sqlite3.Connection) -> None:
             db.execute("UPDATE lease.leases SET expires = ? WHERE key = ? AND token = ?", (time.time() + seconds, key, token))
 
         await self._run(work)
 
-    async def _save_and_release(self, key: str, token: str, data: bytes, *, version: int, change: bool) -> int:
+    async def save_and_release(self, key: str, token: str, data: bytes, *, version: int, change: bool) -> int:
         def work(db: sqlite3.Connection) -> int:
             saved = self._save(db, key, data, version, change)
             db.execute("DELETE FROM lease.leases WHERE key = ? AND token = ?", (key, token))
@@ -221,10 +221,10 @@ class SqliteStore(SessionStore):
 
         return await self._run(work)
 
-    async def _release(self, key: str, token: str) -> None:
+    async def release_lease(self, key: str, token: str) -> None:
         await self._run(lambda db: db.execute("DELETE FROM lease.leases WHERE key = ? AND token = ?", (key, token)))
 
-    async def _holder(self, key: str) -> str | None:
+    async def lease_holder(self, key: str) -> str | None:
         def work(db: sqlite3.Connection) -> str | None:
             row = db.execute("SELECT token FROM lease.leases WHERE key = ? AND expires >= ?", (key, time.time())).fetchone()
             return str(row[0]) if row else None

@@ -1,34 +1,29 @@
 """Where sessions live between calls: one small async interface, and the store in this process.
 
 A store keeps each session's plain data under a key: a snapshot (`SessionState` as JSON bytes) and a
-log of what each call changed since it (a call saves its change, not the whole session; the keeper
-writes a new snapshot once the log outgrows the last one). Every save names the version it follows:
+log of what each call changed since it (a call saves its change, not the whole session; session
+persistence writes a new snapshot once the log outgrows the last one). Every save names the version it follows:
 a save against a version that moved on fails with `StoreConflictError`, so no update is ever lost.
-Turns on one key are serialised by a lease (`lock`): mutations run exactly once, so a turn cannot
-simply be run again after losing a race. Sessions idle longer than `idle_ttl` seconds are removed.
-Credentials are never part of what is stored: they belong to requests.
+A shared store also keeps leases (`take_lease`, `renew_lease`, `release_lease`, `lease_holder`, and
+`save_and_release`, a turn's last write): primitives only, each one round trip where the store can;
+waiting for a lease, renewing it while a turn runs and giving it back belong to session persistence
+(`dagtools.session._persistence`), which decides when each happens. Sessions idle longer than
+`idle_ttl` seconds are removed. Credentials are never part of what is stored: they belong to requests.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import secrets
 import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-import anyio
-
 from .._closing import AsyncClosing
-from .._errors import ConfigError, StoreBusyError, StoreConflictError, StoreError
-from ._holders import holder_gone, new_token
+from .._errors import ConfigError, StoreBusyError, StoreConflictError
 
 __all__ = [
     "DEFAULT_IDLE_TTL",
-    "Lease",
     "MemoryStore",
     "SessionStore",
     "StoreBusyError",
@@ -38,15 +33,8 @@ __all__ = [
     "new_session_key",
 ]
 
-logger = logging.getLogger("dagtools")
-
 #: A week: long enough for an agent that pauses, short enough that abandoned sessions go.
 DEFAULT_IDLE_TTL = 7 * 24 * 3600.0
-#: How long a lease holds a key without renewal; renewed every third of it while a turn runs, so a
-#: killed holder blocks its key for at most this long.
-LEASE_SECONDS = 15.0
-#: Seconds between two attempts at giving back a lease the store could not be told of (its node down).
-RELEASE_RETRY_EVERY = 0.2
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -68,29 +56,6 @@ class Taken:
     stored: StoredState | None = None
 
 
-class Lease:
-    """One turn's hold on a key: what was read as it was taken, and the save that ends the turn."""
-
-    def __init__(self, store: SessionStore, key: str, token: str | None) -> None:
-        self.store = store
-        self.key = key
-        self.token = token
-        #: The session as it was when the lease was taken (with `lock(..., load=True)`).
-        self.loaded: StoredState | None = None
-        #: Whether the store still holds the lease for this turn (it goes with the turn's save).
-        self.held = token is not None
-
-    async def save(self, data: bytes, *, version: int, change: bool = False) -> int:
-        """The turn's last write (`SessionStore.save`), which gives the lease back with it: one round trip
-        for both where the store can. Nothing of the turn may touch the store after it."""
-        if not self.held:
-            return await self.store.save(self.key, data, version=version, change=change)
-        assert self.token is not None
-        saved = await self.store._save_and_release(self.key, self.token, data, version=version, change=change)
-        self.held = False
-        return saved
-
-
 class SessionStore(AsyncClosing, ABC):
     """Sessions' plain data by key, with optimistic concurrency through versions."""
 
@@ -102,9 +67,9 @@ class SessionStore(AsyncClosing, ABC):
             raise ConfigError("A store's idle time must be a positive number of seconds.")
         self.idle_ttl = idle_ttl
         self.lock_timeout = lock_timeout
-        self._local: dict[str, tuple[anyio.Lock, int]] = {}
-        self._renewals: set[asyncio.Task[None]] = set()
-        self._releasing: set[tuple[str, str]] = set()  # leases being given back in the background
+        #: Tasks at work on this store in the background (leases renewed or given back): a store that
+        #: closes its connections cancels them first.
+        self.background: set[asyncio.Task[None]] = set()
 
     @abstractmethod
     async def load(self, key: str, *, known: int | None = None) -> StoredState | None:
@@ -127,184 +92,28 @@ class SessionStore(AsyncClosing, ABC):
     async def aclose(self) -> None:
         """Release connections; the stored sessions stay."""
 
-    @asynccontextmanager
-    async def lock(self, key: str, *, load: bool = False, known: int | None = None) -> AsyncIterator[Lease]:
-        """Hold `key` for one turn, against this process's other tasks and other processes alike. With
-        `load`, the session is read as the lease is taken (`Lease.loaded`, as `load(key, known=known)`
-        gives it), in the same round trip where the store can."""
-        lock, users = self._local.get(key) or (anyio.Lock(), 0)
-        self._local[key] = (lock, users + 1)
-        try:
-            async with lock:
-                if not self.shared:
-                    lease = Lease(self, key, None)
-                    if load:
-                        lease.loaded = await self.load(key, known=known)
-                    yield lease
-                    return
-                async with self._lease(key, load, known) as lease:
-                    yield lease
-        finally:
-            lock, users = self._local[key]
-            if users == 1:
-                del self._local[key]
-            else:
-                self._local[key] = (lock, users - 1)
+    # Lease primitives, what a shared store implements; each is one round trip (a script, a transaction)
+    # where it can be. A store that is not `shared` is leased by the task lock alone and needs none.
 
-    @asynccontextmanager
-    async def _lease(self, key: str, load: bool, known: int | None) -> AsyncIterator[Lease]:
-        """Between processes: take the lease, keep renewing it while the turn runs, give it back (with
-        the turn's save, or at the end)."""
-        token = new_token()
-        lease = Lease(self, key, token)
-        deadline = time.monotonic() + self.lock_timeout
-        pause, checked = 0.002, 0.0
-        while True:
-            with anyio.CancelScope(shield=True):  # a lease taken is given back (below) even if the turn is cancelled meanwhile
-                try:
-                    taken = await self._take(key, token, LEASE_SECONDS, load=load, known=known)
-                except StoreError:
-                    self._release_later(key, token)  # the take may have been done before its answer was lost
-                    raise
-            if taken.held:
-                break
-            if time.monotonic() > deadline:
-                raise StoreBusyError(
-                    f"Session {key!r} stayed busy for {self.lock_timeout:g}s in another process; try the call again later."
-                )
-            if time.monotonic() - checked > 0.1:  # a holder known to be gone (killed) is not waited for
-                checked = time.monotonic()
-                holder = taken.holder if taken.holder is not None else await self._holder(key)
-                if holder is not None and holder_gone(holder):
-                    await self._release(key, holder)
-                    continue
-            await anyio.sleep(pause)
-            pause = min(pause * 2, 0.05)
-        lease.loaded = taken.stored
-        store_failed = False
-        try:
-            async with self._renewed(lease):
-                yield lease
-        except StoreError:
-            store_failed = True
-            raise
-        finally:
-            if lease.held and store_failed:  # the store failed just now: not waited for again, the call has its answer
-                self._release_later(key, token)
-            elif lease.held:
-                with anyio.CancelScope(shield=True):
-                    try:
-                        await self._release(key, token)
-                    except StoreError:  # the call's own outcome stands; the lease is given back once the store answers
-                        self._release_later(key, token)
-
-    def _release_later(self, key: str, token: str) -> None:
-        """Give the lease back in the background, as soon as the store answers (a failed-over Redis primary's
-        replica holds what the dead one had, this lease included), trying every `RELEASE_RETRY_EVERY` seconds
-        until it would have run out anyway. Without it, the session's next call, on any worker, waits the
-        whole `LEASE_SECONDS` for a holder that is alive and done."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # not on asyncio: the lease runs out
-        if (key, token) in self._releasing:
-            return
-        self._releasing.add((key, token))
-
-        async def release() -> None:
-            until = time.monotonic() + LEASE_SECONDS
-            try:
-                while time.monotonic() < until:
-                    await asyncio.sleep(RELEASE_RETRY_EVERY)
-                    try:
-                        await self._release(key, token)
-                        return
-                    except StoreError:
-                        continue
-            finally:
-                self._releasing.discard((key, token))
-
-        task = loop.create_task(release())
-        self._renewals.add(task)  # held until done: the loop keeps only a weak reference
-        task.add_done_callback(self._renewals.discard)
-
-    @asynccontextmanager
-    async def _renewed(self, lease: Lease) -> AsyncIterator[None]:
-        """Renew `lease` every third of its time until the turn ends (a renewal that meets the lease given
-        back with the save leaves it so). On asyncio a timer does it, and a task only once a renewal is
-        due, since nearly every turn ends long before (a task beside each turn cost a fifth of a stored
-        call); elsewhere a task beside the turn does."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        if loop is None:
-            try:
-                async with anyio.create_task_group() as group:
-                    group.start_soon(self._renew_forever, lease)
-                    try:
-                        yield
-                    finally:
-                        group.cancel_scope.cancel()
-            except BaseExceptionGroup as errors:  # the turn's own error, not wrapped by the renewing task's group
-                if len(errors.exceptions) == 1:
-                    raise errors.exceptions[0] from None
-                raise
-            return
-        running = loop
-        over = False
-        timer: asyncio.TimerHandle | None = None
-
-        def due() -> None:
-            task = running.create_task(renew())
-            self._renewals.add(task)  # held until done: the loop keeps only a weak reference
-            task.add_done_callback(self._renewals.discard)
-
-        async def renew() -> None:
-            nonlocal timer
-            assert lease.token is not None
-            try:
-                await self._renew(lease.key, lease.token, LEASE_SECONDS)
-            except Exception as error:  # the turn goes on; its save finds out whether the lease held
-                logger.warning("renewing the lease on session %s failed: %s", lease.key, error)
-            if not over:
-                timer = running.call_later(LEASE_SECONDS / 3, due)
-
-        timer = loop.call_later(LEASE_SECONDS / 3, due)
-        try:
-            yield
-        finally:
-            over = True
-            timer.cancel()
-
-    async def _renew_forever(self, lease: Lease) -> None:
-        assert lease.token is not None
-        while lease.held:
-            await anyio.sleep(LEASE_SECONDS / 3)
-            if lease.held:
-                await self._renew(lease.key, lease.token, LEASE_SECONDS)
-
-    # What a shared store implements; each is one round trip (a script, a transaction) where it can be.
-
-    async def _take(self, key: str, token: str, seconds: float, *, load: bool, known: int | None) -> Taken:
+    async def take_lease(self, key: str, token: str, seconds: float, *, load: bool, known: int | None) -> Taken:
         """Take the lease on `key` for `seconds` unless another token holds it (then say which), and with
         `load`, read the session as `load(key, known=known)` does once it is taken."""
         return Taken(held=True, stored=await self.load(key, known=known) if load else None)
 
-    async def _renew(self, key: str, token: str, seconds: float) -> None:
+    async def renew_lease(self, key: str, token: str, seconds: float) -> None:
         """Hold the lease `seconds` more, if `token` still holds it (a lease given back stays so)."""
 
-    async def _save_and_release(self, key: str, token: str, data: bytes, *, version: int, change: bool) -> int:
+    async def save_and_release(self, key: str, token: str, data: bytes, *, version: int, change: bool) -> int:
         """`save`, then give the lease back if `token` still holds it; a save that fails keeps the lease."""
         saved = await self.save(key, data, version=version, change=change)
-        await self._release(key, token)
+        await self.release_lease(key, token)
         return saved
 
-    async def _release(self, key: str, token: str) -> None:
+    async def release_lease(self, key: str, token: str) -> None:
         """Give the lease back if `token` still holds it."""
 
-    async def _holder(self, key: str) -> str | None:
-        """The token that holds the lease on `key` now, if any (see `_holders`)."""
+    async def lease_holder(self, key: str) -> str | None:
+        """The token that holds the lease on `key` now, if any (see `dagtools.session._persistence._holders`)."""
         return None
 
     async def check(self) -> None:

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from dagtools import Session, ToolCall, open_session
 from dagtools.registry._handles import Handle
 from dagtools.registry._registry import ObjectEntry, Registry
-from dagtools.session import _keeper
+from dagtools.session._persistence import _keeper
 from dagtools.session._state import SessionState
 from dagtools.stores._store import MemoryStore
 from tests.conftest import examples

@@ -1,7 +1,7 @@
 """A write's refresh of a held object is saved with the call, so another worker (or a restart) that
 resumes the session from its store holds the values the write returned, not those from before it.
 
-A call saves what it changed rather than the whole session (session/_keeper.py); an object the call
+A call saves what it changed rather than the whole session (session/_persistence); an object the call
 did not make but refreshed is part of that change.
 """
 

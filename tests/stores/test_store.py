@@ -16,7 +16,7 @@ import anyio
 import pytest
 
 from dagtools import ConfigError, Message
-from dagtools.session._keeper import StateEncoder, decode_state, encode_state
+from dagtools.session._persistence import StateEncoder, decode_state, encode_state, hold
 from dagtools.session._state import SessionState
 from dagtools.stores._open import default_data_dir, open_store
 from dagtools.stores._sqlite import SqliteStore
@@ -390,31 +390,31 @@ async def test_a_killed_holders_lease_is_broken_within_a_second(shared_url):
         store = open_store(shared_url)
         with pytest.raises(TimeoutError):  # held by a live process: waited for
             with anyio.fail_after(0.5):
-                async with store.lock("leased"):
+                async with hold(store, "leased"):
                     pass
     finally:
         worker.send_signal(signal.SIGKILL)
         worker.wait(10)
     started = time.monotonic()
-    async with store.lock("leased"):  # the holder is known to be gone: its lease does not hold the key
+    async with hold(store, "leased"):  # the holder is known to be gone: its lease does not hold the key
         took = time.monotonic() - started
     await store.aclose()
     assert took < 1.0, f"waited {took:.1f} s for a dead process's lease (it runs for 15 s)"
 
 
 async def test_a_turn_longer_than_its_lease_keeps_it_and_another_process_waits(shared_url, monkeypatch):
-    from dagtools.stores import _store
+    from dagtools.session._persistence import _lease
 
-    monkeypatch.setattr(_store, "LEASE_SECONDS", 0.3)  # renewed every 0.1 s while the turn runs
+    monkeypatch.setattr(_lease, "LEASE_SECONDS", 0.3)  # renewed every 0.1 s while the turn runs
     await _a_long_turn_keeps_its_lease(shared_url)
 
 
 def test_on_trio_a_turn_longer_than_its_lease_keeps_it_too(tmp_path, monkeypatch):
     """Off asyncio there is no loop timer: a task beside the turn renews the lease."""
     pytest.importorskip("trio", reason="trio is in the test extra: pip install -e '.[test]'")
-    from dagtools.stores import _store
+    from dagtools.session._persistence import _lease
 
-    monkeypatch.setattr(_store, "LEASE_SECONDS", 0.3)
+    monkeypatch.setattr(_lease, "LEASE_SECONDS", 0.3)
     anyio.run(_a_long_turn_keeps_its_lease, f"sqlite:///{tmp_path / 'sessions.db'}", backend="trio")
 
 
@@ -423,14 +423,14 @@ async def _a_long_turn_keeps_its_lease(shared_url: str) -> None:
     seen: list[str] = []
 
     async def long_turn() -> None:
-        async with first.lock("long"):
+        async with hold(first, "long"):
             seen.append("first in")
             await anyio.sleep(1.0)  # more than three times the lease
             seen.append("first out")
 
     async def other() -> None:
         await anyio.sleep(0.1)
-        async with second.lock("long"):
+        async with hold(second, "long"):
             seen.append("second in")
 
     try:
@@ -534,7 +534,7 @@ async def test_a_call_cancelled_before_its_batch_went_out_is_taken_back():
 
 
 def test_a_lease_from_another_machine_or_a_live_process_is_not_broken():
-    from dagtools.stores._holders import holder_gone, new_token
+    from dagtools.session._persistence._holders import holder_gone, new_token
 
     assert not holder_gone(new_token())  # this process
     mine = new_token().split(":")
@@ -548,7 +548,7 @@ def test_a_lease_from_another_machine_or_a_live_process_is_not_broken():
 
 def test_a_killed_holder_not_yet_reaped_is_gone():
     """A worker SIGKILLed whose parent has not waited for it yet is a zombie: it holds nothing."""
-    from dagtools.stores._holders import _started, holder_gone, new_token
+    from dagtools.session._persistence._holders import _started, holder_gone, new_token
 
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
@@ -644,7 +644,7 @@ async def test_a_lease_the_store_could_not_be_told_of_is_given_back_once_it_answ
     from dagtools import StoreError
 
     holder, other = open_store(shared_url), open_store(shared_url)
-    real_release, real_take = holder._release, holder._take
+    real_release, real_take = holder.release_lease, holder.take_lease
     failures = {"left": 3}
 
     async def release(key, token):
@@ -659,16 +659,16 @@ async def test_a_lease_the_store_could_not_be_told_of_is_given_back_once_it_answ
 
     try:
         if lost == "release":
-            holder._release = release
-            async with holder.lock("busy"):
+            holder.release_lease = release
+            async with hold(holder, "busy"):
                 pass  # the turn ends without a save: its lease is given back at the end, which fails
         else:
-            holder._take = take
+            holder.take_lease = take
             with pytest.raises(StoreError, match="answer was lost"):
-                async with holder.lock("busy"):
+                async with hold(holder, "busy"):
                     pass
         started = time.monotonic()
-        async with other.lock("busy"):
+        async with hold(other, "busy"):
             waited = time.monotonic() - started
         assert waited < 2, f"the next call waited {waited:.1f} s for a lease its holder could not give back"
         if lost == "release":
