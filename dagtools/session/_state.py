@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
 from .._tools import ToolCall
-from ..calls._keys import Key, identifies, key_field
 from ..registry._handles import Handle, freeze, parse_object_id, thaw
+from ..registry._identity import Key, identifies, key_field
 from ..registry._registry import ObjectEntry
 from ._context import Message
 from ._metatools import ValueInput
