@@ -34,7 +34,7 @@ from ._banner import schema_size
 from ._config import McpConfig
 from .gate import check_exposure, read_only
 from .listing import WarmUp, cached_listing, opens_keyed, opens_session, remember_listing, tell_tools_changed, watch_store
-from .sessions import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_HEADER, SESSION_META_KEY, MemoryReturn, session_key_for
+from .sessions import ISSUED_SCOPE_KEY, REFUSED_SCOPE_KEY, SESSION_META_KEY, MemoryReturn, session_key_for
 from .transport import (
     UpstreamClient,
     argument_bytes,
@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # the session machinery (and graphql-core) is imported once a
     from ..stores._store import SessionStore
     from .sessions import ClientState, SessionPool
 
-__all__ = ["SESSION_HEADER", "SESSION_META_KEY", "McpToolServer"]
+__all__ = ["McpToolServer"]
 
 _STATE_KEY = "dagtools.session"
 
