@@ -43,7 +43,7 @@ from ._expressions import expression_of, nonsense
 from ._field import UNANSWERED, FieldCalls, Result, not_answered
 from ._moved import dotted, moved, unreachable
 from ._partial import shown_error
-from ._selections import Nested, check_paths
+from ._selections import Nested, asked_columns, check_paths
 from ._validation import check_document, debugging
 
 __all__ = ["CALL_CHAIN", "MAX_OBJECTS", "MAX_STEPS", "PreparedChain", "on_the_way", "prepare_chain", "run_chain"]
@@ -312,7 +312,11 @@ async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
         reader.notes.append(f"{len(reader.named) - len(named)} objects on the way are not named here; their own tools read them.")
     page = {**reader.last, **{i: p for i, p in reader.reached.items() if i not in reader.last}}
     if page:
-        shown, note = calls.table(page, out) if len(page) > 1 else calls.shape(page, out)
+        only: dict[str, frozenset[str]] = {}
+        for link in chain.links:  # what each step's `fields` named: just that shows of those types
+            for type_name, named_fields in (asked_columns(calls.catalogue, link.end, link.extra) if link.end else {}).items():
+                only[type_name] = only.get(type_name, frozenset()) | named_fields
+        shown, note = calls.table(page, out, only=only) if len(page) > 1 else calls.shape(page, out, only=only)
         if shown:
             out["preview"] = shown
         if note:

@@ -38,9 +38,9 @@ from ._expressions import next_page as hint_next_page
 from ._moved import dotted, moved, unreachable
 from ._partial import failed_call, leave_out, partial_note, sort_errors
 from ._payloads import present_payload, read_snapshot
-from ._preview_pages import Keep, page_room, shape_page, table_of
+from ._preview_pages import Keep, Only, page_room, shape_page, table_of
 from ._references import Ref, known_types
-from ._selections import NESTED_ITEMS, NESTED_ROWS, Nested, Wanted, check_paths, heads, read_paths
+from ._selections import NESTED_ITEMS, NESTED_ROWS, Nested, Wanted, asked_columns, check_paths, heads, read_paths
 
 __all__ = ["UNANSWERED", "FieldCalls", "PreparedCall", "expression_of", "not_answered"]  # expression_of: where callers have long found it
 
@@ -247,6 +247,7 @@ class FieldCalls:
         if data is None and depth == 0:
             raise ToolCallError(nonsense(expression, "the answer has neither data nor errors"))
         named = get_named_type(prepared.field_type)
+        only = asked_columns(self.catalogue, named.name, prepared.asked)
         if value is None:
             if depth < len(path):
                 raise ToolCallError(self._unreachable(prepared, path, depth))
@@ -258,7 +259,7 @@ class FieldCalls:
         steps, operation = prepared.steps, prepared.operation
         connection = connection_of(self.catalogue, named.name) if operation == "query" else None
         if connection is not None and isinstance(value, dict):
-            return self._walk_connection(connection, value, steps, expression, prepared.next_page, extra=prepared.extra)
+            return self._walk_connection(connection, value, steps, expression, prepared.next_page, extra=prepared.extra, only=only)
         met = Met.WRITE if operation == "mutation" else Met.READ  # a write's result: met once, never the same place as another
         if isinstance(value, list):
             if any(isinstance(item, list) for item in value):
@@ -266,30 +267,31 @@ class FieldCalls:
             last = steps[-1]
             keep = _always if met is Met.WRITE else None  # what a write answered is shown as it is now
             return self.mint_items(
-                value, lambda i: steps[:-1] + (replace(last, index=i),), met, expression, keep=keep, extra=prepared.extra
+                value, lambda i: steps[:-1] + (replace(last, index=i),), met, expression, keep=keep, extra=prepared.extra, only=only
             )
         reached: dict[str, tuple[str, dict[str, Any]]] = {}
         nested = Nested()
         entry = self.mint(value, steps, met, expression, description, extra=prepared.extra, page=reached, nested=nested)
         if entry.handle.is_snapshot and isinstance(value, dict):  # a mutation's payload: what the write did
             return present_payload(self, entry, value)
-        out = self.present(entry, reached)
+        out = self.present(entry, reached, only)
         if nested.cuts:
             out["note"] = " ".join(n for n in (out.get("note"), nested.note()) if n)
         return out
 
-    def present(self, entry: ObjectEntry, reached: dict[str, tuple[str, dict[str, Any]]] | None = None) -> Result:
+    def present(self, entry: ObjectEntry, reached: dict[str, tuple[str, dict[str, Any]]] | None = None, only: Only | None = None) -> Result:
         """A lone object's result: its ID and its preview, a page of one, with a note on the rest; the
-        objects the paths the model asked for reached (`reached`) as a table under `objects`."""
+        objects the paths the model asked for reached (`reached`) as a table under `objects`; `only`
+        as for `shape`."""
         out: Result = {"result": entry.id}
         notes = []
         if entry.preview:
-            shown, note = self.shape({entry.id: (entry.type_name, entry.preview)}, out)
+            shown, note = self.shape({entry.id: (entry.type_name, entry.preview)}, out, only=only)
             if entry.id in shown:
                 out["preview"] = shown[entry.id]
             notes.append(note)
         if reached:
-            objects, note = self.table({i: p for i, p in reached.items() if i != entry.id}, out)
+            objects, note = self.table({i: p for i, p in reached.items() if i != entry.id}, out, only=only)
             if objects:
                 out["objects"] = objects
             notes.append(note)
@@ -299,19 +301,20 @@ class FieldCalls:
         return out
 
     def shape(
-        self, page: dict[str, tuple[str, dict[str, Any]]], out: Result, *, keep: Keep | None = None
+        self, page: dict[str, tuple[str, dict[str, Any]]], out: Result, *, keep: Keep | None = None, only: Only | None = None
     ) -> tuple[dict[str, dict[str, Any]], str | None]:
         """The previews of the objects on one page as the model sees them (see calls/_preview_pages.py):
         each type's columns, within the room the result `out` leaves, and a note on the rest. A field
-        the model read or named before (`wanted`), or `keep` says, stays a column."""
+        the model read or named before (`wanted`), or `keep` says, stays a column; of a type the call
+        named fields of (`only`, from `asked_columns`), just those and its naming column show."""
         room = page_room(self.long_values.budget, len(json.dumps(out, ensure_ascii=False)))
-        return shape_page(page, self._rank, room, self._is_tool, keep or self.wants)
+        return shape_page(page, self._rank, room, self._is_tool, keep or self.wants, only)
 
     def table(
-        self, page: dict[str, tuple[str, dict[str, Any]]], out: Result, *, keep: Keep | None = None
+        self, page: dict[str, tuple[str, dict[str, Any]]], out: Result, *, keep: Keep | None = None, only: Only | None = None
     ) -> tuple[dict[str, Any], str | None]:
         """`shape`, as the table the model reads a page of objects in (see calls/_preview_pages.py)."""
-        shown, note = self.shape(page, out, keep=keep)
+        shown, note = self.shape(page, out, keep=keep, only=only)
         return (table_of(shown) if shown else {}), note
 
     def wants(self, type_name: str, field: str) -> bool:
@@ -341,10 +344,11 @@ class FieldCalls:
         *,
         keep: Keep | None = None,
         extra: tuple[str, ...] = (),
+        only: Only | None = None,
     ) -> Result:
         """A list of objects as a list of IDs, with their previews as one table within the budget (and
         a note on what it leaves out). `extras` are what each item's edge says about it; `met` as for
-        `mint`; `keep` as for `shape`."""
+        `mint`; `keep` and `only` as for `shape`."""
         ids: list[str | None] = []
         previews: dict[str, tuple[str, dict[str, Any]]] = {}
         reached: dict[str, tuple[str, dict[str, Any]]] = {}  # what the paths the model asked for reached
@@ -362,7 +366,7 @@ class FieldCalls:
         out = self.long_values.present(ids, expression)
         page = {i: previews[i] for i in out["result"] if i in previews}
         page.update((i, p) for i, p in reached.items() if i not in page)
-        shown, note = self.table(page, out, keep=keep)
+        shown, note = self.table(page, out, keep=keep, only=only)
         if shown:
             out["preview"] = shown
         note = " ".join(n for n in (note, nested.note()) if n)
@@ -379,10 +383,11 @@ class FieldCalls:
         next_page: Callable[[str], str] | None,
         *,
         extra: tuple[str, ...] = (),
+        only: Only | None = None,
     ) -> Result:
         """One page of a connection as the list of its node IDs, its scalars and the call for the next page."""
         items, extras = connection.items(value), connection.edge_values(value)
-        out = self.mint_items(items, lambda i: steps + connection.item_steps(i), Met.READ, expression, extras, extra=extra)
+        out = self.mint_items(items, lambda i: steps + connection.item_steps(i), Met.READ, expression, extras, extra=extra, only=only)
         for name in (*connection.scalars, *(v.split(" ", 1)[0] for v in connection.values)):
             if value.get(name) is not None:
                 out[name] = (

@@ -21,6 +21,9 @@ What goes is decided by what the schema and the values say, never by a list of o
   a record's own bookkeeping times where the schema's description says so, and long texts where
   something else names the objects (a comment's body stays, cut, where nothing else does);
 - a field the model read or asked for, or that a write changed (`keep`), always stays a column.
+A call that names its fields (`fields`) shows, of each type it names fields of (`only`), those and
+the column that names each object, nothing more and no note on the rest: the model said what it
+wants, and a question's answer reads cheaper than a full page.
 The room is what the result's budget leaves once its IDs and a note are counted; columns are taken
 in rank order (catalogue/_preview_fields.py) while they fit, the naming one first. The note names
 what was cut or left out and the tool that reads it: nothing goes silently. The registry keeps the
@@ -39,7 +42,7 @@ from typing import Any
 
 from ..catalogue._preview_fields import BOOKKEEPING, CONTENT, ID_LIKE, LONG_TEXT, OTHER, SURROGATE, URL
 
-__all__ = ["CUT", "NOTE_ROOM", "fit_previews", "page_columns", "page_room", "preview_note", "rows_of", "shape_page", "table_of"]
+__all__ = ["CUT", "NOTE_ROOM", "Only", "fit_previews", "page_columns", "page_room", "preview_note", "rows_of", "shape_page", "table_of"]
 
 #: Characters a preview shows of a text, the "…" included.
 CUT = 80
@@ -59,6 +62,8 @@ RankOf = Callable[[str, str], tuple[int, int]]
 Keep = Callable[[str, str], bool]
 #: Object ID -> (its type, its preview as read).
 Page = Mapping[str, tuple[str, Mapping[str, Any]]]
+#: Type -> the fields a call named for it: only those, and the naming column, are shown.
+Only = Mapping[str, frozenset[str]]
 
 # (fields kept per object, characters kept of a text), from a few fields down to a name each.
 _STEPS: tuple[tuple[int, int], ...] = ((4, CUT), (2, 48), (1, 32), (1, 16))
@@ -134,6 +139,33 @@ def page_columns(page: Page, rank_of: RankOf, room: int, keep: Keep = _never) ->
     return columns
 
 
+def _narrowed(page: Page, rank_of: RankOf, only: Only) -> Page:
+    """`page` with the previews of each type in `only` cut to its named fields and its naming column."""
+    leads: dict[str, str] = {}
+    for type_name, preview in page.values():
+        if type_name in only and preview:
+            best = min(preview, key=lambda name: rank_of(type_name, name))
+            if type_name not in leads or rank_of(type_name, best) < rank_of(type_name, leads[type_name]):
+                leads[type_name] = best
+    return {
+        object_id: (
+            (type_name, {n: v for n, v in preview.items() if n in only[type_name] or n == leads.get(type_name)})
+            if type_name in only
+            else (type_name, preview)
+        )
+        for object_id, (type_name, preview) in page.items()
+    }
+
+
+def _kept_unless(keep: Keep, only: Only) -> Keep:
+    """`keep`, for the types a call did not name fields of: on the others every field left is named."""
+
+    def kept(type_name: str, field: str) -> bool:
+        return type_name in only or keep(type_name, field)
+
+    return kept
+
+
 def _off_page(rank: tuple[int, int], column: list[Any], long: bool, named: bool) -> bool:
     """Whether a column stays off a page of several objects whatever the room: see the module's docstring."""
     present = [v for v in column if v is not None]
@@ -154,10 +186,14 @@ def _cost(name: str, column: list[Any], several: bool) -> int:
 
 
 def shape_page(
-    page: Page, rank_of: RankOf, room: int, is_tool: Callable[[str], bool], keep: Keep = _never
+    page: Page, rank_of: RankOf, room: int, is_tool: Callable[[str], bool], keep: Keep = _never, only: Only | None = None
 ) -> tuple[dict[str, dict[str, Any]], str | None]:
     """The previews of `page` as shown, each object's fields in the order shown, within `room`, and
-    the note on what was cut or left out. `table_of` turns them into the table the model reads."""
+    the note on what was cut or left out. `table_of` turns them into the table the model reads;
+    `only` narrows the types a call named fields of (see the module's docstring)."""
+    if only:
+        page = _narrowed(page, rank_of, only)
+        keep = _kept_unless(keep, only)
     columns = page_columns(page, rank_of, room, keep)
     if columns is None:
         ordered = {

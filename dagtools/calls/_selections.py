@@ -66,6 +66,7 @@ __all__ = [
     "Nested",
     "REFERENCES",
     "Wanted",
+    "asked_columns",
     "check_paths",
     "fields_parameter",
     "heads",
@@ -128,6 +129,29 @@ def check_paths(catalogue: Catalogue, type_name: str, raw: Any, tool_name: str, 
         steps = read
         paths.append(".".join(steps))
     return tuple(dict.fromkeys(paths))
+
+
+def asked_columns(catalogue: Catalogue, type_name: str, asked: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """Per type, the fields the model named for it (`fields`): a page of that type shows those, beside
+    the column that names each object, and nothing else. Paths are `check_paths`' (read steps), so a
+    connection on the way stands for its items; a page type whose only named field is its items
+    (reached by naming fields of them) keeps its own columns."""
+    out: dict[str, set[str]] = {}
+
+    def walk(at: str, paths: tuple[str, ...]) -> None:
+        grouped = heads(paths)
+        members = _members(catalogue, at)
+        if not (len(grouped) == 1 and page_items(catalogue, at) in grouped):
+            for member in members:
+                out.setdefault(member.name, set()).update(grouped)
+        for head, rest in grouped.items():
+            for member in members:
+                if rest and head in member.fields:
+                    walk(get_named_type(member.fields[head].type).name, rest)
+
+    if asked:
+        walk(type_name, asked)
+    return {name: frozenset(fields) for name, fields in out.items()}
 
 
 def _read_steps(catalogue: Catalogue, type_name: str, steps: list[str], tool_name: str, parameter: str, path: str) -> list[str]:
@@ -258,15 +282,19 @@ class Wanted:
 
 def read_paths(catalogue: Catalogue, wanted: Wanted, type_name: str, asked: tuple[str, ...]) -> tuple[str, ...]:
     """The paths a call returning `type_name` reads of each object beside its preview: those the
-    model asked for now, a page's items, the references of a concrete type, and the argument-free
-    values the model read or named before on that type that no preview reads."""
+    model asked for now, a page's items, and, where it named none, the references of a concrete type
+    and the argument-free values the model read or named before on that type that no preview reads
+    (a call that names its fields shows just those: calls/_preview_pages.py)."""
     if not catalogue.previews:  # Dagger: reading a field evaluates it, so nothing is read unasked
         return asked
     connection = connection_of(catalogue, type_name)
     end = connection.node_type if connection is not None else type_name
     items = page_items(catalogue, type_name) if connection is None else None
+    named = bool(asked)
     if items is not None and not any(p.split(".", 1)[0] == items for p in asked):
         asked = (*asked, items)
+    if named:
+        return asked
     taken = {p.split(".", 1)[0] for p in asked}
     asked = (*asked, *(p for p in references(catalogue, end) if p.split(".", 1)[0] not in taken))
     schema = catalogue.schema

@@ -15,13 +15,13 @@ if TYPE_CHECKING:
 
 __all__ = ["FIELDS", "FIELDS_SCHEMA", "compile_tool", "describe_reference", "fields_parameter"]
 
-#: What a tool that returns objects takes to read more of each (calls/_selections.py checks and reads it).
+#: What a tool that returns objects takes to name the fields shown of each (calls/_selections.py checks and reads it).
 FIELDS = "fields"
 #: How the parameter reads in a tool's JSON Schema.
 FIELDS_SCHEMA: dict[str, Any] = {
     "type": "array",
     "items": {"type": "string"},
-    "description": 'More fields to read of each object, such as ["author.name"].',
+    "description": 'Just these fields of each object, such as ["rating", "author.name"].',
 }
 
 

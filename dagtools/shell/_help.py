@@ -132,7 +132,7 @@ def agent_help(catalogue: Catalogue, command: list[str]) -> str:
             *(f"  {line}" for line in (_root_line(catalogue), _example_line(catalogue)) if line),
             "An object comes back as a handle Type#N with a preview; pass it first in later commands, or as an ID anywhere.",
             'Values: words, "quoted text", JSON lists and objects ([A, B], {"key": 1}).',
-            "A tool returning objects takes fields=[a, b.c] to read those fields (b.c: through b) of each, in one call.",
+            "A tool returning objects takes fields=[a, b.c] to show just those fields (b.c: through b) of each, in one call.",
             "Chain with | to run the next tool on what the last returned, in one request:",
             f"  {_chain_line(catalogue)}",
             "Built-ins: search WORDS (find tools), help TOOL|Type (parameters), held (your objects), save NAME=Type#N",

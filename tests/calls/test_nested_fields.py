@@ -6,6 +6,8 @@
   (`first` as a variable), every object reached is a handle with its own columns, and a list cut short
   is named with the tool that reads it whole; all the lists of one call reach a bounded number of rows;
 - a step of `callChain` takes `fields` like its tool;
+- a call that names its fields shows just those and the column naming each object, reads nothing
+  unasked, and later pages of the type show their usual columns with the named ones;
 - what is wrong is refused before anything is sent, and changes nothing.
 """
 
@@ -145,3 +147,32 @@ async def test_wrong_paths_are_refused_before_anything_is_sent(transport: Transp
     steps[1]["arguments"] = {}
     assert "leave issues out of those fields" in await refused(session, "callChain", steps=steps)
     assert len(executor.sent) == sent and len(session.registry) == held
+
+
+async def test_named_fields_are_all_a_page_shows(transport: Transport) -> None:
+    session, _, executor = relay_session(transport)
+    repository = (await call(session, "Query_repository", name="engine"))["result"]
+    usual = await call(session, "Repository_issues", Repository=repository, first=3)
+    assert len(usual["preview"]["Issue"]["columns"]) > 2 and any(t.startswith("Repository") for t in usual["preview"])
+    named = await call(session, "Repository_issues", Repository=repository, first=3, fields=["state", "author.login"])
+    text, _ = executor.sent[-1]
+    assert "repository" not in text  # a reference no one asked for is not read
+    table = named["preview"]
+    assert table["Issue"]["columns"] == ["title", "state", "author"]  # the naming column, then what was named
+    assert set(table["User"]["columns"]) <= {"name", "login"} and "login" in table["User"]["columns"]
+    assert {k for k in table if "#" not in k} == {"Issue", "User"} and "note" not in named
+    rows = rows_of(table)
+    assert [rows[rows[i]["author"]]["login"] for i in named["result"]] == ["ada", "alan", "grace"]
+    # the named fields stay columns of their type for later pages, beside the usual ones
+    later = await call(session, "Repository_issues", Repository=repository, first=3)
+    assert {"state", "author"} <= set(later["preview"]["Issue"]["columns"]) and len(later["preview"]["Issue"]["columns"]) > 3
+
+
+async def test_a_chain_shows_just_the_fields_its_steps_named(transport: Transport) -> None:
+    session, _, _ = relay_session(transport)
+    steps = [
+        {"tool": "Query_repository", "arguments": {"name": "engine"}},
+        {"tool": "Repository_issues", "arguments": {"first": 2, "fields": ["number"]}},
+    ]
+    chained = await call(session, "callChain", steps=steps)
+    assert chained["preview"]["Issue"]["columns"] == ["title", "number"]

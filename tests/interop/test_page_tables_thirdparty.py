@@ -11,7 +11,8 @@ Apollo Server (tests/js/orders.js).
 - an object without identity never answers a value from before a write;
 - a connection's facets and aggregates, and a page type's items, come with the page;
 - `fields` as GraphQL writes it: through a page's items (`films.title`, `edges.node.title`), through
-  lists and connections on the way (a bounded first page), and on each step of a shell pipe.
+  lists and connections on the way (a bounded first page), and on each step of a shell pipe;
+- a call or a chain step that names its fields shows just those, beside the column naming each object.
 """
 
 from __future__ import annotations
@@ -260,3 +261,32 @@ def test_a_shell_pipe_takes_fields_on_each_step(jobs_url: str, swapi_url: str, t
     assert rows[rows[people[0]]["homeworld"]]["name"] == "Tatooine"  # Luke's
     code, said, err = _shell(swapi_url, 'Query_allFilms first=2 | Film_characterConnection fields=["homeworld.nme"]', tmp_path)
     assert code == 1 and "Step 2 of the chain" in err and "did you mean 'name'" in err and "Nothing was sent" in err
+
+
+async def test_named_fields_are_all_a_page_shows_on_each_server(swapi_url: str, conference: str, jobs_url: str, opened) -> None:  # noqa: F811
+    """ "On which planets were the pilots of starship 10 born?" reads as the GraphQL query would: planet names."""
+    session = await opened(swapi_url)
+    steps = [
+        {"tool": "Query_starship", "arguments": {"starshipID": "10"}},
+        {"tool": "Starship_pilotConnection"},
+        {"tool": "Person_homeworld", "arguments": {"fields": ["name"]}},
+    ]
+    chained = await call_ok(session, "callChain", steps=steps)
+    assert chained["preview"]["Planet"] == {"columns": ["name"]} and "note" not in chained
+    assert sorted(r["name"] for r in rows_of(chained["preview"]).values()) == ["Corellia", "Kashyyyk", "Socorro", "Sullust"]
+    # graphql-ruby: the talks' ratings, and not the speaker each talk names unasked
+    session = await opened(conference)
+    usual = await call_ok(session, "Query_talks", first=4)
+    named = await call_ok(session, "Query_talks", first=4, fields=["rating"])
+    talk = named["result"][0].split("#")[0]
+    assert named["preview"][talk]["columns"] == ["title", "rating"] and len(usual["preview"][talk]["columns"]) > 2
+    assert set(named["preview"]) == {talk, *named["result"]}
+    # graphene-django: each job's openings and its company's name, the company a handle with that column
+    session = await opened(jobs_url)
+    named = await call_ok(session, "Query_allJobs", first=5, fields=["openings", "company.name"])
+    job = named["result"][0].split("#")[0]
+    columns = named["preview"][job]["columns"]
+    assert columns[0] == "title" and sorted(columns[1:]) == ["company", "openings"]
+    rows = rows_of(named["preview"])
+    assert all(rows[rows[j]["company"]]["name"] for j in named["result"])
+    assert {k for k in named["preview"] if "#" not in k} == {job, "Company"} and named["preview"]["Company"]["columns"] == ["name"]
