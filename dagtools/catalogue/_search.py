@@ -21,8 +21,9 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from typing import Any
 
-from graphql import GraphQLObjectType, is_abstract_type, is_object_type
+from graphql import GraphQLObjectType, Undefined, is_abstract_type, is_non_null_type, is_object_type
 
 from .._words import SPLIT as _SPLIT
 from .._words import STOP as _STOP
@@ -252,6 +253,7 @@ def catalogue_entries(catalogue: Catalogue, ranking: Ranking = RANKING) -> list[
         arguments = " ".join(f"{arg} {(value.description or '')[:80]}" for arg, value in graphql_field.args.items())
         kind = "mutation" if ref.type_name == catalogue.mutation_type else "query" if root else "field"
         line = tool_line(graphql_field.description, f"{ref.type_name} {ref.field_name}")
+        takes = _takes(graphql_field.args)
         many = connection is not None or is_list(graphql_field.type)
         shown = f"{returns} list" if many else returns
         objects = is_object_type(returned := schema.get_type(returns)) or is_abstract_type(returned)
@@ -270,7 +272,7 @@ def catalogue_entries(catalogue: Catalogue, ranking: Ranking = RANKING) -> list[
                     "shape": structure.shape(returns, connection),
                     "concept": structure.concepts(ref.type_name, ref.field_name, returns, many, connection),
                 },
-                line=f"{line} Returns {shown}.",
+                line=f"{line}{f' Takes {takes}.' if takes else ''} Returns {shown}.",
                 root=root,
                 prior=_prior(ranking, root, structure.references.get(ref.type_name, 0), objects, many),
                 many=many and objects,
@@ -278,6 +280,19 @@ def catalogue_entries(catalogue: Catalogue, ranking: Ranking = RANKING) -> list[
             )
         )
     return entries
+
+
+#: Arguments every page of a connection takes: a search line leaves them out, the tool's schema has them.
+_PAGING = frozenset({"after", "before", "first", "last"})
+#: Arguments a search line names, so a model can call a tool it found without reading its schema first.
+_TAKES = 4
+
+
+def _takes(arguments: Any) -> str:
+    """The arguments a search line names: `owner!, name!, followRenames` (`!`: required), paging left
+    out, at most _TAKES and `…` for the rest."""
+    names = [f"{n}!" if is_non_null_type(a.type) and a.default_value is Undefined else n for n, a in arguments.items() if n not in _PAGING]
+    return ", ".join(names[:_TAKES]) + (", …" if len(names) > _TAKES else "")
 
 
 def _prior(ranking: Ranking, root: bool, references: int, objects: bool, many: bool) -> float:

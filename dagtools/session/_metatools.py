@@ -219,21 +219,24 @@ def search_answer(index: SearchIndex, query: Any, *, budget_tokens: int = 1500, 
 
 
 _SEARCH_QUERY_LIMIT = 500
-#: The entry's closing `Returns Type.`, not a description's own "Returns a single issue ..." before it.
-_RETURNS = re.compile(r"^(?P<text>.*)\bReturns (?P<returns>[^.]+)\.$", re.DOTALL)
+#: The entry's closing `Takes a!, b. Returns Type.`, not a description's own "Returns a single issue ..."
+#: before it.
+_RETURNS = re.compile(r"^(?P<text>.*?) ?(?:\bTakes (?P<takes>[\w!, …]+)\. )?\bReturns (?P<returns>[^.]+)\.$", re.DOTALL)
 
 
 def _hit_line(name: str, line: str) -> str:
-    """One search hit: `Person_homeworld -> Planet: A planet that ...`, without the description a
-    field without one falls back to (`Person homeworld`), which only repeats the name."""
+    """One search hit: `Query_starship(id, starshipID) -> Starship: ...`, its arguments but paging
+    ones (`!`: required), without the description a field without one falls back to (`Person
+    homeworld`), which only repeats the name."""
     found = _RETURNS.match(line)
     if found is None:
         return f"{name}: {line}"
     text, returns = found.group("text").strip(), found.group("returns")
+    called = f"{name}({found.group('takes')})" if found.group("takes") else name
     field = name.split("_", 1)[-1]
-    if text.split(" ", 1)[-1] == field and " " in text:
-        return f"{name} -> {returns}"
-    return f"{name} -> {returns}: {text}"
+    if text.split(" ", 1)[-1] == field and " " in text or not text:
+        return f"{called} -> {returns}"
+    return f"{called} -> {returns}: {text}"
 
 
 def search_index(session: Session) -> SearchIndex:

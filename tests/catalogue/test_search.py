@@ -107,7 +107,7 @@ async def test_select_tools_search_in_a_session_lists_without_selecting():
         assert not result.is_error
         lines = result.value.splitlines()
         assert "none selected" in lines[0]
-        assert any(line.startswith("- Potato_slice -> ") for line in lines[1:4])
+        assert any(line.startswith("- Potato_slice(shape!) -> ") for line in lines[1:4])
         assert session.active_tools == active
         both = await session.call_tool(ToolCall(name="selectTools", arguments={"tools": ["Potato_peel"], "search": "peel a potato"}))
         assert both.value.startswith("ok") and "Potato_peel" in session.active_tools
@@ -161,4 +161,26 @@ async def test_a_description_that_starts_with_returns_reads_whole_in_a_hit():
     )
     session = Session(compile_catalogue(schema), LocalExecutor(schema))
     found = await session.call_tool(ToolCall(name="selectTools", arguments={"search": "a single book by number"}))
-    assert "- Shelf_book -> Book: Returns a single book by its number." in found.value.splitlines()
+    assert "- Shelf_book(number) -> Book: Returns a single book by its number." in found.value.splitlines()
+
+
+async def test_a_hit_names_the_arguments_a_call_needs_but_paging():
+    """A model calls what it found without reading its schema first: a hit names its tool's
+    arguments (`!` where required), leaves out a page's `first`/`after`, and counts no more than four."""
+    from graphql import build_schema
+
+    from dagtools import LocalExecutor, Session, compile_catalogue
+
+    schema = build_schema(
+        "type Query { starship(id: ID, starshipID: ID): Ship\n"
+        "  ships(first: Int, after: String, last: Int, before: String, class: String): [Ship]\n"
+        "  search(text: String!, kind: String, limit: Int = 5, offset: Int, order: String, lang: String): [Ship] }\n"
+        "type Ship { name: String crew: Int }"
+    )
+    session = Session(compile_catalogue(schema), LocalExecutor(schema))
+    found = await session.call_tool(ToolCall(name="selectTools", arguments={"search": "ship starship search ships"}))
+    lines = found.value.splitlines()
+    assert "- Query_starship(id, starshipID) -> Ship" in lines
+    assert "- Query_ships(class) -> Ship list" in lines
+    assert "- Query_search(text!, kind, limit, offset, …) -> Ship list" in lines
+    assert "- Ship_crew -> Int" in lines  # no arguments: nothing in brackets
