@@ -53,10 +53,12 @@ LIMITS = {"fixed": "<= 600", "dynamic": "<= 400"}
 CALLS_BEFORE = {("single", "fixed"): 1, ("single", "dynamic"): 2, ("multi", "fixed"): 2, ("multi", "dynamic"): 3}
 TARGETS = {"single": "<= 0.75", "multi": "<= 0.5"}
 PROMPTS = {"single": "List the Star Wars films.", "multi": "On which planets were the pilots of starship 10 born?"}
+#: The multi-hop chain, naming the one field the question asks of the planets, as the baseline's query
+#: selects only it; every argument it passes is one the model has read (see `_known`).
 CHAIN = [
     {"tool": "Query_starship", "arguments": {"starshipID": "10"}},
     {"tool": "Starship_pilotConnection"},
-    {"tool": "Person_homeworld"},
+    {"tool": "Person_homeworld", "arguments": {"fields": ["name"]}},
 ]
 
 
@@ -146,6 +148,13 @@ def _known(name: str, read: str) -> bool:
     return listed is not None and re.search(rf"\b{re.escape(field)}\b", listed.group(1)) is not None
 
 
+def _read_arguments(talk: Conversation) -> None:
+    """Every argument the chain passes is one the model has read by now (a tool list or an answer)."""
+    read = json.dumps(talk.tools) + "\n".join(talk.results)
+    unread = [a for step in CHAIN for a in step.get("arguments", {}) if not re.search(rf"\b{a}\b", read)]
+    assert not unread, f"the path passes arguments it never read: {unread}"
+
+
 async def dagtools_path(url: str, mode: str, task: str) -> tuple[int, int]:
     """dagtools' likely path, learning the schema as the raw-query baseline does, from what it reads:
     a tool it calls must be one the tool list or an earlier answer named, else it searches first
@@ -179,6 +188,7 @@ async def dagtools_path(url: str, mode: str, task: str) -> tuple[int, int]:
             films = await call("callTool", {"tool": "Query_allFilms", "arguments": {}})
             assert len(rows_of(films["preview"])) == 6 and all("title" in p for p in rows_of(films["preview"]).values()), films
         elif mode == "fixed":
+            _read_arguments(talk)
             homes = await call("callChain", {"steps": CHAIN})
             assert "Kashyyyk" in json.dumps(homes), homes
         elif task == "single":
@@ -187,6 +197,7 @@ async def dagtools_path(url: str, mode: str, task: str) -> tuple[int, int]:
             assert len(rows_of(films["preview"])) == 6 and all("title" in p for p in rows_of(films["preview"]).values()), films
         else:
             await call("selectTools", {"tools": [step["tool"] for step in CHAIN]})
+            _read_arguments(talk)
             homes = await call("callChain", {"steps": CHAIN})
             assert "Kashyyyk" in json.dumps(homes), homes
         return talk.report(f"swapi_{task}_hop_dagtools_{mode}"), len(talk.results)

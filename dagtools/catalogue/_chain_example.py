@@ -8,6 +8,7 @@ from typing import Any
 
 from ._catalogue import Catalogue, is_list
 from ._reach import example_call
+from ._tool import FIELDS, FIELDS_SCHEMA
 
 __all__ = ["example_chain"]
 
@@ -37,7 +38,7 @@ def _example_chain(catalogue: Catalogue) -> list[dict[str, Any]]:
         if score == (True, True):
             break
     if best is not None:
-        return [{"tool": best[1]}, {"tool": best[2]}]
+        return [{"tool": best[1]}, _naming(catalogue, best[2])]
     name, arguments = example_call(catalogue)
     ref = catalogue.ref(name)
     if catalogue.is_root(ref.type_name):
@@ -50,6 +51,17 @@ def _example_chain(catalogue: Catalogue) -> list[dict[str, Any]]:
     given = {k: _placeholder(maker.parameters["properties"][k]) for k in maker.parameters.get("required", ())}
     first: dict[str, Any] = {"tool": maker.name, "arguments": given} if given else {"tool": maker.name}
     return [first, {"tool": name}]
+
+
+def _naming(catalogue: Catalogue, name: str) -> dict[str, Any]:
+    """The chain's last step, naming the field it shows of each object it hands out (its naming
+    column), so the example also teaches that a step takes `fields`."""
+    target = _handed_out(catalogue, name)
+    lead = next(iter(catalogue.preview_fields(target)), None) if target is not None else None
+    parameters = catalogue.tool(name).parameters.get("properties", {})
+    if lead is None or parameters.get(FIELDS) != FIELDS_SCHEMA:  # an API's own `fields` argument is not ours
+        return {"tool": name}
+    return {"tool": name, "arguments": {FIELDS: [lead]}}
 
 
 def _handed_out(catalogue: Catalogue, name: str) -> str | None:
