@@ -93,7 +93,7 @@ def _agent_help(
     args: argparse.Namespace, written: str, source: str, options: dict[str, Any], outputs: dict[str, Any], inputs: dict[str, Any]
 ) -> int:
     from ..session._open import catalogue_for
-    from ..shell._help import agent_help
+    from ..shell._help import agent_help, api_section
 
     options = dict(options)
     cache = options.pop("cache")
@@ -108,7 +108,7 @@ def _agent_help(
         wanted = ", ".join(f"{name} ({_type_of(spec)})" for name, spec in outputs.items())
         held = " `held` shows the objects you start with." if inputs else ""
         text += f"\nThis task asks you to save: {wanted}, with save NAME=VALUE or save NAME=Type#N.{held}"
-    print(text)
+    print(f"{text}\n{api_section(catalogue)}")
     return 0
 
 

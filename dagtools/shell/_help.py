@@ -11,9 +11,10 @@ from typing import Any
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._chain_example import example_chain
 from ..catalogue._reach import example_call
+from ._map import api_map
 from ._parse import BUILTINS
 
-__all__ = ["agent_help", "builtin_help", "tool_help", "type_help"]
+__all__ = ["agent_help", "api_section", "builtin_help", "tool_help", "type_help"]
 
 
 def _first_line(text: str) -> str:
@@ -123,7 +124,8 @@ def type_help(catalogue: Catalogue, type_name: str) -> str:
 
 def agent_help(catalogue: Catalogue, command: list[str]) -> str:
     """At most 300 tokens (o200k) that teach a terminal agent the shell: one call per line, handles,
-    search, chains, save. `command` is how the agent runs one line (the source and session filled in)."""
+    search, chains, save (`api_section` follows them). `command` is how the agent runs one line (the
+    source and session filled in)."""
     run = shlex.join(command)
     return "\n".join(
         [
@@ -140,3 +142,12 @@ def agent_help(catalogue: Catalogue, command: list[str]) -> str:
             "A failed call says why and what to do next, and changes nothing. Writes (Mutation_*) need --yes.",
         ]
     )
+
+
+def api_section(catalogue: Catalogue) -> str:
+    """What `--agent-help` ends with: a small API's map (shell/_map.py), so an agent writes its calls
+    without reading the API a type at a time; on a large one, how to find its tools."""
+    shown = api_map(catalogue)
+    if shown is None:
+        return "This API is large: search WORDS finds its tools, help Type lists a type's."
+    return "The API, one type a line (a field is called as Type_field; `-> T` gives objects):\n" + shown

@@ -25,6 +25,7 @@ __all__ = ["BUILTINS", "Builtin", "LineError", "Pipeline", "ShellStep", "parse_l
 BUILTINS: dict[str, str] = {
     "help": "help [TOOL|Type]: this list, a tool's parameters, or a type's tools",
     "search": "search WORDS: the tools that match, best first",
+    "map": "map: every type of a small API with its fields, one line each (a field is called as Type_field)",
     "held": "held: the objects this session holds, and its saved outputs",
     "save": "save NAME=Type#N ...: hand the outputs back (when the session declares outputs)",
     "trace": "trace [FILE.html|FILE.mmd|FILE.md]: the session's objects and the calls that made them",

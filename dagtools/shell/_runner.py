@@ -22,6 +22,7 @@ from ..session._metatools import SAVE, SELECT_TOOLS
 from ..session._session import Session
 from ..session._turn import run_turn
 from ._help import builtin_help, tool_help, type_help
+from ._map import api_map
 from ._parse import BUILTINS, Builtin, LineError, Pipeline, ShellStep, parse_line, parse_value
 
 __all__ = ["Outcome", "ShellRunner", "mcp_json"]
@@ -174,6 +175,7 @@ class ShellRunner:
         handlers = {
             "exit": self._exit,
             "help": self._help,
+            "map": self._map,
             "search": self._search,
             "held": self._held,
             "save": self._save,
@@ -188,6 +190,12 @@ class ShellRunner:
         if not words:
             return _said('search takes words, such as: search "who starred a repository". Nothing was run.', error=True)
         return _outcome(await self._run(ToolCall(name=SELECT_TOOLS, arguments={"search": " ".join(words).strip("\"'")})))
+
+    async def _map(self, words: tuple[str, ...]) -> Outcome:
+        shown = api_map(self.session.catalogue)
+        if shown is None:
+            return _said(f"This API is too large for a map ({len(self.session.catalogue.names()):,} tools): search WORDS finds its tools.")
+        return _said(shown)
 
     async def _help(self, words: tuple[str, ...]) -> Outcome:
         catalogue = self.session.catalogue

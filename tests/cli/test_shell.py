@@ -7,6 +7,7 @@ Most run in this process (tests/command.py); the tests named `*_across_processes
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -15,8 +16,10 @@ from pathlib import Path
 import pytest
 
 from dagtools.calls._preview_pages import rows_of
+from dagtools.shell._map import MAP_LIMIT
 from tests.command import dagtools, dagtools_process
 from tests.conftest import ROOT, shared_schema_path
+from tests.kitchen import kitchen_session
 
 DESK = f"{ROOT / 'tests' / 'shell' / 'desk_api.py'}:schema"
 TASKS = ROOT / "examples" / "evals" / "kitchen" / "tasks.yaml"
@@ -132,9 +135,13 @@ def test_the_agents_instructions_fit_in_300_tokens(tmp_path, source):
         source = str(shared_schema_path(source))
     result = shell(tmp_path, "--agent-help", "--session", "task-1", source=source)
     assert result.returncode == 0, result.stderr
-    text = result.stdout
+    text, _, shown = result.stdout.partition("The API, one type a line")
+    if not shown:
+        text, _, _ = result.stdout.partition("This API is large")
     tokens = len(bpe_openai.get_encoding("o200k_base").encode(text))
     assert tokens <= 300, (tokens, text)
+    # a small API's map comes with them, within its own bound; a large one's never does
+    assert bool(shown) == (not source.endswith(".graphql")) and len(shown) <= MAP_LIMIT + 100
     assert f"dagtools shell {source} --session task-1 -c 'LINE'" in text
     for taught in ("Type_field", "Type#N", " | ", "search WORDS", "save NAME=Type#N", "--yes", "fields=[", "several -c", "as an ID"):
         assert taught in text
@@ -147,7 +154,8 @@ def test_the_agents_instructions_on_a_task_name_what_it_asks_to_save(tmp_path):
     result = shell(tmp_path, "--agent-help", "--task", "fries", "--session", "t", source=tasks)
     assert result.returncode == 0, result.stderr
     assert "This task asks you to save: fries (Plate)" in result.stdout and "`held`" in result.stdout
-    assert len(bpe_openai.get_encoding("o200k_base").encode(result.stdout)) <= 300
+    taught = result.stdout.partition("The API, one type a line")[0]
+    assert len(bpe_openai.get_encoding("o200k_base").encode(taught)) <= 300
     plain = shell(tmp_path, "--agent-help", "--task", "varieties", "--session", "t", source=tasks).stdout
     assert "save: count (Int)" in plain and "`held`" not in plain  # no inputs to look at
 
@@ -254,3 +262,21 @@ def test_two_commands_on_one_session_at_once_are_serialised_across_processes(tmp
     assert minted == ["result: Repository#1", "result: Repository#2"]  # the second saw what the first saved
     listing = dagtools_process("shell", DESK, "--session", "busy", "-c", "held", env=env).stdout
     assert 'slowRepository(seconds: 1.5, name: "first")' in listing and 'slowRepository(seconds: 1.5, name: "second")' in listing
+
+
+async def test_the_map_shows_every_type_a_call_can_reach_and_its_calls_run(tmp_path):
+    """One read tells an agent what to call: each type's fields as tools, what they take and give."""
+    text = shell(tmp_path, "-c", "map", source="kitchen").stdout
+    lines = dict(line.split(": ", 1) for line in text.strip().splitlines())
+    assert "potato(variety) -> Potato" in lines["Query"] and "potatoes -> Potato list" in lines["Query"]
+    assert "slice(shape!) -> Potato" in lines["Potato"] and "rinsed: Boolean" in lines["Potato"]
+    assert lines["Food"] == "Potato | Fries"  # a union names its members, each with a line of its own
+    assert {"Oven", "Sink", "Plate", "Fries"} <= set(lines)
+    async with await kitchen_session() as session:  # every field named is a tool by that name, and nothing is missing
+        fields = {t: re.split(r", (?![^(]*\))", fs) for t, fs in lines.items() if " | " not in fs}  # not inside (a, b)
+        named = {t + "_" + re.split(r"\W", f, maxsplit=1)[0] for t, fs in fields.items() for f in fs}
+        assert named == set(session.catalogue.names())
+    big = shell(tmp_path, "--agent-help", source=str(shared_schema_path("github.schema.graphql")))
+    assert big.returncode == 0 and big.stdout.rstrip().endswith(
+        "This API is large: search WORDS finds its tools, help Type lists a type's."
+    )
