@@ -132,3 +132,15 @@ async def test_a_catalogue_tool_called_by_name_in_fixed_mode_is_pointed_at_call_
         assert typo.is_error and "Did you mean Potato_peel" in typo.content[0].text
         good = value(await client.call_tool("callTool", {"tool": "Potato_peel", "arguments": {"Potato": "Potato#1"}}))
         assert good["result"] == "Potato#2"  # the direct call changed nothing: the first peel is Potato#2
+
+
+async def test_selected_schemas_say_what_fields_does_once() -> None:
+    """Three tools that take `fields` answer one sentence about it, not three; each schema keeps the
+    parameter, and the catalogue's own schemas are untouched (a single tool's answer still has it)."""
+    async with Client(swapi_server().server, mode="legacy") as client:
+        call = Counted(client)
+        many = await call("selectTools", {"tools": ["Query_starship", "Starship_pilotConnection", "Person_homeworld"]})
+        described = [t["inputSchema"]["properties"]["fields"].get("description") for t in many["tools"]]
+        assert described == [None, None, None] and many["next"].count("Just these fields") == 1
+        one = await call("selectTools", {"tools": ["Person_homeworld"]})
+        assert one["tools"][0]["inputSchema"]["properties"]["fields"]["description"].startswith("Just these fields")

@@ -23,6 +23,7 @@ from ...catalogue._describe import DESCRIBE_TOOLS, describe_names, is_path
 from ...catalogue._reach import example_call, example_path
 from ...catalogue._render import render_tool
 from ...catalogue._search import suggest_tools
+from ...catalogue._tool import FIELDS, FIELDS_SCHEMA
 from ...session._fields import MAX_NAMES
 from ...session._metatools import SEARCH_PARAMETER
 from ...session._session import Session
@@ -143,7 +144,7 @@ class FixedToolset(Toolset):
         tools = [n for n in names if n not in paths] if isinstance(names, list) else names
         value = await self._through_session(self._session_select().name, {"tools": tools, **searched})
         listed, left = tool_schemas(self.session, list(tools))
-        answer = {"result": value, "tools": listed, "next": "Run these with callTool(tool, arguments)."}
+        answer = {"result": value, "tools": listed, "next": "Run these with callTool(tool, arguments)." + _fields_once(listed)}
         if parts:
             answer["parts"] = parts
         return {**answer, "not_shown": _not_shown(left)} if left else answer
@@ -264,3 +265,18 @@ def mcp_tool(types: Any, tool: Tool) -> Any:
 def mcp_result(types: Any, result: ToolResult) -> Any:
     """A tool's result as the MCP SDK's `types.CallToolResult`: its text, flagged when it is an error."""
     return types.CallToolResult(content=[types.TextContent(type="text", text=result.content)], is_error=result.is_error)
+
+
+def _fields_once(listed: list[dict[str, Any]]) -> str:
+    """Where several tools answered take `fields`, what it does is said once, in the answer's `next`,
+    and not in each schema (the parameter itself stays in each). Each entry's schema is copied, never
+    changed in place: the catalogue's tools share theirs."""
+    said = FIELDS_SCHEMA["description"]
+    taking = [t for t in listed if (t.get("inputSchema") or {}).get("properties", {}).get(FIELDS, {}).get("description") == said]
+    if len(taking) < 2:
+        return ""
+    for tool in taking:
+        schema = tool["inputSchema"]
+        bare = {k: v for k, v in schema["properties"][FIELDS].items() if k != "description"}
+        tool["inputSchema"] = {**schema, "properties": {**schema["properties"], FIELDS: bare}}
+    return f" {FIELDS} (in each that takes it): {said}"
