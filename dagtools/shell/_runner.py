@@ -55,7 +55,12 @@ def mcp_json(text: str, is_error: bool = False) -> dict[str, Any]:
 
 
 def _outcome(result: ToolResult, hint: str = "") -> Outcome:
-    return Outcome(text=readable(result.value), mcp=mcp_json(result.content, result.is_error), is_error=result.is_error, hint=hint)
+    """A call's result: as the MCP server sends it (`--json`), and for the terminal without what only a
+    tool list has use for (`selected`: the shell runs any tool, selected or not)."""
+    value = result.value
+    if isinstance(value, Mapping) and "selected" in value:
+        value = {k: v for k, v in value.items() if k != "selected"}
+    return Outcome(text=readable(value), mcp=mcp_json(result.content, result.is_error), is_error=result.is_error, hint=hint)
 
 
 def _said(text: str, *, error: bool = False, hint: str = "") -> Outcome:

@@ -77,6 +77,9 @@ def test_json_prints_what_an_mcp_client_gets(tmp_path):
     assert first["isError"] is False and json.loads(first["content"][0]["text"])["result"] == "Repository#1"
     assert second["isError"] is True and "name" in json.loads(second["content"][0]["text"])["error"]
     assert result.returncode == 1
+    assert "selected" in json.loads(first["content"][0]["text"])  # the MCP form says the call selected its tool
+    plain = shell(tmp_path, "--session", "plain", "-c", "Query_repository owner=a name=b")
+    assert plain.stdout.startswith("result: Repository#1") and "selected" not in plain.stdout  # the shell runs any tool
 
 
 def test_a_pipe_reads_the_fields_each_step_names_in_one_call(tmp_path):
