@@ -50,6 +50,9 @@ CUT = 80
 NOTE_ROOM = 480
 _MIN_ROOM = 48
 _MORE = re.compile(r"\+(\d*) ?more")  # `+12 more`, or `+more` where a list has further pages
+_HANDLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*#[0-9]+$")
+#: IDs a list of them keeps in a preview (a path's lists read NESTED_ITEMS each: calls/_selections.py).
+HANDLES = 10
 # An opaque string: no space, letters and digits mixed at length (a token, a cursor, an encoded id, a hash).
 _OPAQUE = re.compile(r"^(?=[^\s]*[0-9])(?=[^\s]*[A-Za-z])[A-Za-z0-9+/=_:.-]{16,}$")
 _WORDS = re.compile(r"[A-Za-z]{3,}[ -][A-Za-z]{3,}")
@@ -299,9 +302,13 @@ def _size(value: Any) -> int:
 
 def _cut(value: Any, limit: int = CUT) -> Any:
     """A text cut at `limit` characters with "…"; a list of values to its first items within `limit`
-    characters of JSON, then how many more there are (`["a", "b", "+12 more"]`)."""
+    characters of JSON, then how many more there are (`["a", "b", "+12 more"]`). A list of IDs keeps
+    up to HANDLES of them whatever their length: they link a row to the rows of the objects a path
+    read (`"talks": ["Talk#1", ...]`), which the page shows, so cutting them would cut the links."""
     if isinstance(value, str) and len(value) > limit:
         return value[: limit - 1] + "…"
+    if isinstance(value, list) and all(isinstance(v, str) and (_HANDLE.match(v) or _MORE.fullmatch(v)) for v in value):
+        limit = max(limit, _size(value[:HANDLES]) + 16)
     if isinstance(value, list) and _size(value) > limit:
         counted = _MORE.fullmatch(value[-1]) if value and isinstance(value[-1], str) else None  # a count the registry kept
         items = value[:-1] if counted else value
