@@ -396,6 +396,12 @@ class FieldCalls:
         page = value.get("pageInfo") or {}
         if page.get("hasNextPage") and page.get("endCursor") is not None:
             out["more"] = next_page(page["endCursor"]) if next_page else "More items follow on later pages."
+        elif page.get("hasNextPage") is False and not any(
+            type(out.get(name)) is int and out[name] == len(items) for name in connection.scalars
+        ):
+            # Said only where no count read with the page already says it holds them all: without
+            # it, a model asks for a next page to learn that there is none.
+            out["lastPage"] = True
         return out
 
     def mint(

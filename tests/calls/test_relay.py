@@ -145,6 +145,9 @@ async def test_connection_pages_are_walked_without_writing_cursors(transport: Tr
         page = await call(session, "Repository_issues", **arguments)
         seen += page["result"]
     assert seen == [f"Issue#{n}" for n in range(1, 6)]
+    assert page["lastPage"] is True and page["totalCount"] == 5  # the last page, of one: the count does not say it
+    whole = await call(session, "Repository_issues", Repository="Repository#1", first=10)
+    assert len(whole["result"]) == whole["totalCount"] == 5 and "lastPage" not in whole and "more" not in whole
     assert not any(t.startswith(("IssueConnection", "PageInfo")) for t in session.registry.types())
 
 
@@ -178,7 +181,8 @@ async def test_connection_of_edges_reaches_nodes_without_identity(transport: Tra
     session.select(["Query_tags", "Tag_uses"])
     page = await call(session, "Query_tags", first=2)
     assert page["result"] == ["Tag#1", "Tag#2"]
-    assert json.loads(page["more"].split(" with ", 1)[1]) == {"first": 2, "after": "1"}
+    assert json.loads(page["more"].split(" with ", 1)[1]) == {"first": 2, "after": "1"} and "lastPage" not in page
+    assert (await call(session, "Query_tags", first=5))["lastPage"] is True  # no count: only this says there is no more
     assert [s.field for s in session.object("Tag#2").handle.steps] == ["tags", "edges", "node"]
     assert await call(session, "Tag_uses", Tag="Tag#2") == {"result": 1}
     assert "edges" in executor.documents[-1]
