@@ -307,7 +307,7 @@ class FieldCalls:
         each type's columns, within the room the result `out` leaves, and a note on the rest. A field
         the model read or named before (`wanted`), or `keep` says, stays a column; of a type the call
         named fields of (`only`, from `asked_columns`), just those and its naming column show."""
-        room = page_room(self.long_values.budget, len(json.dumps(out, ensure_ascii=False)))
+        room = page_room(self.long_values.budget, len(json.dumps(out, ensure_ascii=False)), named=bool(only))
         return shape_page(page, self._rank, room, self._is_tool, keep or self.wants, only)
 
     def table(

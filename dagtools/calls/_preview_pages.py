@@ -76,9 +76,11 @@ def _never(_type: str, _field: str) -> bool:
     return False
 
 
-def page_room(budget: int, used: int) -> int:
-    """Characters of JSON the previews of one result may take, when the rest of it takes `used`."""
-    return max(_MIN_ROOM, budget - used - NOTE_ROOM)
+def page_room(budget: int, used: int, *, named: bool = False) -> int:
+    """Characters of JSON the previews of one result may take, when the rest of it takes `used`. A
+    call that named its fields (`named`) keeps half the note's room: it gets no note on what was left
+    out, and what it asked for should fit before any other call's note would."""
+    return max(_MIN_ROOM, budget - used - (NOTE_ROOM // 2 if named else NOTE_ROOM))
 
 
 def _opaque(value: Any) -> bool:
