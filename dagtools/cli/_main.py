@@ -402,7 +402,9 @@ def _tools(args: argparse.Namespace) -> int:
     types = types_named(catalogue, args.type) if args.type else []
     if not (args.json or args.sizes or args.format):
         start = Session(catalogue, SchemaOnlyExecutor(loaded.origin)).tools()
-        said = f"; a model starts with {', '.join(t.name for t in start)} and selects from these"
+        names = [t.name for t in start]
+        listed = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
+        said = f"; a model starts with {listed}, and selects from these"
         print("\n".join(list_signatures(catalogue, types=types, whole=args.all, start=said)))
         return 0
     if types:

@@ -5,7 +5,6 @@ served API, so the model sees the shape on names it knows."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection
 from typing import Any
 
 from .._errors import ToolCallError
@@ -49,12 +48,10 @@ def call_chain_tool(catalogue: Catalogue) -> Tool:
     )
 
 
-def add_call_chain(toolset: FunctionToolset, catalogue: Catalogue, calls: FieldCalls, active: Callable[[], Collection[str]]) -> None:
-    """Serve callChain in every session: each step checked, then the whole chain sent as one request.
-
-    It runs at any time, but is listed only once the model has selected a field tool (`active`):
-    the first list stays within its token budget, and a cached start builds no schema for the
-    example in its description."""
+def add_call_chain(toolset: FunctionToolset, catalogue: Catalogue, calls: FieldCalls) -> None:
+    """Serve callChain in every session, listed from the first list: each step checked, then the
+    whole chain sent as one request. Its steps need no selecting, so a model that found its tools
+    with a search runs them at once, where selecting them first costs a turn and their schemas."""
 
     async def run(arguments: dict[str, Any]) -> Any:
         extra = [k for k in arguments if k != "steps"]
@@ -66,4 +63,4 @@ def add_call_chain(toolset: FunctionToolset, catalogue: Catalogue, calls: FieldC
         built: Tool = catalogue.derived("callChain tool", lambda: call_chain_tool(catalogue))
         return built
 
-    toolset.add(CALL_CHAIN, tool, run, listed=lambda: bool(active()))
+    toolset.add(CALL_CHAIN, tool, run)

@@ -347,7 +347,7 @@ class Session(AsyncClosing):
         add_save(meta, self.catalogue, self.outputs, self._save)
         meta.add(READ_RESULT, read_result_tool(), self._read_result, when=lambda: bool(self.long_values))
         add_describe_tools(meta, self.catalogue, lambda: self.fields.active)
-        add_call_chain(meta, self.catalogue, self.fields.calls, lambda: self.fields.active)
+        add_call_chain(meta, self.catalogue, self.fields.calls)
         return meta
 
     def _select_tools_tool(self) -> Tool:

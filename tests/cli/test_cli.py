@@ -80,7 +80,7 @@ def test_tools_json_is_exactly_a_json_array():
     run = dagtools("tools", KITCHEN, "--json", "--format", "anthropic")
     assert run.returncode == 0, run.stderr
     tools = json.loads(run.stdout)
-    assert [t["name"] for t in tools] == ["selectTools"]
+    assert [t["name"] for t in tools] == ["selectTools", "callChain"]
     everything = json.loads(dagtools("tools", KITCHEN, "--json", "--all").stdout)
     assert len(everything) > 20 and everything[0]["type"] == "function"
 

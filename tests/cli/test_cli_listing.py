@@ -20,7 +20,7 @@ def test_tools_lists_every_tool_as_a_signature_grouped_by_type():
     run = dagtools("tools", KITCHEN)
     assert run.returncode == 0, run.stderr
     out = run.stdout
-    assert out.startswith("27 tools in the catalogue, on 6 types; a model starts with selectTools and selects from these.\n")
+    assert out.startswith("27 tools in the catalogue, on 6 types; a model starts with selectTools and callChain, and selects from these.\n")
     assert "\n  Potato_slice(Potato?: Potato#N, shape: STICKS|SLICES) -> Potato: Retrieves this potato cut into pieces.\n" in out
     assert "\n  Potato_rinse(Potato?: Potato#N, sink: Sink#N) -> Potato: " in out  # an argument that takes an object
     assert '\n  Query_potato(variety?: String = "Russet") -> Potato: ' in out  # a default
@@ -48,9 +48,9 @@ def test_sizes_keep_the_table_a_script_reads():
     run = dagtools("tools", KITCHEN_SDL, "--sizes")
     assert run.returncode == 0, run.stderr
     assert re.match(r"^selectTools +\d+ bytes +\d+ tokens$", run.stdout, re.M)
-    assert "\n1 tool of 27 in the catalogue, openai format: " in run.stdout
+    assert "\n2 tools of 27 in the catalogue, openai format: " in run.stdout
     anthropic = dagtools("tools", KITCHEN_SDL, "--format", "anthropic")  # a format alone asks for its sizes
-    assert "1 tool of 27 in the catalogue, anthropic format: " in anthropic.stdout
+    assert "2 tools of 27 in the catalogue, anthropic format: " in anthropic.stdout
 
 
 @pytest.mark.slow

@@ -134,7 +134,7 @@ def test_an_error_names_the_path_as_typed_not_a_symlinks_target(
 
 def test_counts_agree_with_their_nouns(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     assert main(["tools", f"{ROOT}/schemas/kitchen.graphql", "--sizes"]) == 0
-    assert "\n1 tool of 27 in the catalogue" in capsys.readouterr().out
+    assert "\n2 tools of 27 in the catalogue" in capsys.readouterr().out
     assert main(["tools", f"{ROOT}/schemas/kitchen.graphql", "--type", "Sink"]) == 0
     assert "1 tool of 27 tools in the catalogue, on Sink." in capsys.readouterr().out
     script = tmp_path / "one.yaml"
