@@ -37,6 +37,8 @@ def unrecognized(parser: argparse.ArgumentParser, command: str, extras: list[str
                 hints.append(f"{option} is an option of dagtools {', '.join(owners)}, not of dagtools {command}")
     if loose and any(action.dest == "prompt" for action in own._positionals._group_actions):
         hints.append('a value of several words, such as a prompt, goes in quotes: "bake the fries"')
+    elif loose and any(action.dest == "lines" for action in own._actions):
+        hints.append("a line of several words goes in one pair of quotes after -c: -c 'Type_field name=value'")
     said = f"unrecognized arguments: {' '.join(extras)}"
     own.error(f"{said} ({'; '.join(hints)})" if hints else said)
 

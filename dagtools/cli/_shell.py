@@ -34,7 +34,9 @@ def add_shell_command(commands: Any, add_source_options: Callable[[argparse.Argu
         metavar="URL",
         help="where named sessions live: sqlite:///PATH, redis://HOST:PORT/DB, ... (default: SQLite under the user's state directory)",
     )
-    shell.add_argument("-c", "--command", action="append", default=[], metavar="LINE", help="run this line and exit (repeatable)")
+    shell.add_argument(
+        "-c", "--command", action="append", default=[], dest="lines", metavar="LINE", help="run this line and exit (repeatable)"
+    )
     shell.add_argument("--json", action="store_true", help="print each result as an MCP client gets it (CallToolResult JSON)")
     shell.add_argument("--yes", action="store_true", help="run writes (mutations) without asking")
     shell.add_argument("--task", metavar="NAME", help="with a task file as SOURCE: open the session on this task's API, inputs and outputs")
@@ -79,7 +81,7 @@ def _shell(args: argparse.Namespace) -> int:
     outputs.update(parse_output(item) for item in args.output)
     if args.agent_help:
         return _agent_help(args, written, source, options, outputs, inputs)
-    interactive = not args.command and sys.stdin.isatty() and sys.stdout.isatty()
+    interactive = not args.lines and sys.stdin.isatty() and sys.stdout.isatty()
     return int(anyio.run(lambda: _serve(args, written, source, options, inputs, outputs, interactive, task)))
 
 
@@ -151,7 +153,7 @@ async def _serve(
                 banner += f"\nTask {task.name}: {task.prompt}"
             banner += "\n`help` lists the built-ins; Tab completes; Ctrl-C stops a call, Ctrl-D leaves."
             return await run_interactive(runner, prompt=f"{name}> ", banner=banner, history=history_path(), plain=args.plain)
-        lines = list(args.command) if args.command else sys.stdin.read().splitlines()
+        lines = list(args.lines) if args.lines else sys.stdin.read().splitlines()
         failed = False
         for line in lines:
             outcome = await runner.run(line)

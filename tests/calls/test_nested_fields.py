@@ -177,3 +177,17 @@ async def test_a_chain_shows_just_the_fields_its_steps_named(transport: Transpor
     ]
     chained = await call(session, "callChain", steps=steps)
     assert chained["preview"]["Issue"]["columns"] == ["title", "number"]
+
+
+async def test_what_a_call_names_keeps_room_on_a_full_page(transport: Transport) -> None:
+    """A long page asked for fields through a list: the room a note would need goes to what was named,
+    as such a call gets no note on what was left out."""
+    session, store, _ = relay_session(transport)
+    for n in range(45):
+        store.repositories[f"r{n}"] = {"name": f"r{n}", "description": ".", "owner": "ada"}
+    more_issues(store, "r0", 1)
+    page = await call(session, "Query_repositories", fields=["name", "issues.title", "issues.author.login"])
+    rows = rows_of(page["preview"])
+    issues = [i for i in rows if i.startswith("Issue#")]
+    assert len(issues) == 8 and all(rows[rows[i]["author"]]["login"] for i in issues), page
+    assert "note" not in page

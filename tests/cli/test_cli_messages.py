@@ -192,6 +192,7 @@ def test_a_script_written_in_another_call_format_names_its_keys_and_what_they_me
         (["tools", "schemas/kitchen.graphql", "--serach", "potato"], "tools", "--serach: did you mean --search?"),
         (["run", "schemas/kitchen.graphql", "Bake", "fries", "--model", "script:x.yaml"], "run", 'goes in quotes: "bake the fries"'),
         (["serve", "--verbose"], "serve", "--verbose goes before the command: dagtools --verbose serve"),
+        (["shell", "schemas/kitchen.graphql", "-c", "'Query_potato", "id=1'"], "shell", "goes in one pair of quotes after -c"),
     ],
 )
 def test_an_argument_the_command_does_not_take_is_said_by_that_command_with_what_was_meant(
