@@ -8,7 +8,7 @@ schema, at a fraction of the schema's size:
     Mutation: applyToJob(jobId!, name!) -> ApplyToJobPayload
 
 A field is called as `Type_field` (`Job_salary`); `(a!, b)` are its arguments, `!` where required,
-paging (`first`, `after`) left out as in search hits; `-> T` where it returns objects, `T list` for
+cursors (`after`, `before`, `last`) left out; `-> T` where it returns objects, `T list` for
 many (a connection reads as a list of its items). Connection and edge types have no line of their
 own. An API whose map would be longer than MAP_LIMIT characters has none (`search` finds its tools):
 a map is worth one read only while it is smaller than what it saves.
@@ -28,7 +28,10 @@ __all__ = ["MAP_LIMIT", "api_map"]
 MAP_LIMIT = 6000
 #: Tools beyond which no map is tried (it could not fit), so a large API's schema is never built for it.
 _TOOLS_LIMIT = 600
-_PAGING = frozenset({"after", "before", "first", "last"})
+#: Paging arguments left out of the map: a page's cursors and the backward pair. `first` stays, as
+#: "the first ten people" is a question models are asked, and without it two of two blind players
+#: read a tool's help before asking for the first ten.
+_PAGING = frozenset({"after", "before", "last"})
 
 
 def api_map(catalogue: Catalogue) -> str | None:

@@ -14,9 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
+from graphql import build_schema
 
 from dagtools.calls._preview_pages import rows_of
-from dagtools.shell._map import MAP_LIMIT
+from dagtools.catalogue import compile_catalogue
+from dagtools.shell._map import MAP_LIMIT, api_map
 from tests.command import dagtools, dagtools_process
 from tests.conftest import ROOT, shared_schema_path
 from tests.kitchen import kitchen_session
@@ -279,6 +281,9 @@ async def test_the_map_shows_every_type_a_call_can_reach_and_its_calls_run(tmp_p
         fields = {t: re.split(r", (?![^(]*\))", fs) for t, fs in lines.items() if " | " not in fs}  # not inside (a, b)
         named = {t + "_" + re.split(r"\W", f, maxsplit=1)[0] for t, fs in fields.items() for f in fs}
         assert named == set(session.catalogue.names())
+    paged = api_map(compile_catalogue(build_schema(shared_schema_path("swapi.schema.graphql").read_text())))
+    assert paged is not None
+    assert "allPeople(first) -> Person list" in paged and "after" not in paged  # how many to read, never a cursor
     big = shell(tmp_path, "--agent-help", source=str(shared_schema_path("github.schema.graphql")))
     assert big.returncode == 0 and big.stdout.rstrip().endswith(
         "This API is large: search WORDS finds its tools, help Type lists a type's."
