@@ -316,6 +316,7 @@ async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
         for link in chain.links:  # what each step's `fields` named: just that shows of those types
             for type_name, named_fields in (asked_columns(calls.catalogue, link.end, link.extra) if link.end else {}).items():
                 only[type_name] = only.get(type_name, frozenset()) | named_fields
+        page = {i: p for i, p in page.items() if i in reader.last or not _said(p, named.get(i), only)}
         shown, note = calls.table(page, out, only=only) if len(page) > 1 else calls.shape(page, out, only=only)
         if shown:
             out["preview"] = shown
@@ -328,6 +329,14 @@ async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
     if reader.notes:
         out["note"] = " ".join(reader.notes)
     return out
+
+
+def _said(row: tuple[str, dict[str, Any]], name: Any, only: dict[str, frozenset[str]]) -> bool:
+    """Whether an object on the way would show only what `objects` already says of it: its name,
+    the one field its step asked for (`fields: ["name"]`, before a step over its pilots)."""
+    type_name, preview = row
+    asked = [v for n, v in preview.items() if n in only.get(type_name, ())]
+    return name is not None and type_name in only and bool(asked) and all(v == name for v in asked)
 
 
 def _count(value: Any, links: tuple[_Link, ...], index: int) -> int:

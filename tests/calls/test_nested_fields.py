@@ -129,6 +129,20 @@ async def test_a_chain_step_takes_fields_like_its_tool(transport: Transport) -> 
     assert rows[rows["Repository#1"]["owner"]]["name"] == "Ada Lovelace"  # a step on the way reads what it names too
 
 
+async def test_a_step_on_the_way_shows_no_row_that_only_repeats_its_name(transport: Transport) -> None:
+    session, _, _ = relay_session(transport)
+    named_only = [
+        {"tool": "Query_repositories", "arguments": {"fields": ["name"]}},
+        {"tool": "Repository_issues", "arguments": {"first": 2}},
+    ]
+    chained = await call(session, "callChain", steps=named_only)
+    assert chained["objects"] == {"Repository#1": "engine", "Repository#2": "compiler"}
+    assert not any(i.startswith("Repository#") for i in rows_of(chained["preview"]))  # `objects` says it already
+    more = [{"tool": "Query_repositories", "arguments": {"fields": ["name", "description"]}}, {"tool": "Repository_issues"}]
+    rows = rows_of((await call(session, "callChain", steps=more))["preview"])
+    assert rows["Repository#1"]["description"] == "The analytical engine."  # a row that says more stays
+
+
 async def test_wrong_paths_are_refused_before_anything_is_sent(transport: Transport) -> None:
     session, _, executor = relay_session(transport)
     repository = (await call(session, "Query_repository", name="engine"))["result"]
