@@ -184,3 +184,25 @@ async def test_a_hit_names_the_arguments_a_call_needs_but_paging():
     assert "- Query_ships(class) -> Ship list" in lines
     assert "- Query_search(text!, kind, limit, offset, …) -> Ship list" in lines
     assert "- Ship_crew -> Int" in lines  # no arguments: nothing in brackets
+
+
+async def test_a_search_for_objects_no_call_lists_says_how_to_reach_one():
+    """Looking for "the agencies" where no call lists them: the answer says so, and names the lookup,
+    so a model stops searching for a list. Kinds some call lists, or only one per parent, get no note."""
+    from graphql import build_schema
+
+    from dagtools import LocalExecutor, Session, compile_catalogue
+
+    schema = build_schema(
+        "type Query { employer(id: ID!): Employer\n  companies: [Company]\n  viewer: Account }\n"
+        "union Employer = Company | Agency\n"
+        "type Company { name: String }\ntype Agency { name: String feePercent: Int }\ntype Account { login: String }"
+    )
+    session = Session(compile_catalogue(schema), LocalExecutor(schema))
+
+    async def search(words: str) -> str:
+        return str((await session.call_tool(ToolCall(name="selectTools", arguments={"search": words}))).value)
+
+    assert (await search("agencies and their fees")).endswith("No tool lists Agency objects: Query_employer(id!) reads one at a time.")
+    assert "No tool lists" not in await search("company names")
+    assert "No tool lists" not in await search("account login")  # the viewer's own: no lookup to repeat
