@@ -101,6 +101,12 @@ async def test_a_talks_page_holds_the_talks_the_server_lists_and_the_next_page_f
         after=plain["pageInfo"]["endCursor"],
     )
     assert [await _value(session, "Talk_title", Talk=talk) for talk in following] == [t["title"] for t in rest["talks"]["nodes"]]
+    first, last = (
+        await call_ok(session, "Query_talks", first=3, track="DATA"),
+        await call_ok(session, "Query_talks", first=3, track="DATA", after=plain["pageInfo"]["endCursor"]),
+    )
+    assert "more" in first and "lastPage" not in first  # the server's hasNextPage, said as the model reads it
+    assert last["lastPage"] is True and "more" not in last and last["totalCount"] == 5
 
     refused = await attempt(session, "Query_talks", first=3, track="MUSIC")
     assert refused.is_error and "MUSIC" in refused.value["error"] and "WEB|DATA|OPS" in refused.value["error"]

@@ -145,6 +145,7 @@ async def test_a_job_board_page_names_each_company_and_keeps_its_numbers(jobs_ur
     assert {"title", "openings"} <= set(table[job_type]["columns"]) | set(table[job_type].get("same", {}))
     companies = {rows[i]["company"] for i in page["result"]}
     assert all(c.startswith("Company#") and rows[c]["name"] for c in companies)
+    assert page["lastPage"] is True and "more" not in page  # graphene's hasNextPage: no count says the page holds them all
 
 
 async def test_a_booking_shows_the_seats_the_write_changed(workshops_url: str, opened) -> None:  # noqa: F811
