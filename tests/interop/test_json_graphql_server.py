@@ -100,7 +100,7 @@ def test_tools(json_graphql_server: str) -> None:
     assert {"Query_allPosts", "Query_Post", "Post_User", "Post_Comments", "User_Posts", "Comment_Post"} <= names
     initial = dagtools("tools", json_graphql_server, "--sizes")
     assert initial.returncode == 0, initial.stderr
-    assert "1 tool of" in initial.stdout.splitlines()[-1]
+    assert "2 tools of" in initial.stdout.splitlines()[-1]  # selectTools and callChain
 
 
 def test_a_script_of_calls(json_graphql_server: str, tmp_path: Path) -> None:
