@@ -16,6 +16,7 @@ from typing import Any
 from .._errors import ConfigError, ToolCallError
 from .._tools import Tool
 from ..calls._batch import needs_earlier, run_reads
+from ..calls._each import each_key, merge_each
 from ..calls._field import FieldCalls, PreparedCall
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._search import suggest_tools
@@ -179,7 +180,30 @@ class FieldToolset(BatchingToolset):
         return prepared
 
     async def call_tool(self, tool: Tool, arguments: dict[str, Any]) -> Any:
+        each = each_key(self.catalogue, tool, arguments)
+        if each is not None:
+            return await self._call_each(tool, arguments, *each)
         return await self.calls.run(self.prepare(tool, arguments))
+
+    async def _call_each(self, tool: Tool, arguments: dict[str, Any], name: str, values: list[Any]) -> Any:
+        """A root read given several values of one argument: each value's call, in one request (calls/_each.py)."""
+        answers: list[Any] = [None] * len(values)
+        reads: list[tuple[int, PreparedCall]] = []
+        for index, value in enumerate(values):
+            try:
+                prepared = self.prepare(tool, {**arguments, name: value})
+            except ToolCallError as error:
+                answers[index] = error
+                continue
+            if prepared.answer is not None:
+                answers[index] = prepared.answer
+            else:
+                reads.append((index, prepared))
+        for (index, _), value in zip(reads, await run_reads(self.calls, [prepared for _, prepared in reads])):
+            answers[index] = value
+        if all(isinstance(a, ToolCallError) for a in answers):
+            raise answers[0]
+        return merge_each(name, values, answers)
 
     async def call_batch(self, calls: Sequence[tuple[Tool, dict[str, Any]]]) -> list[Any]:
         """The reads as one document where they can share it. A read that needs an object an earlier
@@ -197,6 +221,18 @@ class FieldToolset(BatchingToolset):
                 batch.clear()
 
         for index, (tool, arguments) in enumerate(calls):
+            try:
+                each = each_key(self.catalogue, tool, arguments)
+            except ToolCallError as error:
+                out[index] = error
+                continue
+            if each is not None:  # its own request, after what came before it
+                await flush()
+                try:
+                    out[index] = await self._call_each(tool, arguments, *each)
+                except ToolCallError as error:
+                    out[index] = error
+                continue
             if batch and needs_earlier(self.catalogue, tool, arguments, [prepared for _, prepared in batch]):
                 await flush()
             try:

@@ -293,3 +293,13 @@ async def test_named_fields_are_all_a_page_shows_on_each_server(swapi_url: str, 
     rows = rows_of(named["preview"])
     assert all(rows[rows[j]["company"]]["name"] for j in named["result"])
     assert {k for k in named["preview"] if "#" not in k} == {job, "Company"} and named["preview"]["Company"]["columns"] == ["name"]
+
+
+async def test_a_lookup_of_several_ids_reads_each_in_one_call(jobs_url: str, opened) -> None:  # noqa: F811
+    """graphene's `employer(id:)` is the only way to an agency: a list of ids reads each, a company, an
+    agency, nothing, and the server's own refusal of one id, which leaves the others standing."""
+    session = await opened(jobs_url)
+    found = await call_ok(session, "Query_employer", id=["1", "100", "7", "a1"])
+    assert found["result"]["1"].startswith("Company#") and found["result"]["100"].startswith("Agency#")
+    assert found["result"]["7"] is None and found["result"]["a1"].startswith("error: ") and "a1" in found["result"]["a1"]
+    assert found["preview"][found["result"]["100"]]["feePercent"] == 15

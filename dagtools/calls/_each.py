@@ -1,0 +1,92 @@
+"""One lookup for several keys: a root read given a list where its argument takes one value
+(`Query_employer(id: ["1", "2", "100"])`) reads each, in one request, as GraphQL aliases would.
+
+Where no call lists a kind of object (an API with `employer(id:)` and no list of agencies), a model
+looks each one up; one call a key made a dozen calls of what a raw query does in one. The call is
+each key's own call, prepared and checked as it would be alone (a bad key is that key's error and
+changes nothing), and the answers come back keyed by the value asked:
+
+    {"result": {"1": "Company#1", "2": null, "100": "Agency#1"},
+     "preview": {"Company#1": {...}, "Agency#1": {...}}, "note": "null: nothing at 2."}
+
+Only a read of a root field, one argument given as a list of at most MAX_EACH values where the
+schema takes one value; anything else is the call it always was.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from graphql import get_nullable_type, is_leaf_type, is_list_type
+
+from .._errors import ToolCallError
+from .._tools import Tool
+from ..catalogue._catalogue import Catalogue
+
+__all__ = ["MAX_EACH", "each_key", "merge_each"]
+
+#: Values one call may look up.
+MAX_EACH = 50
+
+
+def each_key(catalogue: Catalogue, tool: Tool, arguments: dict[str, Any]) -> tuple[str, list[Any]] | None:
+    """The argument given several values and the values, where `arguments` asks for a lookup per
+    value (see the module's docstring); None for any other call. Too many values is an error."""
+    if not tool.read_only or tool.name not in catalogue:
+        return None
+    ref = catalogue.ref(tool.name)
+    if not catalogue.is_root(ref.type_name):
+        return None
+    args = catalogue.field(ref).args
+    listed = [
+        name
+        for name, value in arguments.items()
+        if isinstance(value, list)
+        and name in args
+        and is_leaf_type(get_nullable_type(args[name].type))
+        and not is_list_type(get_nullable_type(args[name].type))
+    ]
+    if len(listed) != 1:
+        return None
+    name = listed[0]
+    values = arguments[name]
+    if not values or any(isinstance(v, (list, dict)) for v in values):
+        return None
+    if len(values) > MAX_EACH:
+        raise ToolCallError(f"{tool.name} looks up at most {MAX_EACH} values of {name} in one call; {len(values)} were given. Split them.")
+    return name, list(dict.fromkeys(values))
+
+
+def merge_each(name: str, values: list[Any], answers: list[Any]) -> dict[str, Any]:
+    """Each value's answer (a result or its ToolCallError) as one result keyed by the value asked."""
+    result: dict[str, Any] = {}
+    preview: dict[str, Any] = {}
+    empty: list[str] = []
+    notes: list[str] = []
+    for value, answer in zip(values, answers):
+        key = value if isinstance(value, str) else json.dumps(value)
+        if isinstance(answer, ToolCallError):
+            result[key] = f"error: {answer}"
+            continue
+        got = answer.get("result")
+        result[key] = got
+        if got is None:
+            empty.append(key)
+            continue
+        shown = answer.get("preview")
+        if isinstance(got, str) and isinstance(shown, dict):
+            preview[got] = shown
+        elif shown:
+            preview[key] = shown
+        note = answer.get("note")
+        if note and note not in notes:
+            notes.append(note)
+    out: dict[str, Any] = {"result": result}
+    if preview:
+        out["preview"] = preview
+    if empty:
+        notes.insert(0, f"null: nothing at {name} {', '.join(empty)}.")
+    if notes:
+        out["note"] = " ".join(notes)
+    return out

@@ -1,0 +1,44 @@
+"""A root lookup given a list where its argument takes one value reads each value, in one request,
+and answers keyed by the value asked (calls/_each.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dagtools import Session, ToolCall
+from dagtools.calls._each import MAX_EACH
+from tests.transports import Transport, relay_session
+
+
+async def called(session: Session, tool: str, /, **arguments: Any) -> Any:
+    return await session.call_tool(ToolCall(name=tool, arguments=arguments))
+
+
+async def test_several_keys_are_read_in_one_request_keyed_by_the_value_asked(transport: Transport) -> None:
+    session, _, executor = relay_session(transport, relay_ids=False)
+    before = len(executor.sent)
+    found = await called(session, "Query_repository", name=["engine", "nowhere", "compiler"])
+    assert not found.is_error, found.value
+    assert len(executor.sent) == before + 1  # one request, as aliases would send it
+    assert found.value["result"] == {"engine": "Repository#1", "nowhere": None, "compiler": "Repository#2"}
+    assert found.value["preview"]["Repository#2"]["name"] == "compiler"
+    assert "nothing at name nowhere" in found.value["note"]
+    again = await called(session, "Query_repository", name="engine")  # the same object as read alone
+    assert again.value["result"] == "Repository#1"
+
+
+async def test_a_bad_value_is_its_own_error_and_too_many_change_nothing(transport: Transport) -> None:
+    session, _, executor = relay_session(transport, relay_ids=False)
+    mixed = await called(session, "Query_repository", name=["engine", {"x": 1}])
+    assert mixed.is_error  # a value that is no key is no lookup: the call is refused as it was
+    held, sent = len(session.registry), len(executor.sent)
+    many = await called(session, "Query_repository", name=[f"r{n}" for n in range(MAX_EACH + 1)])
+    assert many.is_error and f"at most {MAX_EACH}" in many.value["error"]
+    assert (len(session.registry), len(executor.sent)) == (held, sent)
+
+
+async def test_a_list_on_a_field_of_an_object_is_no_lookup(transport: Transport) -> None:
+    session, _, _ = relay_session(transport, relay_ids=False)
+    await called(session, "Query_repository", name="engine")
+    refused = await called(session, "Repository_issue", number=[1, 2])
+    assert refused.is_error  # only the roots' lookups take several keys
