@@ -300,8 +300,13 @@ def unlisted_note(catalogue: Catalogue, query: Any) -> str | None:
         for one in catalogue.makers(type_name):  # a lookup by a key: one per parent or the viewer's own is no search
             arguments = catalogue.field(catalogue.ref(one)).args
             if any(is_non_null_type(a.type) and a.default_value is Undefined for a in arguments.values()):
-                takes = [f"{n}!" if is_non_null_type(a.type) and a.default_value is Undefined else n for n, a in arguments.items()]
-                notes.append(f"No tool lists {type_name} objects: {one}({', '.join(takes)}) reads one at a time.")
+                required = [n for n, a in arguments.items() if is_non_null_type(a.type) and a.default_value is Undefined]
+                takes = [f"{n}!" if n in required else n for n in arguments]
+                key = required[0]
+                notes.append(
+                    f"No tool lists {type_name} objects: {one}({', '.join(takes)}) reads them one {key} at a time, "
+                    f'or several in one call given a list ({{"{key}": ["1", "2"]}}).'
+                )
                 break
     return " ".join(notes[:2]) or None
 

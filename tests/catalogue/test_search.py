@@ -203,6 +203,10 @@ async def test_a_search_for_objects_no_call_lists_says_how_to_reach_one():
     async def search(words: str) -> str:
         return str((await session.call_tool(ToolCall(name="selectTools", arguments={"search": words}))).value)
 
-    assert (await search("agencies and their fees")).endswith("No tool lists Agency objects: Query_employer(id!) reads one at a time.")
+    said = await search("agencies and their fees")
+    assert said.endswith(
+        "No tool lists Agency objects: Query_employer(id!) reads them one id at a time, "
+        'or several in one call given a list ({"id": ["1", "2"]}).'
+    )
     assert "No tool lists" not in await search("company names")
     assert "No tool lists" not in await search("account login")  # the viewer's own: no lookup to repeat
