@@ -96,9 +96,9 @@ async def test_the_turn_deadline_covers_the_retries(gemini_server):
     gemini_server.delay = 0.3
     started = time.monotonic()
     _, result = await run_fries(make_model(gemini_server, max_retries=20), turn_timeout=1.0)
-    assert time.monotonic() - started < 4
     assert result.reason == "model_error" and "deadline of 1 s" in result.message
-    assert 2 <= len(gemini_server.requests) <= 5
+    assert 2 <= len(gemini_server.requests) <= 5  # the deadline, not the 20 retries, ended the turn
+    assert time.monotonic() - started < 10  # 20 retries of 0.3 s and their backoff would take longer; loose for a loaded machine
 
 
 def _closed_port() -> int:
