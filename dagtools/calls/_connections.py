@@ -25,7 +25,7 @@ from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, get_named_ty
 from ..catalogue._catalogue import Catalogue
 from ..registry._handles import Step
 
-__all__ = ["Connection", "connection_of", "page_items"]
+__all__ = ["Connection", "connection_of", "listed_types", "page_items"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,3 +124,31 @@ def connection_of(catalogue: Catalogue, type_name: str) -> Connection | None:
             )
         )
     return cache[type_name]
+
+
+def listed_types(catalogue: Catalogue) -> frozenset[str]:
+    """The object types some tool gives many of: as a list, a connection's nodes or a page's items.
+    A type outside it is reached one object a call (`employer(id:)` with no list of agencies)."""
+    return catalogue.derived("listed types", lambda: _listed_types(catalogue))
+
+
+def _listed_types(catalogue: Catalogue) -> frozenset[str]:
+    from ..catalogue._reach import concrete_types
+
+    schema = catalogue.schema
+    out: set[str] = set()
+    for name in catalogue.names():
+        field = catalogue.field(catalogue.ref(name))
+        named = get_named_type(field.type).name
+        shape = catalogue.connection(named)
+        items = page_items(catalogue, named)
+        if _is_list(field.type):
+            many = named
+        elif shape is not None:
+            many = shape.node_type
+        elif items is not None:
+            many = get_named_type(getattr(schema.get_type(named), "fields", {})[items].type).name
+        else:
+            continue
+        out.update(concrete_types(schema, many))
+    return frozenset(out)

@@ -24,7 +24,7 @@ from .._errors import ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 
-__all__ = ["MAX_EACH", "each_key", "merge_each"]
+__all__ = ["MAX_EACH", "each_key", "merge_each", "takes_each"]
 
 #: Values one call may look up.
 MAX_EACH = 50
@@ -33,20 +33,9 @@ MAX_EACH = 50
 def each_key(catalogue: Catalogue, tool: Tool, arguments: dict[str, Any]) -> tuple[str, list[Any]] | None:
     """The argument given several values and the values, where `arguments` asks for a lookup per
     value (see the module's docstring); None for any other call. Too many values is an error."""
-    if not tool.read_only or tool.name not in catalogue:
+    if not tool.read_only:
         return None
-    ref = catalogue.ref(tool.name)
-    if not catalogue.is_root(ref.type_name):
-        return None
-    args = catalogue.field(ref).args
-    listed = [
-        name
-        for name, value in arguments.items()
-        if isinstance(value, list)
-        and name in args
-        and is_leaf_type(get_nullable_type(args[name].type))
-        and not is_list_type(get_nullable_type(args[name].type))
-    ]
+    listed = [name for name, value in arguments.items() if isinstance(value, list) and takes_each(catalogue, tool.name, name)]
     if len(listed) != 1:
         return None
     name = listed[0]
@@ -56,6 +45,19 @@ def each_key(catalogue: Catalogue, tool: Tool, arguments: dict[str, Any]) -> tup
     if len(values) > MAX_EACH:
         raise ToolCallError(f"{tool.name} looks up at most {MAX_EACH} values of {name} in one call; {len(values)} were given. Split them.")
     return name, list(dict.fromkeys(values))
+
+
+def takes_each(catalogue: Catalogue, tool: str, argument: str) -> bool:
+    """Whether `tool` reads one object a value of `argument` and so takes a list of them: a root
+    field's argument that takes one value (the search says so where no call lists a kind of object)."""
+    if tool not in catalogue:
+        return False
+    ref = catalogue.ref(tool)
+    args = catalogue.field(ref).args
+    if not catalogue.is_root(ref.type_name) or ref.type_name == catalogue.mutation_type or argument not in args:
+        return False
+    taken = get_nullable_type(args[argument].type)
+    return is_leaf_type(taken) and not is_list_type(taken)
 
 
 def merge_each(name: str, values: list[Any], answers: list[Any]) -> dict[str, Any]:

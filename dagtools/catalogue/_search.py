@@ -33,7 +33,18 @@ from ._catalogue import Catalogue, is_list
 from ._ranking import RANKING, Ranking
 from ._reach import ConnectionShape
 
-__all__ = ["SearchEntry", "SearchHit", "SearchIndex", "catalogue_entries", "catalogue_search", "search_words", "suggest_tools", "tool_line"]
+__all__ = [
+    "PAGING",
+    "SearchEntry",
+    "SearchHit",
+    "SearchIndex",
+    "catalogue_entries",
+    "catalogue_search",
+    "search_words",
+    "suggest_tools",
+    "takes_line",
+    "tool_line",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +264,7 @@ def catalogue_entries(catalogue: Catalogue, ranking: Ranking = RANKING) -> list[
         arguments = " ".join(f"{arg} {(value.description or '')[:80]}" for arg, value in graphql_field.args.items())
         kind = "mutation" if ref.type_name == catalogue.mutation_type else "query" if root else "field"
         line = tool_line(graphql_field.description, f"{ref.type_name} {ref.field_name}")
-        takes = _takes(graphql_field.args)
+        takes = takes_line(graphql_field.args)
         many = connection is not None or is_list(graphql_field.type)
         shown = f"{returns} list" if many else returns
         objects = is_object_type(returned := schema.get_type(returns)) or is_abstract_type(returned)
@@ -282,16 +293,16 @@ def catalogue_entries(catalogue: Catalogue, ranking: Ranking = RANKING) -> list[
     return entries
 
 
-#: Arguments every page of a connection takes: a search line leaves them out, the tool's schema has them.
-_PAGING = frozenset({"after", "before", "first", "last"})
+#: Arguments every page of a connection takes (Relay's): a search line leaves them out, the tool's schema has them.
+PAGING = frozenset({"after", "before", "first", "last"})
 #: Arguments a search line names, so a model can call a tool it found without reading its schema first.
 _TAKES = 4
 
 
-def _takes(arguments: Any) -> str:
+def takes_line(arguments: Any) -> str:
     """The arguments a search line names: `owner!, name!, followRenames` (`!`: required), paging left
     out, at most _TAKES and `…` for the rest."""
-    names = [f"{n}!" if is_non_null_type(a.type) and a.default_value is Undefined else n for n, a in arguments.items() if n not in _PAGING]
+    names = [f"{n}!" if is_non_null_type(a.type) and a.default_value is Undefined else n for n, a in arguments.items() if n not in PAGING]
     return ", ".join(names[:_TAKES]) + (", …" if len(names) > _TAKES else "")
 
 

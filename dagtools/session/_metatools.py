@@ -13,15 +13,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from graphql import Undefined, get_named_type, is_non_null_type
+from graphql import Undefined, is_non_null_type
 
 from .._errors import ToolCallError
 from .._tools import Tool
-from ..catalogue._catalogue import Catalogue, is_list
+from ..calls._connections import listed_types
+from ..calls._each import takes_each
+from ..catalogue._catalogue import Catalogue
 from ..catalogue._describe import DESCRIBE_TOOLS, describe_names, pointed_path
 from ..catalogue._reach import by_reach, example_call
 from ..catalogue._reach import example_path as _example_path
-from ..catalogue._search import SearchIndex, catalogue_search, suggest_tools
+from ..catalogue._search import SearchIndex, catalogue_search, search_words, suggest_tools, takes_line
 from ..registry._registry import Registry, object_lines
 from ._outputs import NO_OUTPUTS, SAVE, Output, add_save, save_tool
 from ._toolsets import FunctionToolset
@@ -286,51 +288,26 @@ def search_select(session: Session, arguments: dict[str, Any]) -> str:
 def unlisted_note(catalogue: Catalogue, query: Any) -> str | None:
     """What a search for a kind of object no call lists says of it ("the agencies that hire": no
     tool gives a list of agencies, only `Query_employer(id!)` one at a time), so a model stops
-    looking for the list and looks each up; None when the words name no such type."""
+    looking for the list and looks each up; None when the words name no such type. A type is named
+    when the query has each of its words, stemmed as the search stems them ("agencies": Agency)."""
     if not isinstance(query, str):
         return None
-    words = set(re.findall(r"[a-z]+", query.lower()))
-    listed: frozenset[str] = catalogue.derived("listed types", lambda: _listed_types(catalogue))
+    words = set(search_words(query))
+    listed = listed_types(catalogue)
     notes = []
     for type_name in sorted(catalogue.reachable):
-        lower = type_name.lower()
-        spoken = {lower, lower + "s", lower + "es", lower[:-1] + "ies" if lower.endswith("y") else lower}
-        if type_name in listed or catalogue.is_root(type_name) or not words & spoken:
+        named = set(search_words(type_name))
+        if type_name in listed or catalogue.is_root(type_name) or not named or not named <= words:
             continue
         for one in catalogue.makers(type_name):  # a lookup by a key: one per parent or the viewer's own is no search
             arguments = catalogue.field(catalogue.ref(one)).args
-            if any(is_non_null_type(a.type) and a.default_value is Undefined for a in arguments.values()):
-                required = [n for n, a in arguments.items() if is_non_null_type(a.type) and a.default_value is Undefined]
-                takes = [f"{n}!" if n in required else n for n in arguments]
+            required = [n for n, a in arguments.items() if is_non_null_type(a.type) and a.default_value is Undefined]
+            if required:
                 key = required[0]
-                notes.append(
-                    f"No tool lists {type_name} objects: {one}({', '.join(takes)}) reads them one {key} at a time, "
-                    f'or several in one call given a list ({{"{key}": ["1", "2"]}}).'
-                )
+                several = f', or several in one call given a list ({{"{key}": ["1", "2"]}})' if takes_each(catalogue, one, key) else ""
+                notes.append(f"No tool lists {type_name} objects: {one}({takes_line(arguments)}) reads them one {key} at a time{several}.")
                 break
     return " ".join(notes[:2]) or None
-
-
-def _listed_types(catalogue: Catalogue) -> frozenset[str]:
-    """The object types some tool gives many of: as a list, a connection's nodes or a page's items."""
-    from ..calls._connections import page_items
-    from ..catalogue._reach import concrete_types
-
-    out: set[str] = set()
-    schema = catalogue.schema
-    for name in catalogue.names():
-        field = catalogue.field(catalogue.ref(name))
-        named = get_named_type(field.type).name
-        shape = catalogue.connection(named)
-        items = page_items(catalogue, named)
-        if is_list(field.type):
-            out.update(concrete_types(schema, named))
-        elif shape is not None:
-            out.update(concrete_types(schema, shape.node_type))
-        elif items is not None:
-            item_type = get_named_type(schema.get_type(named).fields[items].type).name  # type: ignore[union-attr,attr-defined]
-            out.update(concrete_types(schema, item_type))
-    return frozenset(out)
 
 
 def repr_value(value: Any) -> str:

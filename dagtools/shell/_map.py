@@ -21,6 +21,7 @@ from typing import Any
 from graphql import Undefined, get_named_type, is_abstract_type, is_non_null_type, is_object_type
 
 from ..catalogue._catalogue import Catalogue, is_list
+from ..catalogue._search import PAGING
 
 __all__ = ["MAP_LIMIT", "api_map"]
 
@@ -31,7 +32,7 @@ _TOOLS_LIMIT = 600
 #: Paging arguments left out of the map: a page's cursors and the backward pair. `first` stays, as
 #: "the first ten people" is a question models are asked, and without it two of two blind players
 #: read a tool's help before asking for the first ten.
-_PAGING = frozenset({"after", "before", "last"})
+_PAGING = PAGING - {"first"}
 
 
 def api_map(catalogue: Catalogue) -> str | None:

@@ -196,7 +196,8 @@ async def test_a_search_for_objects_no_call_lists_says_how_to_reach_one():
     schema = build_schema(
         "type Query { employer(id: ID!): Employer\n  companies: [Company]\n  viewer: Account }\n"
         "union Employer = Company | Agency\n"
-        "type Company { name: String }\ntype Agency { name: String feePercent: Int }\ntype Account { login: String }"
+        "type Company { name: String office(city: String!): Office }\ntype Office { city: String }\n"
+        "type Agency { name: String feePercent: Int }\ntype Account { login: String }"
     )
     session = Session(compile_catalogue(schema), LocalExecutor(schema))
 
@@ -208,5 +209,6 @@ async def test_a_search_for_objects_no_call_lists_says_how_to_reach_one():
         "No tool lists Agency objects: Query_employer(id!) reads them one id at a time, "
         'or several in one call given a list ({"id": ["1", "2"]}).'
     )
+    assert (await search("offices")).endswith("No tool lists Office objects: Company_office(city!) reads them one city at a time.")
     assert "No tool lists" not in await search("company names")
     assert "No tool lists" not in await search("account login")  # the viewer's own: no lookup to repeat
