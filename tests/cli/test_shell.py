@@ -288,3 +288,11 @@ async def test_the_map_shows_every_type_a_call_can_reach_and_its_calls_run(tmp_p
     assert big.returncode == 0 and big.stdout.rstrip().endswith(
         "This API is large: search WORDS finds its tools, help Type lists a type's."
     )
+
+
+def test_a_list_of_values_looks_each_up_in_one_line(tmp_path):
+    """`dagtools shell` as an agent runs it: one lookup line with a list of names reads each repository."""
+    run = shell(tmp_path, "--session", "many", "-c", 'Query_repository owner=octocat name=["hello-world", "spoon-knife"]')
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout.split("result: ", 1)[1].splitlines()[0])
+    assert list(result) == ["hello-world", "spoon-knife"] and all(v.startswith("Repository#") for v in result.values())

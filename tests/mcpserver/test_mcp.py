@@ -389,6 +389,33 @@ async def test_stdio_subprocess_dynamic_mode_both_eras() -> None:
             assert "Saved fries = Plate#2" in await fries_dynamic(client, changes)
 
 
+async def test_a_lookup_of_several_values_over_stdio_two_clients_at_once_on_one_cache(tmp_path: Path) -> None:
+    """`dagtools mcp` as a client starts it, twice at once on one cache, fixed and dynamic mode: a root
+    lookup given a list reads each value in one call, keyed by the value asked."""
+    asked = ["Russet", "Yukon Gold", "Maris Piper"]
+
+    async def one(mode: str) -> None:
+        params = StdioServerParameters(
+            command=DAGTOOLS, args=["mcp", KITCHEN, "--tools", mode], cwd=str(ROOT), env=measured({"DAGTOOLS_CACHE_DIR": str(tmp_path)})
+        )
+        async with Client(params) as client:
+            if mode == "fixed":
+                answer = await client.call_tool("callTool", {"tool": "Query_potato", "arguments": {"variety": asked}})
+            else:
+                await client.call_tool("selectTools", {"tools": ["Query_potato"]})
+                answer = await client.call_tool("Query_potato", {"variety": asked})
+            assert not answer.is_error, answer.content[0].text
+            value = json.loads(answer.content[0].text)
+            assert list(value["result"]) == asked and len(set(value["result"].values())) == len(asked)
+            for variety, potato in value["result"].items():  # each handle is the object its value read
+                read = await client.call_tool("callChain", {"steps": [{"tool": "Potato_variety", "arguments": {"Potato": potato}}]})
+                assert json.loads(read.content[0].text)["result"] == variety, read.content[0].text
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(one, "fixed")
+        group.start_soon(one, "dynamic")
+
+
 # -- over streamable HTTP -------------------------------------------------------------------------------
 
 
