@@ -16,7 +16,7 @@ from typing import Any
 from .._errors import ConfigError, ToolCallError
 from .._tools import Tool
 from ..calls._batch import needs_earlier, run_reads
-from ..calls._each import each_key, merge_each
+from ..calls._each import EACH_REQUEST, each_key, merge_each
 from ..calls._field import FieldCalls, PreparedCall
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._search import suggest_tools
@@ -186,7 +186,8 @@ class FieldToolset(BatchingToolset):
         return await self.calls.run(self.prepare(tool, arguments))
 
     async def _call_each(self, tool: Tool, arguments: dict[str, Any], name: str, values: list[Any]) -> Any:
-        """A root read given several values of one argument: each value's call, in one request (calls/_each.py)."""
+        """A root read given several values of one argument: each value's call, EACH_REQUEST to a
+        request (calls/_each.py)."""
         answers: list[Any] = [None] * len(values)
         reads: list[tuple[int, PreparedCall]] = []
         for index, value in enumerate(values):
@@ -199,8 +200,10 @@ class FieldToolset(BatchingToolset):
                 answers[index] = prepared.answer
             else:
                 reads.append((index, prepared))
-        for (index, _), value in zip(reads, await run_reads(self.calls, [prepared for _, prepared in reads])):
-            answers[index] = value
+        for start in range(0, len(reads), EACH_REQUEST):
+            part = reads[start : start + EACH_REQUEST]
+            for (index, _), value in zip(part, await run_reads(self.calls, [prepared for _, prepared in part])):
+                answers[index] = value
         if all(isinstance(a, ToolCallError) for a in answers):
             raise answers[0]
         return merge_each(name, values, answers)

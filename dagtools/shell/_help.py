@@ -8,6 +8,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from ..calls._each import MAX_EACH, takes_each
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._chain_example import example_chain
 from ..catalogue._reach import example_call
@@ -104,7 +105,8 @@ def tool_help(catalogue: Catalogue, name: str) -> str:
         usage.append(f"{parameter}=..." if parameter in required else f"[{parameter}=...]")
         need = "required, " if parameter in required else ""
         described = _first_line(str(schema.get("description", "")))
-        lines.append(f"  {parameter}  {need}{_kind(schema)}" + (f": {described}" if described else ""))
+        several = f" (or a list of up to {MAX_EACH}: each is looked up, in one call)" if takes_each(catalogue, name, parameter) else ""
+        lines.append(f"  {parameter}  {need}{_kind(schema)}{several}" + (f": {described}" if described else ""))
     writes = "" if tool.read_only else "\nThis writes to the API: the shell asks before it runs (or --yes)."
     return "\n".join([" ".join(usage), tool.description.strip(), *lines]) + writes
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from dagtools import Session, ToolCall
-from dagtools.calls._each import MAX_EACH
+from dagtools.calls._each import EACH_REQUEST, MAX_EACH
 from tests.transports import Transport, relay_session
 
 
@@ -20,11 +20,23 @@ async def test_several_keys_are_read_in_one_request_keyed_by_the_value_asked(tra
     found = await called(session, "Query_repository", name=["engine", "nowhere", "compiler"])
     assert not found.is_error, found.value
     assert len(executor.sent) == before + 1  # one request, as aliases would send it
-    assert found.value["result"] == {"engine": "Repository#1", "nowhere": None, "compiler": "Repository#2"}
+    assert found.value["result"] == {"engine": "Repository#1", "compiler": "Repository#2"}
     assert found.value["preview"]["Repository#2"]["name"] == "compiler"
     assert "nothing at name nowhere" in found.value["note"]
     again = await called(session, "Query_repository", name="engine")  # the same object as read alone
     assert again.value["result"] == "Repository#1"
+
+
+async def test_many_keys_go_a_request_for_each_fifty_and_what_found_nothing_is_said_as_runs(transport: Transport) -> None:
+    session, _, executor = relay_session(transport, relay_ids=False)
+    before = len(executor.sent)
+    names = ["engine", *(str(n) for n in range(1, 120)), "nowhere", "7", "130", "compiler"]
+    found = await called(session, "Query_repository", name=names)
+    assert not found.is_error, found.value
+    asked = len(dict.fromkeys(names))  # "7" twice is one lookup
+    assert len(executor.sent) == before + -(-asked // EACH_REQUEST)
+    assert found.value["result"] == {"engine": "Repository#1", "compiler": "Repository#2"}
+    assert found.value["note"].startswith("null: nothing at name 1-119, nowhere, 130.")
 
 
 async def test_a_bad_value_is_its_own_error_and_too_many_change_nothing(transport: Transport) -> None:

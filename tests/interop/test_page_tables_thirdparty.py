@@ -301,5 +301,8 @@ async def test_a_lookup_of_several_ids_reads_each_in_one_call(jobs_url: str, ope
     session = await opened(jobs_url)
     found = await call_ok(session, "Query_employer", id=["1", "100", "7", "a1"])
     assert found["result"]["1"].startswith("Company#") and found["result"]["100"].startswith("Agency#")
-    assert found["result"]["7"] is None and found["result"]["a1"].startswith("error: ") and "a1" in found["result"]["a1"]
+    assert "7" not in found["result"] and "nothing at id 7." in found["note"]
+    assert found["result"]["a1"].startswith("error: ") and "a1" in found["result"]["a1"]
     assert found["preview"][found["result"]["100"]]["feePercent"] == 15
+    probed = await call_ok(session, "Query_employer", id=[str(n) for n in range(1, 151)])  # more than one request holds
+    assert sorted(probed["result"]) == ["1", "100", "2"] and "nothing at id 3-99, 101-150." in probed["note"]

@@ -131,6 +131,17 @@ async def test_a_mutation_the_host_did_not_allow_tells_the_host_how():
         assert "--mutation" not in outcome.mcp["content"][0]["text"]  # the model's text stays the contract's
 
 
+async def test_help_says_which_arguments_take_a_list_of_lookups():
+    async with await open_session(DESK) as session:
+        runner = ShellRunner(session)
+        lookup = (await runner.run("help Query_repository")).text
+        assert "name  required, string (or a list of up to 200: each is looked up, in one call)" in lookup
+        issues = (await runner.run("help Repository_issues")).text
+        assert "looked up" not in issues  # a field of an object takes one value
+        several = await runner.run('Query_repository owner=octocat name=["a", "b"]')
+        assert json.loads(several.mcp["content"][0]["text"])["result"] == {"a": "Repository#1", "b": "Repository#2"}
+
+
 async def test_builtins_help_search_held_save_and_trace(tmp_path):
     outputs = {"fries": {"type": "Plate", "description": "The fries."}}
     inputs = {"plate": {"field": "plate", "description": "A plate."}}
