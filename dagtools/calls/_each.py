@@ -21,13 +21,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from graphql import get_nullable_type, is_leaf_type, is_list_type
+from graphql import Undefined, get_nullable_type, is_leaf_type, is_list_type, is_non_null_type
 
 from .._errors import ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 
-__all__ = ["EACH_REQUEST", "MAX_EACH", "each_key", "merge_each", "takes_each"]
+__all__ = ["EACH_REQUEST", "MAX_EACH", "each_key", "each_lookup", "merge_each", "takes_each"]
 
 #: Values one call may look up, and values one request reads (a server may bound a document's
 #: aliases or its cost; fifty lookups stay well inside the usual bounds).
@@ -63,6 +63,24 @@ def takes_each(catalogue: Catalogue, tool: str, argument: str) -> bool:
         return False
     taken = get_nullable_type(args[argument].type)
     return is_leaf_type(taken) and not is_list_type(taken)
+
+
+def each_lookup(catalogue: Catalogue, type_name: str) -> tuple[str, str] | None:
+    """The root lookup and its argument that read several `type_name` objects in one call, given a
+    list, where no tool lists them (`Query_employer`, `id` for an Agency); None where a tool lists
+    them or no root lookup reads them by a key. A key is the lookup's one required argument, named as
+    a field of the type (`id`, `slug`): `slowRepository(seconds!)` reads a repository, by no key."""
+    from ._connections import listed_types
+
+    if type_name in listed_types(catalogue) or catalogue.is_root(type_name):
+        return None
+    for tool in catalogue.makers(type_name):
+        arguments = catalogue.field(catalogue.ref(tool)).args
+        required = [n for n, a in arguments.items() if is_non_null_type(a.type) and a.default_value is Undefined]
+        fields = getattr(catalogue.schema.get_type(type_name), "fields", {})
+        if len(required) == 1 and required[0] in fields and takes_each(catalogue, tool, required[0]):
+            return tool, required[0]
+    return None
 
 
 def merge_each(name: str, values: list[Any], answers: list[Any]) -> dict[str, Any]:

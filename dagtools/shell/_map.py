@@ -5,13 +5,16 @@ schema, at a fraction of the schema's size:
     Query: allJobs(status) -> Job list, companies -> Company list, employer(id!) -> Employer
     Job: title, salary, openings, postedAt, company -> Company, applications -> Application list
     Employer: Company | Agency
+    Agency: name, feePercent: Int (no tool lists these: Query_employer id=[A, B] reads several)
     Mutation: applyToJob(jobId!, name!) -> ApplyToJobPayload
 
 A field is called as `Type_field` (`Job_salary`); `(a!, b)` are its arguments, `!` where required,
 cursors (`after`, `before`, `last`) left out; `-> T` where it returns objects, `T list` for
-many (a connection reads as a list of its items). Connection and edge types have no line of their
-own. An API whose map would be longer than MAP_LIMIT characters has none (`search` finds its tools):
-a map is worth one read only while it is smaller than what it saves.
+many (a connection reads as a list of its items). A type no tool lists names the root lookup that
+reads several of it given a list of keys (an agent otherwise searches for the list that is not
+there). Connection and edge types have no line of their own. An API whose map would be longer than
+MAP_LIMIT characters has none (`search` finds its tools): a map is worth one read only while it is
+smaller than what it saves.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 
 from graphql import Undefined, get_named_type, is_abstract_type, is_non_null_type, is_object_type
 
+from ..calls._each import each_lookup
 from ..catalogue._catalogue import Catalogue, is_list
 from ..catalogue._search import PAGING
 
@@ -70,7 +74,9 @@ def _build(catalogue: Catalogue) -> str | None:
             continue
         fields = [_field(catalogue, name) for name in catalogue.tools_for_type(type_name)]
         if fields:
-            lines.append(f"{catalogue.prefix(type_name)}: {', '.join(fields)}")
+            lookup = each_lookup(catalogue, type_name)
+            listed = f" (no tool lists these: {lookup[0]} {lookup[1]}=[A, B] reads several)" if lookup else ""
+            lines.append(f"{catalogue.prefix(type_name)}: {', '.join(fields)}{listed}")
     text = "\n".join(lines)
     return text if len(text) <= MAP_LIMIT else None
 

@@ -284,6 +284,8 @@ async def test_the_map_shows_every_type_a_call_can_reach_and_its_calls_run(tmp_p
     paged = api_map(compile_catalogue(build_schema(shared_schema_path("swapi.schema.graphql").read_text())))
     assert paged is not None
     assert "allPeople(first) -> Person list" in paged and "after" not in paged  # how many to read, never a cursor
+    desk = shell(tmp_path, "-c", "map", source=DESK).stdout  # repositories are read by two keys, or by no key at all
+    assert "Repository: " in desk and "no tool lists" not in desk
     big = shell(tmp_path, "--agent-help", source=str(shared_schema_path("github.schema.graphql")))
     assert big.returncode == 0 and big.stdout.rstrip().endswith(
         "This API is large: search WORDS finds its tools, help Type lists a type's."

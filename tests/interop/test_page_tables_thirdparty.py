@@ -306,3 +306,26 @@ async def test_a_lookup_of_several_ids_reads_each_in_one_call(jobs_url: str, ope
     assert found["preview"][found["result"]["100"]]["feePercent"] == 15
     probed = await call_ok(session, "Query_employer", id=[str(n) for n in range(1, 151)])  # more than one request holds
     assert sorted(probed["result"]) == ["1", "100", "2"] and "nothing at id 3-99, 101-150." in probed["note"]
+
+
+def test_the_map_names_the_lookup_of_what_no_tool_lists(
+    jobs_url: str, orders_url: str, swapi_url: str, conference: str, tmp_path: Path
+) -> None:  # noqa: F811
+    """graphene's agencies and Pothos's products are read only by a root lookup: the shell's map says so on
+    their line (an agent otherwise searches for the list that is not there); on SWAPI and the conference
+    every type is listed somewhere, and no line says it."""
+    marked = {}
+    for url in (jobs_url, orders_url, swapi_url, conference):
+        done = dagtools("shell", url, "-c", "map", env={**os.environ, "DAGTOOLS_STATE_DIR": str(tmp_path / "state")})
+        assert done.returncode == 0, done.stderr
+        marked[url] = [line for line in done.stdout.splitlines() if "no tool lists" in line]
+    assert [m.split(":")[0] for m in marked[jobs_url]] == ["Agency"]
+    assert marked[jobs_url][0].endswith("(no tool lists these: Query_employer id=[A, B] reads several)")
+    assert [m.split(":")[0] for m in marked[orders_url]] == ["Product"] and "Query_product id=[A, B]" in marked[orders_url][0]
+    assert marked[swapi_url] == marked[conference] == []
+    code, said, err = _shell(orders_url, 'Query_product id=["p1", "p2", "nope"]', tmp_path)  # the line it names runs
+    assert code == 0, err
+    assert sorted(said["result"]) == ["p1", "p2"] and {said["preview"][h]["name"] for h in said["result"].values()} == {
+        "Oat milk",
+        "Rye bread",
+    }
