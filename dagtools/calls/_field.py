@@ -505,6 +505,7 @@ class FieldCalls:
         """The IDs of the objects of a list a path goes through, at most NESTED_ITEMS of them and
         NESTED_ROWS in the whole call, each minted; `+N more` where some were left (`more`: a next page)."""
         ids: list[Any] = []
+        nested.lists += 1
         for i, one in enumerate(items[:NESTED_ITEMS]):
             if nested.rows >= NESTED_ROWS:
                 break

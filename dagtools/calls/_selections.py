@@ -243,12 +243,15 @@ class Nested:
     NESTED_ROWS), and the lists cut short, each with the tool that reads it whole."""
 
     rows: int = 0
+    lists: int = 0  # the lists read on the way, cut or whole
     cuts: dict[str, str | None] = dataclass_field(default_factory=dict)  # `Company#1.jobs` -> `Company_jobs`
 
     def note(self) -> str:
-        """What the model is told of the lists cut short: which, and how to read one whole."""
+        """What the model is told of the lists read on the way: that each is whole, or which were cut
+        short and how to read one whole. Said when whole too: a model asked "how many jobs does each
+        company have" read the lists again, one call a company, to learn that none had more."""
         if not self.cuts:
-            return ""
+            return "Every list read on the way is whole." if self.lists else ""
         where = list(self.cuts)
         more = f" and {len(where) - 3} more" if len(where) > 3 else ""
         holder, tool = where[0].rsplit(".", 1)[0], self.cuts[where[0]]
