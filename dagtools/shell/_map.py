@@ -5,16 +5,16 @@ schema, at a fraction of the schema's size:
     Query: allJobs(status) -> Job list, companies -> Company list, employer(id!) -> Employer
     Job: title, salary, openings, postedAt, company -> Company, applications -> Application list
     Employer: Company | Agency
-    Agency: name, feePercent: Int (no tool lists these: Query_employer id=[A, B] reads several)
+    Agency: name, feePercent: Int (no tool lists these; only Query_employer reads them: id=[A, B] reads several)
     Mutation: applyToJob(jobId!, name!) -> ApplyToJobPayload
 
 A field is called as `Type_field` (`Job_salary`); `(a!, b)` are its arguments, `!` where required,
 cursors (`after`, `before`, `last`) left out; `-> T` where it returns objects, `T list` for
 many (a connection reads as a list of its items). A type no tool lists names the root lookup that
-reads several of it given a list of keys (an agent otherwise searches for the list that is not
-there). Connection and edge types have no line of their own. An API whose map would be longer than
-MAP_LIMIT characters has none (`search` finds its tools): a map is worth one read only while it is
-smaller than what it saves.
+reads several of it given a list of keys, and says where it is the only way to them (an agent
+otherwise searches for the list that is not there). Connection and edge types have no line of
+their own. An API whose map would be longer than MAP_LIMIT characters has none (`search` finds its
+tools): a map is worth one read only while it is smaller than what it saves.
 """
 
 from __future__ import annotations
@@ -74,11 +74,23 @@ def _build(catalogue: Catalogue) -> str | None:
             continue
         fields = [_field(catalogue, name) for name in catalogue.tools_for_type(type_name)]
         if fields:
-            lookup = each_lookup(catalogue, type_name)
-            listed = f" (no tool lists these: {lookup[0]} {lookup[1]}=[A, B] reads several)" if lookup else ""
+            listed = _unlisted(catalogue, type_name)
             lines.append(f"{catalogue.prefix(type_name)}: {', '.join(fields)}{listed}")
     text = "\n".join(lines)
     return text if len(text) <= MAP_LIMIT else None
+
+
+def _unlisted(catalogue: Catalogue, type_name: str) -> str:
+    """What a type's line says when no tool lists it: the root lookup that reads several, and that
+    it is the only way to them where no other tool gives one (an agent that read the map still
+    searched for another way to agencies before it looked any up)."""
+    lookup = each_lookup(catalogue, type_name)
+    if lookup is None:
+        return ""
+    tool, key = lookup
+    if catalogue.makers(type_name) == [tool]:
+        return f" (no tool lists these; only {tool} reads them: {key}=[A, B] reads several)"
+    return f" (no tool lists these: {tool} {key}=[A, B] reads several)"
 
 
 def _shown_type(catalogue: Catalogue, name: str) -> str | None:
