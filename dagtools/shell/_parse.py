@@ -166,8 +166,10 @@ def _step(words: list[str], parameters: Parameters | None, index: int) -> ShellS
     return ShellStep(tool=tool, target=target, arguments=arguments)
 
 
-#: A quoted string, or a bare word: a name, or dotted names (`author.login`, a path `fields` reads).
-_BARE = re.compile(r'"(?:[^"\\]|\\.)*"|(?<![\w.])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*')
+#: A quoted string, or a bare word: anything up to a comma, bracket, brace, colon, quote or space
+#: (`OPEN`, `author.login`, `agency-1`); a word that is a JSON number or literal stays one.
+_BARE = re.compile(r'"(?:[^"\\]|\\.)*"|[^\s,\[\]{}":]+')
+_JSON_WORD = re.compile(r"-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?|true|false|null")
 
 
 def parse_value(raw: str, schema: Mapping[str, Any] | None = None, name: str = "value") -> Any:
@@ -200,7 +202,7 @@ def _loose_json(raw: str, name: str) -> Any:
 
     def quote(match: re.Match[str]) -> str:
         word = match.group(0)
-        return word if word.startswith('"') or word in ("true", "false", "null") else json.dumps(word)
+        return word if word.startswith('"') or _JSON_WORD.fullmatch(word) else json.dumps(word)
 
     try:
         return json.loads(_BARE.sub(quote, raw))

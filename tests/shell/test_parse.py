@@ -53,6 +53,8 @@ def test_a_pipe_is_one_pipeline_of_steps():
         ("[1.5e3, null]", None, [1500.0, None]),
         ("[number, author.login, labels.name]", None, ["number", "author.login", "labels.name"]),  # paths `fields` reads
         ("Potato#1", {"type": "string"}, "Potato#1"),
+        # keys written bare in a list, as a model guesses them: anything that is no JSON number is a word
+        ('[a1, agency-1, "Agency:1", 100, -1, 007, Potato#2]', None, ["a1", "agency-1", "Agency:1", 100, -1, "007", "Potato#2"]),
     ],
 )
 def test_values_are_read_as_the_parameter_says(raw, schema, value):
