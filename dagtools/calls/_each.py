@@ -19,6 +19,7 @@ schema takes one value; anything else is the call it always was.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from graphql import Undefined, get_nullable_type, is_leaf_type, is_list_type, is_non_null_type
@@ -27,7 +28,7 @@ from .._errors import ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
 
-__all__ = ["EACH_REQUEST", "MAX_EACH", "each_key", "each_lookup", "merge_each", "takes_each"]
+__all__ = ["EACH_REQUEST", "MAX_EACH", "each_key", "each_lookup", "merge_each", "only_by", "takes_each"]
 
 #: Values one call may look up, and values one request reads (a server may bound a document's
 #: aliases or its cost; fifty lookups stay well inside the usual bounds).
@@ -83,8 +84,23 @@ def each_lookup(catalogue: Catalogue, type_name: str) -> tuple[str, str] | None:
     return None
 
 
-def merge_each(name: str, values: list[Any], answers: list[Any]) -> dict[str, Any]:
-    """Each value's answer (a result or its ToolCallError) as one result keyed by the value asked."""
+def only_by(catalogue: Catalogue, tool: str, name: str) -> list[str]:
+    """The types `tool` gives that no tool lists and no other tool gives: a model reads them only by
+    guessing keys (`Agency`, for `Query_employer` on an API with no list of agencies)."""
+    from ..catalogue._reach import concrete_types
+
+    return [
+        t
+        for t in concrete_types(catalogue.schema, catalogue.target(tool))
+        if each_lookup(catalogue, t) == (tool, name) and catalogue.makers(t) == [tool]
+    ]
+
+
+def merge_each(name: str, values: list[Any], answers: list[Any], sought: Sequence[str] = ()) -> dict[str, Any]:
+    """Each value's answer (a result or its ToolCallError) as one result keyed by the value asked.
+    `sought`: the types only this lookup reads (`only_by`); where no answer is one of them, the note
+    says they are found by no other way, so a model tries other keys instead of searching for a list
+    (five of six players searched for one after their first ids found no agency)."""
     result: dict[str, Any] = {}
     preview: dict[str, Any] = {}
     empty: list[str] = []
@@ -112,6 +128,11 @@ def merge_each(name: str, values: list[Any], answers: list[Any]) -> dict[str, An
         out["preview"] = preview
     if empty:
         notes.insert(0, f"null: nothing at {name} {', '.join(_runs(empty))}.")
+    found = {got.split("#", 1)[0] for got in result.values() if isinstance(got, str) and "#" in got and not got.startswith("error: ")}
+    unmet = [t for t in sought if t not in found]
+    if unmet:
+        kinds = " or ".join(unmet)
+        notes.append(f"None is {_a(kinds)}: no tool lists {kinds} objects or their {name}s; look up other {name}s to find them.")
     if notes:
         out["note"] = " ".join(notes)
     return out
@@ -138,3 +159,7 @@ def _runs(keys: list[str]) -> list[str]:
             run.append(number)
     close()
     return out
+
+
+def _a(word: str) -> str:
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word

@@ -16,7 +16,7 @@ from typing import Any
 from .._errors import ConfigError, ToolCallError
 from .._tools import Tool
 from ..calls._batch import needs_earlier, run_reads
-from ..calls._each import EACH_REQUEST, each_key, merge_each
+from ..calls._each import EACH_REQUEST, each_key, merge_each, only_by
 from ..calls._field import FieldCalls, PreparedCall
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._search import suggest_tools
@@ -206,7 +206,7 @@ class FieldToolset(BatchingToolset):
                 answers[index] = value
         if all(isinstance(a, ToolCallError) for a in answers):
             raise answers[0]
-        return merge_each(name, values, answers)
+        return merge_each(name, values, answers, only_by(self.catalogue, tool.name, name))
 
     async def call_batch(self, calls: Sequence[tuple[Tool, dict[str, Any]]]) -> list[Any]:
         """The reads as one document where they can share it. A read that needs an object an earlier

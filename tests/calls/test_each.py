@@ -54,3 +54,30 @@ async def test_a_list_on_a_field_of_an_object_is_no_lookup(transport: Transport)
     await called(session, "Query_repository", name="engine")
     refused = await called(session, "Repository_issue", number=[1, 2])
     assert refused.is_error  # only the roots' lookups take several keys
+
+
+def test_a_lookup_that_is_the_only_way_to_a_type_says_so_when_none_was_found() -> None:
+    """No list of agencies and no field that gives one: keys are the only way, and a lookup that
+    found none says to try others instead of leaving the model to search for a list."""
+    from graphql import build_schema
+
+    from dagtools.calls._each import merge_each, only_by
+    from dagtools.catalogue import compile_catalogue
+
+    sdl = """
+        type Query { employer(id: ID!): Employer, companies: [Company!]! }
+        union Employer = Company | Agency
+        type Company { id: ID!, name: String }
+        type Agency { id: ID!, name: String, feePercent: Int }
+    """
+    catalogue = compile_catalogue(build_schema(sdl))
+    assert only_by(catalogue, "Query_employer", "id") == ["Agency"]
+    companies = merge_each("id", ["1", "3"], [{"result": "Company#1"}, {"result": None}], ["Agency"])
+    assert (
+        companies["note"]
+        == "null: nothing at id 3. None is an Agency: no tool lists Agency objects or their ids; look up other ids to find them."
+    )
+    agency = merge_each("id", ["100"], [{"result": "Agency#1"}], ["Agency"])
+    assert "note" not in agency
+    reached = compile_catalogue(build_schema(sdl.replace("name: String }", "name: String, agency: Agency }", 1)))
+    assert only_by(reached, "Query_employer", "id") == []  # a company gives its agency: another way to one

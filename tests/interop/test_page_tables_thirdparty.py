@@ -306,6 +306,9 @@ async def test_a_lookup_of_several_ids_reads_each_in_one_call(jobs_url: str, ope
     assert found["preview"][found["result"]["100"]]["feePercent"] == 15
     probed = await call_ok(session, "Query_employer", id=[str(n) for n in range(1, 151)])  # more than one request holds
     assert sorted(probed["result"]) == ["1", "100", "2"] and "nothing at id 3-99, 101-150." in probed["note"]
+    assert "None is an Agency" not in probed["note"]
+    companies = await call_ok(session, "Query_employer", id=["1", "2", "3"])  # no agency: other ids are the only way to one
+    assert companies["note"].endswith("None is an Agency: no tool lists Agency objects or their ids; look up other ids to find them.")
 
 
 def test_the_map_names_the_lookup_of_what_no_tool_lists(
