@@ -322,8 +322,8 @@ async def run_chain(calls: FieldCalls, chain: PreparedChain) -> Result:
             out["preview"] = shown
         if note:
             reader.notes.append(note)
-    if reader.nested.cuts:
-        reader.notes.append(reader.nested.note())
+    if (reader.nested.cuts or not reader.more) and (lists := reader.nested.note()):  # pages cut short are said above
+        reader.notes.append(lists)
     if errors:
         reader.notes.append("The API reported errors on some items (left out as null): " + shown_error(errors[0]).rstrip(". ") + ".")
     if reader.notes:
@@ -379,6 +379,7 @@ class _Reader:
         self.last: dict[str, tuple[str, dict[str, Any]]] = {}
         self.reached: dict[str, tuple[str, dict[str, Any]]] = {}  # objects a step's `fields` read, with the objects they reach
         self.nested = Nested()  # the lists those paths went through, and which were cut
+        self.more = False  # a step's connection has more pages than it read
         self.notes: list[str] = []
 
     def walk(self, value: Any, index: int, steps: tuple[Step, ...], expression: str) -> Any:
@@ -393,13 +394,16 @@ class _Reader:
         step = link.step
         if link.connection is not None and isinstance(value, dict):
             connection = link.connection
+            self.nested.lists += 1
             if (value.get("pageInfo") or {}).get("hasNextPage"):
+                self.more = True
                 self.notes.append(f"{expression} has more pages; {link.tool} on its own pages through them.")
             items = connection.items(value)
             return self._items(items, index, lambda i: steps + (step,) + connection.item_steps(i), expression)
         if isinstance(value, list):
             if any(isinstance(item, list) for item in value):
                 raise ToolCallError(f"{expression} is a list of lists, which objects cannot be taken from.")
+            self.nested.lists += 1
             return self._items(value, index, lambda i: steps + (replace(step, index=i),), expression)
         entry_id, node = self._one(value, index, steps + (step,), expression)
         return node if index + 1 == len(self.links) else {entry_id: node}

@@ -52,6 +52,7 @@ async def test_swapi_homeworlds_of_a_starships_pilots_in_one_dynamic_call(counte
         sent = _reads(recorder)[before:]
         assert len(sent) == 1 and "pilotConnection" in sent[0]["query"] and "homeworld" in sent[0]["query"]
         _check_homeworlds(result.value)
+        assert result.value["note"].endswith(" Every list read on the way is whole.")  # the pilots: no next page to ask for
         # every object on the way is minted as usual: a pilot's own tool reads that pilot, from its identity
         pilot = next(k for k, v in result.value["objects"].items() if v == "Han Solo")
         session.select(["Person_birthYear"])
@@ -238,6 +239,15 @@ async def test_a_chain_past_its_object_bound_mints_nothing(counted_swapi: tuple[
         result = await session.call_tool(ToolCall(name="callChain", arguments={"steps": CHAIN}))
         assert result.is_error and "answered 9 objects, more than the 5 a chain takes" in result.value["error"]
         assert len(session.registry) == 0
+
+
+async def test_a_chain_cut_by_a_page_never_says_its_lists_are_whole(counted_swapi: tuple[str, Recorder]) -> None:
+    url, _ = counted_swapi
+    async with await open_session(url, cache=False) as session:
+        steps = [{"tool": "Query_allFilms", "arguments": {"first": 1}}, {"tool": "Film_characterConnection", "arguments": {"first": 2}}]
+        result = await session.call_tool(ToolCall(name="callChain", arguments={"steps": steps}))
+        assert not result.is_error, result.value
+        assert "characterConnection has more pages" in result.value["note"] and "whole" not in result.value["note"]
 
 
 def test_a_chain_reads_only_key_and_name_of_the_objects_on_its_way():
