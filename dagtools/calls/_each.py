@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from graphql import Undefined, get_nullable_type, is_leaf_type, is_list_type, is_non_null_type
+from graphql import get_nullable_type, is_leaf_type, is_list_type
 
 from .._errors import ToolCallError
 from .._tools import Tool
 from ..catalogue._catalogue import Catalogue
+from ..catalogue._json_schema import is_required
 
-__all__ = ["EACH_REQUEST", "MAX_EACH", "each_key", "each_lookup", "merge_each", "only_by", "takes_each"]
+__all__ = ["EACH_REQUEST", "MAX_EACH", "Lookup", "each_key", "each_lookup", "merge_each", "only_by", "takes_each"]
 
 #: Values one call may look up, and values one request reads (a server may bound a document's
 #: aliases or its cost; fifty lookups stay well inside the usual bounds).
@@ -66,21 +67,30 @@ def takes_each(catalogue: Catalogue, tool: str, argument: str) -> bool:
     return is_leaf_type(taken) and not is_list_type(taken)
 
 
-def each_lookup(catalogue: Catalogue, type_name: str) -> tuple[str, str] | None:
-    """The root lookup and its argument that read several `type_name` objects in one call, given a
-    list, where no tool lists them (`Query_employer`, `id` for an Agency); None where a tool lists
-    them or no root lookup reads them by a key. A key is the lookup's one required argument, named as
-    a field of the type (`id`, `slug`): `slowRepository(seconds!)` reads a repository, by no key."""
+class Lookup(NamedTuple):
+    """The root lookup that reads several objects of a type no tool lists: `tool` given a list of
+    `key`; `only` where no other tool gives one (no field of another object reaches them either)."""
+
+    tool: str
+    key: str
+    only: bool
+
+
+def each_lookup(catalogue: Catalogue, type_name: str) -> Lookup | None:
+    """The root lookup that reads several `type_name` objects in one call, given a list, where no
+    tool lists them (`Query_employer` by `id` for an Agency); None where a tool lists them or no root
+    lookup reads them by a key. A key is the lookup's one required argument, named as a field of the
+    type (`id`, `slug`): `slowRepository(seconds!)` reads a repository, by no key."""
     from ._connections import listed_types
 
     if type_name in listed_types(catalogue) or catalogue.is_root(type_name):
         return None
-    for tool in catalogue.makers(type_name):
-        arguments = catalogue.field(catalogue.ref(tool)).args
-        required = [n for n, a in arguments.items() if is_non_null_type(a.type) and a.default_value is Undefined]
-        fields = getattr(catalogue.schema.get_type(type_name), "fields", {})
+    fields = getattr(catalogue.schema.get_type(type_name), "fields", {})
+    makers = catalogue.makers(type_name)
+    for tool in makers:
+        required = [n for n, a in catalogue.field(catalogue.ref(tool)).args.items() if is_required(a)]
         if len(required) == 1 and required[0] in fields and takes_each(catalogue, tool, required[0]):
-            return tool, required[0]
+            return Lookup(tool, required[0], makers == [tool])
     return None
 
 
@@ -89,11 +99,7 @@ def only_by(catalogue: Catalogue, tool: str, name: str) -> list[str]:
     guessing keys (`Agency`, for `Query_employer` on an API with no list of agencies)."""
     from ..catalogue._reach import concrete_types
 
-    return [
-        t
-        for t in concrete_types(catalogue.schema, catalogue.target(tool))
-        if each_lookup(catalogue, t) == (tool, name) and catalogue.makers(t) == [tool]
-    ]
+    return [t for t in concrete_types(catalogue.schema, catalogue.target(tool)) if each_lookup(catalogue, t) == Lookup(tool, name, True)]
 
 
 def merge_each(name: str, values: list[Any], answers: list[Any], sought: Sequence[str] = ()) -> dict[str, Any]:

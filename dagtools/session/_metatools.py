@@ -13,14 +13,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from graphql import Undefined, is_non_null_type
-
 from .._errors import ToolCallError
 from .._tools import Tool
 from ..calls._connections import listed_types
 from ..calls._each import takes_each
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._describe import DESCRIBE_TOOLS, describe_names, pointed_path
+from ..catalogue._json_schema import is_required
 from ..catalogue._reach import by_reach, example_call
 from ..catalogue._reach import example_path as _example_path
 from ..catalogue._search import SearchIndex, catalogue_search, search_words, suggest_tools, takes_line
@@ -301,7 +300,7 @@ def unlisted_note(catalogue: Catalogue, query: Any) -> str | None:
             continue
         for one in catalogue.makers(type_name):  # a lookup by a key: one per parent or the viewer's own is no search
             arguments = catalogue.field(catalogue.ref(one)).args
-            required = [n for n, a in arguments.items() if is_non_null_type(a.type) and a.default_value is Undefined]
+            required = [n for n, a in arguments.items() if is_required(a)]
             if required:
                 key = required[0]
                 several = f', or several in one call given a list ({{"{key}": ["1", "2"]}})' if takes_each(catalogue, one, key) else ""

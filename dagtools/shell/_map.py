@@ -87,10 +87,9 @@ def _unlisted(catalogue: Catalogue, type_name: str) -> str:
     lookup = each_lookup(catalogue, type_name)
     if lookup is None:
         return ""
-    tool, key = lookup
-    if catalogue.makers(type_name) == [tool]:
-        return f" (no tool lists these; only {tool} reads them: {key}=[A, B] reads several)"
-    return f" (no tool lists these: {tool} {key}=[A, B] reads several)"
+    if lookup.only:
+        return f" (no tool lists these; only {lookup.tool} reads them: {lookup.key}=[A, B] reads several)"
+    return f" (no tool lists these: {lookup.tool} {lookup.key}=[A, B] reads several)"
 
 
 def _shown_type(catalogue: Catalogue, name: str) -> str | None:
