@@ -22,7 +22,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from graphql import get_nullable_type, is_leaf_type, is_list_type
+from graphql import get_named_type, get_nullable_type, is_leaf_type, is_list_type
 
 from .._errors import ToolCallError
 from .._tools import Tool
@@ -79,8 +79,8 @@ class Lookup(NamedTuple):
 def each_lookup(catalogue: Catalogue, type_name: str) -> Lookup | None:
     """The root lookup that reads several `type_name` objects in one call, given a list, where no
     tool lists them (`Query_employer` by `id` for an Agency); None where a tool lists them or no root
-    lookup reads them by a key. A key is the lookup's one required argument, named as a field of the
-    type (`id`, `slug`): `slowRepository(seconds!)` reads a repository, by no key."""
+    lookup reads them by a key. A key is the lookup's one required argument, an ID or named as a field
+    of the type (`id`, `slug`): `slowRepository(seconds!)` reads a repository, by no key."""
     from ._connections import listed_types
 
     if type_name in listed_types(catalogue) or catalogue.is_root(type_name):
@@ -88,9 +88,12 @@ def each_lookup(catalogue: Catalogue, type_name: str) -> Lookup | None:
     fields = getattr(catalogue.schema.get_type(type_name), "fields", {})
     makers = catalogue.makers(type_name)
     for tool in makers:
-        required = [n for n, a in catalogue.field(catalogue.ref(tool)).args.items() if is_required(a)]
-        if len(required) == 1 and required[0] in fields and takes_each(catalogue, tool, required[0]):
-            return Lookup(tool, required[0], makers == [tool])
+        arguments = catalogue.field(catalogue.ref(tool)).args
+        required = [n for n, a in arguments.items() if is_required(a)]
+        if len(required) != 1 or not takes_each(catalogue, tool, key := required[0]):
+            continue
+        if key in fields or get_named_type(arguments[key].type).name == "ID":
+            return Lookup(tool, key, makers == [tool])
     return None
 
 

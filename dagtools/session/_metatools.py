@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import ToolCallError
 from .._tools import Tool
 from ..calls._connections import listed_types
-from ..calls._each import takes_each
+from ..calls._each import each_lookup
 from ..catalogue._catalogue import Catalogue
 from ..catalogue._describe import DESCRIBE_TOOLS, describe_names, pointed_path
 from ..catalogue._json_schema import is_required
@@ -298,12 +298,13 @@ def unlisted_note(catalogue: Catalogue, query: Any) -> str | None:
         named = set(search_words(type_name))
         if type_name in listed or catalogue.is_root(type_name) or not named or not named <= words:
             continue
-        for one in catalogue.makers(type_name):  # a lookup by a key: one per parent or the viewer's own is no search
+        lookup = each_lookup(catalogue, type_name)  # the root lookup that takes a list of keys, as the map names it
+        for one in [lookup.tool] if lookup else catalogue.makers(type_name):  # one per parent or the viewer's own: no note
             arguments = catalogue.field(catalogue.ref(one)).args
             required = [n for n, a in arguments.items() if is_required(a)]
             if required:
-                key = required[0]
-                several = f', or several in one call given a list ({{"{key}": ["1", "2"]}})' if takes_each(catalogue, one, key) else ""
+                key = lookup.key if lookup else required[0]
+                several = f', or several in one call given a list ({{"{key}": ["1", "2"]}})' if lookup else ""
                 notes.append(f"No tool lists {type_name} objects: {one}({takes_line(arguments)}) reads them one {key} at a time{several}.")
                 break
     return " ".join(notes[:2]) or None
