@@ -335,3 +335,27 @@ def test_the_map_names_the_lookup_of_what_no_tool_lists(
         "Oat milk",
         "Rye bread",
     }
+
+
+def test_the_console_script_twice_at_once_on_one_cache_maps_and_looks_up_agencies(jobs_url: str, tmp_path: Path) -> None:  # noqa: F811
+    """`dagtools shell` as a terminal agent launches it, two commands at once on one cache and state
+    folder: the map names the only lookup of agencies, and a lookup of 120 ids finds the one agency."""
+    import subprocess
+    import sys
+
+    script = str(Path(sys.executable).with_name("dagtools"))
+    env = {**os.environ, "DAGTOOLS_STATE_DIR": str(tmp_path / "state"), "DAGTOOLS_CACHE_DIR": str(tmp_path / "cache")}
+    ids = json.dumps([str(n) for n in range(1, 121)])
+    lines = {"map": "map", "probe": f"Query_employer id={ids} fields=[name, feePercent]"}
+    running = {
+        name: subprocess.Popen(
+            [script, "shell", jobs_url, "--session", name, "-c", line], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for name, line in lines.items()
+    }
+    done = {name: process.communicate(timeout=120) for name, process in running.items()}
+    assert [running[n].returncode for n in lines] == [0, 0], done
+    assert "Agency: id: ID, name, hiring: Boolean, feePercent: Int (no tool lists these; only Query_employer reads them" in done["map"][0]
+    probe = dict(line.split(": ", 1) for line in done["probe"][0].splitlines())
+    assert sorted(json.loads(probe["result"])) == ["1", "100", "2"]
+    assert probe["note"].startswith("null: nothing at id 3-99, 101-120.") and "None is an Agency" not in probe["note"]
